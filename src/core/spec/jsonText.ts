@@ -1,0 +1,95 @@
+/**
+ * Reading JSON and JSONC text with errors that say where: config files are JSONC (comments,
+ * trailing commas), and a truncated or binary file must become a one-line message, not a throw.
+ */
+import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import type { LoadProblem } from './model';
+
+export type ParsedJson =
+  | { ok: true; value: unknown; tree: Node }
+  | { ok: false; problem: LoadProblem };
+
+/** 1-based line and column of an offset. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lastBreak = -1;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lastBreak = i;
+    }
+  }
+  return { line, column: offset - lastBreak };
+}
+
+/** True for text that is almost certainly not text (NUL bytes in the first few KB). */
+export function looksBinary(text: string): boolean {
+  return text.slice(0, 8192).includes('\u0000');
+}
+
+/**
+ * Parses JSON or JSONC. With `strict`, comments and trailing commas are errors (snapshot files
+ * are plain JSON); otherwise they are allowed (config files).
+ */
+export function parseJsonText(text: string, file: string, options: { strict?: boolean } = {}): ParsedJson {
+  if (looksBinary(text)) return { ok: false, problem: { file, message: 'binary file, not JSON' } };
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // tolerate a BOM
+  const errors: ParseError[] = [];
+  const tree = parseTree(body, errors, {
+    allowTrailingComma: !options.strict,
+    disallowComments: options.strict ?? false,
+    allowEmptyContent: false,
+  });
+  const first = errors[0];
+  if (first || !tree) {
+    const offset = first?.offset ?? 0;
+    const { line, column } = lineColumn(body, offset);
+    const what = first ? describeError(printParseErrorCode(first.error)) : 'empty file';
+    return { ok: false, problem: { file, line, column, message: `invalid JSON: ${what}` } };
+  }
+  return { ok: true, value: nodeValue(tree), tree };
+}
+
+function describeError(code: string): string {
+  // printParseErrorCode yields names like "CommaExpected"; make them read as words.
+  return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/** The plain value of a parse-tree node (jsonc-parser's getNodeValue, without its throw on error nodes). */
+export function nodeValue(node: Node): unknown {
+  switch (node.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const prop of node.children ?? []) {
+        const [key, value] = prop.children ?? [];
+        if (key && typeof key.value === 'string') out[key.value] = value ? nodeValue(value) : undefined;
+      }
+      return out;
+    }
+    case 'array':
+      return (node.children ?? []).map(nodeValue);
+    default:
+      return node.value;
+  }
+}
+
+/** Child node of an object node by key. */
+export function childByKey(node: Node | undefined, key: string): Node | undefined {
+  if (!node || node.type !== 'object') return undefined;
+  for (const prop of node.children ?? []) {
+    const [k, v] = prop.children ?? [];
+    if (k?.value === key) return v;
+  }
+  return undefined;
+}
+
+/** The key node of a property inside an object node. */
+export function keyNode(node: Node | undefined, key: string): Node | undefined {
+  if (!node || node.type !== 'object') return undefined;
+  for (const prop of node.children ?? []) {
+    const k = prop.children?.[0];
+    if (k?.value === key) return k;
+  }
+  return undefined;
+}
