@@ -1,7 +1,9 @@
 // Bundles the extension (vscode stays external: the host provides it) and the CLI.
 // Type-checking is separate (`npm run typecheck`): esbuild only strips types.
 import * as esbuild from 'esbuild';
-import { chmodSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
 const watch = process.argv.includes('--watch');
 const common = {
@@ -11,11 +13,19 @@ const common = {
   format: 'cjs',
   sourcemap: true,
   logLevel: 'warning',
+  // jsonc-parser's UMD build uses dynamic requires esbuild cannot follow: prefer ESM entries.
+  mainFields: ['module', 'main'],
 };
 
 const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  {
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+    define: { __AGENT_SEER_VERSION__: JSON.stringify(pkg.version) },
+  },
 ];
 
 if (watch) {

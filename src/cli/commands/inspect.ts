@@ -1,0 +1,77 @@
+import { relative } from 'node:path';
+import { inspectPaths } from '../../core/inspect';
+import { EXIT, UsageError, type Io } from '../errors';
+import { formatProblem } from '../format';
+import { renderTable } from '../table';
+
+/** `agent-seer inspect <path…> [--json]` */
+export async function inspectCommand(args: { paths: string[]; json: boolean }, io: Io): Promise<number> {
+  if (!args.paths.length) throw new UsageError('inspect needs at least one path (a spec snapshot, a config file or a folder)');
+  const result = await inspectPaths(args.paths.map((p) => (p.startsWith('/') ? p : `${io.cwd}/${p}`)));
+  const rel = (f: string) => relative(io.cwd, f) || f;
+  if (args.json) {
+    io.out(
+      JSON.stringify(
+        {
+          servers: result.servers.map((s) => ({
+            name: s.name,
+            source: s.source,
+            tools: s.tools,
+            meanParams: round(s.meanParams),
+            maxParams: s.maxParams,
+            optionalRatio: round(s.optionalRatio),
+            maxDepth: s.maxDepth,
+            findings: s.findings.map((f) => ({
+              code: f.code,
+              severity: f.severity,
+              tool: f.tool ?? null,
+              ...(f.param ? { param: f.param } : {}),
+              message: f.message,
+            })),
+          })),
+          problems: result.problems.map((p) => ({ ...p, message: formatProblem(p) })),
+          unsnapshotted: result.unsnapshotted,
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    if (result.servers.length) {
+      io.out(
+        renderTable(
+          ['server', 'tools', 'mean params', 'max params', 'optional %', 'max depth', 'findings', 'source'],
+          result.servers.map((s) => [
+            s.name,
+            s.tools,
+            Number(s.meanParams.toFixed(2)),
+            s.maxParams,
+            Math.round(s.optionalRatio * 100),
+            s.maxDepth,
+            s.findings.length,
+            rel(s.source),
+          ]),
+        ),
+      );
+      for (const s of result.servers) {
+        if (!s.findings.length) continue;
+        io.out(`\n${s.name} (${rel(s.source)}):`);
+        for (const f of s.findings) {
+          const where = f.tool ? `${f.tool}${f.param ? `.${f.param}` : ''}` : '(server)';
+          io.out(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${where}: ${f.message}`);
+        }
+      }
+    } else {
+      io.out('No tool specs found.');
+    }
+    for (const u of result.unsnapshotted) {
+      io.out(
+        `\nServer "${u.name}" (${rel(u.file)}) has no snapshot yet: agent-seer snapshot ${rel(u.file)} --server ${JSON.stringify(u.name)} --out .agentseer/specs`,
+      );
+    }
+  }
+  for (const p of result.problems) io.err(`agent-seer: ${formatProblem(p, rel)}`);
+  return result.problems.length ? EXIT.badInput : EXIT.ok;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;

@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { workspaceRootOf } from '../../core/inspect';
+import { parseConfig } from '../../core/spec/configs';
+import { resolveVariables } from '../../core/spec/configs/variables';
+import { listServerTools } from '../../core/spec/live';
+import { writeSnapshot } from '../../core/spec/snapshotWriter';
+import { EXIT, UsageError, type Io } from '../errors';
+import { formatProblem } from '../format';
+
+export interface SnapshotArgs {
+  config?: string;
+  server?: string;
+  out?: string;
+  inputs: string[];
+  timeoutSeconds: number;
+  json: boolean;
+}
+
+/** `agent-seer snapshot <config-file> [--server NAME] --out <folder>` */
+export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: AbortSignal): Promise<number> {
+  if (!args.config) throw new UsageError('snapshot needs a config file');
+  if (!args.out) throw new UsageError('snapshot needs --out <folder>');
+  const file = resolve(io.cwd, args.config);
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new UsageError(`${args.config}: no such file`);
+  });
+  const parsed = parseConfig(text, file);
+  if (!parsed.isConfig) throw new UsageError(formatProblem(parsed.problems[0] ?? { file: args.config, message: 'not an MCP config file' }));
+  const candidates = args.server
+    ? parsed.definitions.filter((d) => d.name === args.server)
+    : parsed.definitions.filter((d) => !d.disabled);
+  const names = parsed.definitions.map((d) => d.name).join(', ') || 'none';
+  if (!candidates.length) throw new UsageError(`${args.config}: no server ${args.server ? `named "${args.server}"` : 'enabled'} (servers: ${names})`);
+  if (candidates.length > 1) throw new UsageError(`${args.config} defines several servers (${names}): choose one with --server`);
+  const def = candidates[0]!;
+
+  const inputs: Record<string, string> = {};
+  for (const pair of args.inputs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new UsageError(`--input takes id=value, got "${pair}"`);
+    inputs[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const { definition, unresolved } = resolveVariables(def, { workspaceFolder: workspaceRootOf(file), env: io.env, inputs });
+  const missingInputs = unresolved.filter((v) => v.kind === 'input');
+  if (missingInputs.length) {
+    throw new UsageError(
+      `server "${def.name}" needs ${missingInputs.map((v) => v.raw).join(', ')}: pass ${missingInputs.map((v) => `--input ${v.name}=VALUE`).join(' ')}`,
+    );
+  }
+  for (const v of unresolved) io.err(`agent-seer: warning: ${v.raw} is not set; left empty`);
+
+  io.err(`agent-seer: listing tools of "${def.name}" (${def.transport})…`);
+  const listing = await listServerTools(definition, {
+    connectTimeoutMs: args.timeoutSeconds * 1000,
+    listTimeoutMs: args.timeoutSeconds * 1000,
+    ...(signal ? { signal } : {}),
+  });
+  const out = await writeSnapshot(listing, resolve(io.cwd, args.out), {
+    name: def.name,
+    provenance: `${relative(workspaceRootOf(file), file) || file}#${def.name}`,
+  });
+  if (args.json) {
+    io.out(JSON.stringify({ server: def.name, file: out, tools: listing.spec.tools.length, invalidTools: listing.spec.invalidTools.length, pages: listing.pages }, null, 2));
+  } else {
+    io.out(`Wrote ${listing.spec.tools.length} tools of "${def.name}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relative(io.cwd, out) || out}`);
+    if (listing.spec.invalidTools.length) io.out(`${listing.spec.invalidTools.length} entries were not valid tools and were left out.`);
+  }
+  return EXIT.ok;
+}

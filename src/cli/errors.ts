@@ -1,0 +1,15 @@
+/** Exit codes shared by every command (documented in the README). */
+export const EXIT = { ok: 0, failed: 1, badInput: 2 } as const;
+
+/** Bad input: printed as one line (what and where), exit 2. Never shown with a stack. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Everything a command prints goes through these, so tests can capture it. */
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}

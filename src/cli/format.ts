@@ -1,0 +1,7 @@
+import type { LoadProblem } from '../core/spec/model';
+
+/** `file:line:col: message` — the one-line form every command prints for bad input. */
+export function formatProblem(p: LoadProblem, rel: (f: string) => string = (f) => f): string {
+  const where = p.line !== undefined ? `:${p.line}${p.column !== undefined ? `:${p.column}` : ''}` : '';
+  return `${rel(p.file)}${where}: ${p.message}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * `inspect` as a function: paths (spec snapshots, config files, folders) → complexity profiles
+ * of every spec found, plus problems. Config files contribute the snapshots written for their
+ * servers; a server without a snapshot is listed so the user knows to take one.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from './complexity';
+import { formatForPath, parseConfig } from './spec/configs';
+import type { ServerDefinition } from './spec/configs/types';
+import { detectWorkspace } from './spec/detect';
+import type { LoadProblem } from './spec/model';
+import { loadSpecText } from './spec/snapshot';
+import { snapshotFileName } from './spec/snapshotWriter';
+
+/** Where Agent Seer writes snapshots by default, relative to a workspace folder. */
+export const DEFAULT_SNAPSHOT_FOLDER = '.agentseer/specs';
+
+export interface InspectResult {
+  servers: ServerProfile[];
+  problems: LoadProblem[];
+  /** Server definitions with no snapshot yet. */
+  unsnapshotted: { name: string; file: string }[];
+}
+
+/** The workspace folder a config file belongs to (`X/.vscode/mcp.json` → `X`). */
+export function workspaceRootOf(configFile: string): string {
+  const dir = dirname(configFile);
+  if (basename(dir) === 'mcpServers' && basename(dirname(dir)) === '.continue') return dirname(dirname(dir));
+  return basename(dir).startsWith('.') ? dirname(dir) : dir;
+}
+
+/** The config-relative path used to recognise a format (`.vscode/mcp.json`, `server.json`…). */
+function formatPathOf(file: string): string {
+  const dir = basename(dirname(file));
+  const parent = basename(dirname(dirname(file)));
+  if (dir === 'mcpServers' && parent === '.continue') return `.continue/mcpServers/${basename(file)}`;
+  return dir.startsWith('.') ? `${dir}/${basename(file)}` : basename(file);
+}
+
+export async function inspectPaths(paths: string[], thresholds?: ComplexityThresholds): Promise<InspectResult> {
+  const result: InspectResult = { servers: [], problems: [], unsnapshotted: [] };
+  const specFiles = new Set<string>();
+  const definitions: ServerDefinition[] = [];
+
+  for (const raw of paths) {
+    const p = resolve(raw);
+    let isDir: boolean;
+    try {
+      isDir = (await stat(p)).isDirectory();
+    } catch {
+      result.problems.push({ file: raw, message: 'no such file or folder' });
+      continue;
+    }
+    if (isDir) {
+      const found = await detectWorkspace(p);
+      found.specFiles.forEach((f) => specFiles.add(f));
+      definitions.push(...found.definitions);
+      result.problems.push(...found.problems);
+      continue;
+    }
+    let text: string;
+    try {
+      text = await readFile(p, 'utf8');
+    } catch (err) {
+      result.problems.push({ file: raw, message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+      continue;
+    }
+    const format = formatForPath(formatPathOf(p));
+    const asSpec = format ? undefined : loadSpecText(text, p);
+    if (asSpec?.ok) {
+      addSpec(result, asSpec.spec, thresholds);
+      specFiles.delete(p);
+      continue;
+    }
+    if (asSpec && !asSpec.notSpec) {
+      result.problems.push(asSpec.problem);
+      continue;
+    }
+    const config = parseConfig(text, p, format);
+    if (config.isConfig) {
+      definitions.push(...config.definitions);
+      result.problems.push(...config.problems);
+    } else {
+      // A file named like a config says what its format expected; any other file is neither.
+      result.problems.push(
+        format && config.problems[0]
+          ? config.problems[0]
+          : { file: p, message: 'not a tool spec ({"tools":[…]}) or an MCP config file (mcpServers/servers)' },
+      );
+    }
+  }
+
+  // A definition's snapshot, when one was written, is analysed with the rest.
+  for (const def of definitions) {
+    const snap = join(workspaceRootOf(def.file), DEFAULT_SNAPSHOT_FOLDER, snapshotFileName(def.name));
+    try {
+      await stat(snap);
+      specFiles.add(snap);
+    } catch {
+      result.unsnapshotted.push({ name: def.name, file: def.file });
+    }
+  }
+
+  for (const file of [...specFiles].sort()) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      result.problems.push({ file, message: 'cannot read' });
+      continue;
+    }
+    const load = loadSpecText(text, file);
+    if (load.ok) addSpec(result, load.spec, thresholds);
+    else result.problems.push(load.problem);
+  }
+  return result;
+}
+
+function addSpec(result: InspectResult, spec: Parameters<typeof analyzeSpec>[0], thresholds?: ComplexityThresholds): void {
+  if (result.servers.some((s) => s.source === spec.source)) return;
+  result.servers.push(analyzeSpec(spec, thresholds));
+}

@@ -1,0 +1,127 @@
+/**
+ * What a workspace folder holds: server definitions from config files and tool specs from
+ * snapshot files, with their complexity profiles. Kept incrementally: a watcher reports a
+ * changed path and only that file is read again. The editor side owns the watchers; this
+ * module owns the logic, so it is tested without VS Code.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from '../complexity';
+import { formatForPath, parseConfig } from './configs';
+import type { ServerDefinition } from './configs/types';
+import { detectWorkspace } from './detect';
+import type { LoadProblem, Spec } from './model';
+import { isSpecShaped, loadSpecText } from './snapshot';
+import { looksBinary, parseJsonText } from './jsonText';
+
+/** A spec file found in the workspace, analysed. */
+export interface IndexedSpec {
+  file: string;
+  spec: Spec;
+  profile: ServerProfile;
+}
+
+/** Largest JSON file read as a possible spec (bigger ones are skipped as data). */
+const MAX_SPEC_BYTES = 20 * 1024 * 1024;
+
+export class WorkspaceIndex {
+  private readonly configs = new Map<string, { definitions: ServerDefinition[]; problems: LoadProblem[] }>();
+  private readonly specs = new Map<string, IndexedSpec>();
+  private readonly specProblems = new Map<string, LoadProblem>();
+
+  constructor(
+    readonly root: string,
+    private thresholds: ComplexityThresholds,
+  ) {}
+
+  /** Full scan of the folder; replaces what was known. */
+  async scan(signal?: AbortSignal): Promise<void> {
+    const found = await detectWorkspace(this.root, signal ? { signal } : {});
+    this.configs.clear();
+    this.specs.clear();
+    this.specProblems.clear();
+    for (const def of found.definitions) {
+      const entry = this.configs.get(def.file) ?? { definitions: [], problems: [] };
+      entry.definitions.push(def);
+      this.configs.set(def.file, entry);
+    }
+    for (const p of found.problems) {
+      const entry = this.configs.get(p.file) ?? { definitions: [], problems: [] };
+      entry.problems.push(p);
+      this.configs.set(p.file, entry);
+    }
+    await Promise.all(found.specFiles.map((f) => this.updateFile(f)));
+  }
+
+  /** Re-reads one file after a change; a deleted file is forgotten. Returns whether anything changed. */
+  async updateFile(file: string): Promise<boolean> {
+    const rel = relative(this.root, file).split(sep).join('/');
+    if (rel.startsWith('..')) return false;
+    let text: string | undefined;
+    try {
+      const s = await stat(file);
+      if (s.isFile() && s.size <= MAX_SPEC_BYTES) text = await readFile(file, 'utf8');
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) return this.forget(file);
+    return this.updateText(file, text, rel);
+  }
+
+  /** Applies a file's current text (from disk or an open editor). */
+  updateText(file: string, text: string, rel = relative(this.root, file).split(sep).join('/')): boolean {
+    const format = formatForPath(rel);
+    if (format) {
+      const result = parseConfig(text, file, format);
+      this.configs.set(file, { definitions: result.definitions, problems: result.problems });
+      return true;
+    }
+    if (!rel.toLowerCase().endsWith('.json') || looksBinary(text)) return this.forget(file);
+    // Cheap filter before a full parse: a spec mentions "tools".
+    if (!text.includes('"tools"') && !text.trimStart().startsWith('[')) return this.forget(file);
+    const parsed = parseJsonText(text, file);
+    if (parsed.ok && !isSpecShaped(parsed.value)) return this.forget(file);
+    if (!parsed.ok) {
+      // Only a file we already knew as a spec keeps a problem entry (it is being edited).
+      if (!this.specs.has(file) && !this.specProblems.has(file)) return false;
+      this.specs.delete(file);
+      this.specProblems.set(file, parsed.problem);
+      return true;
+    }
+    const load = loadSpecText(text, file);
+    if (!load.ok) return this.forget(file);
+    this.specProblems.delete(file);
+    this.specs.set(file, { file, spec: load.spec, profile: analyzeSpec(load.spec, this.thresholds) });
+    return true;
+  }
+
+  /** Removes a file (deleted, or no longer a config or spec). */
+  forget(file: string): boolean {
+    const had = this.configs.delete(file) || this.specs.delete(file);
+    return this.specProblems.delete(file) || had;
+  }
+
+  /** New thresholds re-analyse every spec. */
+  setThresholds(thresholds: ComplexityThresholds): void {
+    this.thresholds = thresholds;
+    for (const entry of this.specs.values()) entry.profile = analyzeSpec(entry.spec, thresholds);
+  }
+
+  get definitions(): ServerDefinition[] {
+    return [...this.configs.values()]
+      .flatMap((c) => c.definitions)
+      .sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
+  }
+
+  get specFiles(): IndexedSpec[] {
+    return [...this.specs.values()].sort((a, b) => a.file.localeCompare(b.file));
+  }
+
+  get problems(): LoadProblem[] {
+    return [...[...this.configs.values()].flatMap((c) => c.problems), ...this.specProblems.values()];
+  }
+
+  spec(file: string): IndexedSpec | undefined {
+    return this.specs.get(file);
+  }
+}

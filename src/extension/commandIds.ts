@@ -1,0 +1,13 @@
+/**
+ * Command ids, kept free of `vscode` imports so a unit test can check them against
+ * package.json's `contributes.commands`.
+ */
+export const COMMAND_IDS = [
+  'agentSeer.refresh',
+  'agentSeer.snapshotTools',
+  'agentSeer.revealTool',
+  'agentSeer.openDefinition',
+  'agentSeer.showLog',
+] as const;
+
+export type CommandId = (typeof COMMAND_IDS)[number];

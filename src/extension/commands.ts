@@ -1,0 +1,56 @@
+/**
+ * The command table: id → handler. Every id here is declared in package.json, and a unit test
+ * checks the two lists match.
+ */
+import * as vscode from 'vscode';
+import type { ServerDefinition } from '../core/spec/configs/types';
+import type { CommandId } from './commandIds';
+import type { ExtensionServices } from './services';
+import { snapshotServer, type SnapshotOutcome } from './snapshotCommand';
+import type { SpecsNode } from './specsTree';
+
+type Handler = (services: ExtensionServices, ...args: unknown[]) => unknown;
+
+async function pickDefinition(services: ExtensionServices): Promise<ServerDefinition | undefined> {
+  await services.model.ready;
+  const defs = services.model.definitions;
+  if (!defs.length) {
+    void vscode.window.showInformationMessage('No MCP server definitions found in this workspace.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    defs.map((d) => ({ label: d.name, description: `${d.transport} · ${vscode.workspace.asRelativePath(d.file)}`, d })),
+    { title: 'Snapshot tools of which server?' },
+  );
+  return pick?.d;
+}
+
+export const COMMANDS = {
+  'agentSeer.refresh': async (s) => {
+    await s.model.rescan();
+  },
+  'agentSeer.snapshotTools': async (s, node): Promise<SnapshotOutcome | undefined> => {
+    const n = node as SpecsNode | undefined;
+    const def = n?.kind === 'server' ? n.definition : await pickDefinition(s);
+    if (!def) return undefined;
+    return snapshotServer(def, s);
+  },
+  'agentSeer.revealTool': async (_s, file, offset) => {
+    if (typeof file !== 'string') return;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const pos = doc.positionAt(typeof offset === 'number' ? offset : 0);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), preview: true });
+  },
+  'agentSeer.openDefinition': async (_s, node) => {
+    const n = node as SpecsNode | undefined;
+    const file = n?.kind === 'server' ? n.definition.file : n?.kind === 'spec' ? n.entry.file : undefined;
+    if (file) await vscode.window.showTextDocument(vscode.Uri.file(file));
+  },
+  'agentSeer.showLog': (s) => s.log.show(),
+} satisfies Record<CommandId, Handler>;
+
+export function registerCommands(services: ExtensionServices): vscode.Disposable[] {
+  return Object.entries(COMMANDS).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, (...args: unknown[]) => (handler as Handler)(services, ...args)),
+  );
+}

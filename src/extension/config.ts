@@ -1,0 +1,42 @@
+/**
+ * The one place that reads `agentSeer.*` settings. Raw values are normalised once here;
+ * the rest of the extension receives a typed `Config`.
+ */
+import * as vscode from 'vscode';
+import { DEFAULT_THRESHOLDS, type ComplexityThresholds } from '../core/complexity';
+
+export const CONFIG_SECTION = 'agentSeer';
+
+export interface Config {
+  /** Folder (relative to the workspace folder) where snapshots are written. */
+  snapshotFolder: string;
+  /** Thresholds for the schema-complexity findings. */
+  thresholds: ComplexityThresholds;
+  /** Seconds to wait for a server to start and to list its tools. */
+  serverTimeoutSeconds: number;
+}
+
+function num(v: unknown, fallback: number, min = 0): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
+}
+
+/** Reads the settings for a scope (a workspace folder, or the window). */
+export function readConfig(scope?: vscode.ConfigurationScope): Config {
+  const c = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
+  const folder = c.get<string>('snapshotFolder');
+  return {
+    snapshotFolder: typeof folder === 'string' && folder.trim() ? folder.trim() : '.agentseer/specs',
+    thresholds: {
+      ...DEFAULT_THRESHOLDS,
+      maxParams: num(c.get('complexity.maxParams'), DEFAULT_THRESHOLDS.maxParams, 1),
+      maxOptionalRatio: num(c.get('complexity.maxOptionalRatio'), DEFAULT_THRESHOLDS.maxOptionalRatio),
+      maxDepth: num(c.get('complexity.maxDepth'), DEFAULT_THRESHOLDS.maxDepth, 1),
+    },
+    serverTimeoutSeconds: num(c.get('serverTimeoutSeconds'), 30, 1),
+  };
+}
+
+/** True when a configuration change touches our settings. */
+export function affectsConfig(e: vscode.ConfigurationChangeEvent): boolean {
+  return e.affectsConfiguration(CONFIG_SECTION);
+}

@@ -1,0 +1,51 @@
+/**
+ * Activation: build the services, register views and commands, return the API tests use.
+ * Kept short: each part lives in its own module.
+ */
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { SpecDiagnostics } from './diagnostics';
+import { createLog, errorMessage } from './log';
+import { ServerApproval } from './serverApproval';
+import type { ExtensionServices } from './services';
+import { SpecsTree } from './specsTree';
+import { WorkspaceModel } from './workspaceModel';
+
+/** What `activate` returns: the services, for integration tests and other extensions. */
+export type AgentSeerApi = ExtensionServices;
+
+export function activate(context: vscode.ExtensionContext): AgentSeerApi {
+  const log = createLog();
+  context.subscriptions.push(log);
+  try {
+    const model = new WorkspaceModel(log);
+    const specsTree = new SpecsTree(model);
+    const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
+    const services: ExtensionServices = {
+      log,
+      model,
+      specsTree,
+      diagnostics,
+      approval: new ServerApproval(context.workspaceState),
+      inputValues: new Map(),
+    };
+    context.subscriptions.push(
+      model,
+      specsTree,
+      diagnostics,
+      vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
+      ...registerCommands(services),
+    );
+    log.info('Agent Seer activated');
+    return services;
+  } catch (err) {
+    // Activation failure is shown, not swallowed.
+    log.error(`Activation failed: ${errorMessage(err)}`);
+    void vscode.window.showErrorMessage(`Agent Seer failed to start: ${errorMessage(err)}`);
+    throw err;
+  }
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

@@ -1,0 +1,16 @@
+import type * as vscode from 'vscode';
+import type { SpecDiagnostics } from './diagnostics';
+import type { ServerApproval } from './serverApproval';
+import type { SpecsTree } from './specsTree';
+import type { WorkspaceModel } from './workspaceModel';
+
+/** What commands and views share; built once in activate. */
+export interface ExtensionServices {
+  log: vscode.LogOutputChannel;
+  model: WorkspaceModel;
+  specsTree: SpecsTree;
+  diagnostics: SpecDiagnostics;
+  approval: ServerApproval;
+  /** `${input:id}` values typed this session; kept in memory only. */
+  inputValues: Map<string, string>;
+}

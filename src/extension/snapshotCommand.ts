@@ -1,0 +1,92 @@
+/**
+ * "Snapshot Tools" on a server definition: trust gate, variables, start and list the server
+ * with progress and cancellation, write the snapshot into the workspace.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { resolveVariables } from '../core/spec/configs/variables';
+import type { ServerDefinition } from '../core/spec/configs/types';
+import { listServerTools } from '../core/spec/live';
+import { writeSnapshot } from '../core/spec/snapshotWriter';
+import { readConfig } from './config';
+import { errorMessage } from './log';
+import type { ServerApproval } from './serverApproval';
+
+export interface SnapshotDeps {
+  approval: ServerApproval;
+  log: vscode.LogOutputChannel;
+  /** Values typed for `${input:id}` in this session (never persisted: they may be secrets). */
+  inputValues: Map<string, string>;
+}
+
+/** Outcome, for callers and tests: the written file, or why nothing was started. */
+export type SnapshotOutcome =
+  | { status: 'written'; file: string; tools: number }
+  | { status: 'untrusted' | 'declined' | 'cancelled' | 'missing-input' | 'no-folder' }
+  | { status: 'failed'; message: string };
+
+export async function snapshotServer(def: ServerDefinition, deps: SnapshotDeps): Promise<SnapshotOutcome> {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(def.file));
+  if (!folder) return { status: 'no-folder' };
+  const approval = await deps.approval.request(def);
+  if (approval === 'untrusted') {
+    deps.log.warn(`Not starting "${def.name}": the workspace is not trusted.`);
+    void vscode.window
+      .showErrorMessage(`Agent Seer does not start servers defined by an untrusted workspace ("${def.name}").`, 'Manage Workspace Trust')
+      .then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
+    return { status: 'untrusted' };
+  }
+  if (approval === 'declined') return { status: 'declined' };
+
+  const resolved = resolveVariables(def, { workspaceFolder: folder.uri.fsPath, env: process.env, inputs: Object.fromEntries(deps.inputValues) });
+  let target = resolved.definition;
+  for (const v of resolved.unresolved) {
+    if (v.kind !== 'input') continue;
+    const value = await vscode.window.showInputBox({
+      title: `Value for \${input:${v.name}} (server "${def.name}")`,
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (value === undefined) return { status: 'missing-input' };
+    deps.inputValues.set(v.name, value);
+  }
+  if (resolved.unresolved.some((v) => v.kind === 'input')) {
+    target = resolveVariables(def, { workspaceFolder: folder.uri.fsPath, env: process.env, inputs: Object.fromEntries(deps.inputValues) }).definition;
+  }
+  const missingEnv = resolved.unresolved.filter((v) => v.kind !== 'input');
+  if (missingEnv.length) deps.log.warn(`"${def.name}": unresolved ${missingEnv.map((v) => v.raw).join(', ')} (left empty)`);
+
+  const config = readConfig(folder.uri);
+  const outDir = path.join(folder.uri.fsPath, config.snapshotFolder);
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Listing tools of "${def.name}"`, cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        progress.report({ message: def.transport === 'stdio' ? 'starting the server…' : 'connecting…' });
+        deps.log.info(`Starting "${def.name}" (${def.transport}) from ${def.file}`);
+        const listing = await listServerTools(target, {
+          signal: abort.signal,
+          connectTimeoutMs: config.serverTimeoutSeconds * 1000,
+          listTimeoutMs: config.serverTimeoutSeconds * 1000,
+        });
+        progress.report({ message: `writing ${listing.spec.tools.length} tools…` });
+        const file = await writeSnapshot(listing, outDir, {
+          name: def.name,
+          provenance: `${vscode.workspace.asRelativePath(def.file)}#${def.name}`,
+        });
+        deps.log.info(`Wrote ${listing.spec.tools.length} tools of "${def.name}" to ${file}`);
+        return { status: 'written', file, tools: listing.spec.tools.length } as const;
+      } catch (err) {
+        if (abort.signal.aborted) return { status: 'cancelled' } as const;
+        const message = errorMessage(err);
+        deps.log.error(`Snapshot of "${def.name}" failed: ${message}`);
+        void vscode.window.showErrorMessage(`Snapshot of "${def.name}" failed: ${message}`);
+        return { status: 'failed', message } as const;
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+}

@@ -1,0 +1,74 @@
+/** Architecture rules that the compiler cannot check. */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { COMMAND_IDS } from '../../src/extension/commandIds';
+import { repoRoot } from './fixturePaths';
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? tsFiles(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Matches `import … from 'vscode'`, `import('vscode')`, `require('vscode')` and `export … from 'vscode'`. */
+export const VSCODE_IMPORT = /(?:from\s*|import\s*\(\s*|require\s*\(\s*|import\s+)['"]vscode['"]/;
+
+test('the import rule recognises every form of importing vscode', () => {
+  for (const line of [
+    "import * as vscode from 'vscode';",
+    'import type { Uri } from "vscode";',
+    "const v = require('vscode');",
+    "const v = await import('vscode');",
+    "export { Uri } from 'vscode';",
+    "import 'vscode';",
+  ]) {
+    assert.match(line, VSCODE_IMPORT, line);
+  }
+  assert.doesNotMatch("import { z } from 'zod'; // vscode", VSCODE_IMPORT);
+});
+
+test('src/core never imports vscode', () => {
+  const core = join(repoRoot, 'src', 'core');
+  const files = tsFiles(core);
+  assert.ok(files.length > 5, 'core sources found');
+  const offenders = files.filter((f) => VSCODE_IMPORT.test(readFileSync(f, 'utf8'))).map((f) => relative(repoRoot, f));
+  assert.deepEqual(offenders, []);
+});
+
+test('src/cli never imports vscode or the extension', () => {
+  const files = tsFiles(join(repoRoot, 'src', 'cli'));
+  const offenders = files.filter((f) => {
+    const text = readFileSync(f, 'utf8');
+    return VSCODE_IMPORT.test(text) || /from ['"][./]*\/extension\//.test(text);
+  });
+  assert.deepEqual(offenders, []);
+});
+
+test('every command in the command table is declared in package.json, and the other way round', () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    contributes: { commands: { command: string }[] };
+    engines: { vscode: string };
+    devDependencies: Record<string, string>;
+  };
+  const declared = pkg.contributes.commands.map((c) => c.command).sort();
+  assert.deepEqual(declared, [...COMMAND_IDS].sort());
+});
+
+test('@types/vscode is not newer than engines.vscode', () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    engines: { vscode: string };
+    devDependencies: Record<string, string>;
+  };
+  const engine = pkg.engines.vscode.replace(/^[\^~>=]+/, '').split('.').map(Number);
+  const types = (pkg.devDependencies['@types/vscode'] ?? '').replace(/^[\^~]/, '').split('.').map(Number);
+  assert.ok((types[0] ?? 0) * 1e6 + (types[1] ?? 0) <= (engine[0] ?? 0) * 1e6 + (engine[1] ?? 0), `${types.join('.')} vs ${engine.join('.')}`);
+});
+
+test('activation is lazy: no "*" activation event', () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { activationEvents: string[] };
+  assert.ok(!pkg.activationEvents.includes('*'));
+  assert.ok(pkg.activationEvents.includes('onView:agentSeer.specs'));
+});
