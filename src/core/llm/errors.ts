@@ -1,0 +1,116 @@
+/**
+ * Typed failures of a single provider call. Providers translate their SDK's errors into these so
+ * the retry policy (limits.ts) and the structured layer (structured.ts) can decide what is
+ * transient, what discards one item, and what must stop the whole run.
+ */
+
+/** An HTTP error answer from the model server. */
+export class LlmHttpError extends Error {
+  override readonly name = 'LlmHttpError';
+  /** HTTP status code. */
+  readonly status: number;
+  /** Server-requested wait (from `Retry-After`, `retry-after-ms` or a Google `RetryInfo`), in ms. */
+  readonly retryAfterMs: number | undefined;
+  /** Worth retrying after a wait: 408, 409, 425, 429 and 5xx. */
+  readonly transient: boolean;
+  /**
+   * No item can succeed while this lasts (bad key, no permission, unknown model or endpoint):
+   * the run stops instead of discarding every item in turn.
+   */
+  readonly fatal: boolean;
+
+  constructor(init: { status: number; message: string; retryAfterMs?: number; fatal?: boolean }) {
+    super(init.message);
+    this.status = init.status;
+    this.retryAfterMs = init.retryAfterMs;
+    this.transient = isTransientStatus(init.status);
+    this.fatal = init.fatal ?? (init.status === 401 || init.status === 403 || init.status === 404);
+  }
+}
+
+/** The call did not finish within the per-call timeout. Transient. */
+export class LlmTimeoutError extends Error {
+  override readonly name = 'LlmTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`LLM call timed out after ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * The server could not be reached (refused, reset, DNS). Retried; when retries run out it is
+ * fatal, because an unreachable endpoint is not a property of one item.
+ */
+export class LlmNetworkError extends Error {
+  override readonly name = 'LlmNetworkError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Wrong or missing configuration (no API key, no model); raised before any call is made. */
+export class LlmConfigError extends Error {
+  override readonly name = 'LlmConfigError';
+}
+
+/** Statuses a later attempt may get past. */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
+}
+
+/** Whether `e` is a cancellation (DOMException `AbortError`, an SDK abort error, or `signal.reason`). */
+export function isAbortError(e: unknown): boolean {
+  if (e === null || typeof e !== 'object') return false;
+  const name = (e as { name?: unknown }).name;
+  return name === 'AbortError' || name === 'APIUserAbortError';
+}
+
+/**
+ * Parses a `Retry-After` header: delta-seconds or an HTTP date. Returns ms from `nowMs`, or
+ * undefined when absent or unparseable. A date in the past means "now" (0).
+ */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+/**
+ * Reads the wait a Google API error body asks for (`google.rpc.RetryInfo.retryDelay`, e.g.
+ * `"37s"` or `"1.5s"`); Gemini sends it in the body rather than as a header.
+ */
+export function googleRetryDelayMs(body: unknown): number | undefined {
+  const details = (body as { error?: { details?: unknown } } | null)?.error?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const d of details) {
+    const delay = (d as { retryDelay?: unknown } | null)?.retryDelay;
+    if (typeof delay === 'string') {
+      const m = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim());
+      if (m?.[1] !== undefined) return Math.round(Number(m[1]) * 1000);
+    }
+  }
+  return undefined;
+}
+
+/** Replaces every occurrence of the given secrets, so server echoes never leak a key into messages. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***');
+  return out;
+}
+
+/** Shortens server text for error messages (bodies can be large HTML pages). */
+export function clip(text: string, max = 500): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The useful part of a fetch failure (`fetch failed` hides the errno in `cause`). */
+export function causeText(e: unknown): string {
+  const cause = (e as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return e instanceof Error ? e.message : String(e);
+}

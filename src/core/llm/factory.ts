@@ -1,0 +1,72 @@
+/**
+ * Builds a provider from settings or CLI flags plus an environment. Keys come from the caller
+ * (SecretStorage in the editor) or the environment; they are never logged nor put in messages.
+ */
+import { LlmConfigError } from './errors';
+import { DEFAULT_GEMINI_MODEL, GeminiProvider } from './gemini';
+import { DEFAULT_OPENAI_MODEL, OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider } from './openai';
+import type { ChatProvider } from './types';
+
+/** Environment variables read by {@link createProvider}. */
+export type LlmEnv = Readonly<Record<string, string | undefined>>;
+
+/** What {@link createProvider} needs. */
+export interface ProviderConfig {
+  provider: 'gemini' | 'openai';
+  /** Model; defaults: Gemini `gemini-2.5-flash-lite`, OpenAI's endpoint `gpt-4o-mini`; other endpoints require one. */
+  model?: string;
+  /** Endpoint root; else `GEMINI_BASE_URL` / `OPENAI_BASE_URL`; else the vendor's. */
+  baseUrl?: string;
+  /** Key; else `GEMINI_API_KEY` / `GOOGLE_API_KEY` (Gemini) or `OPENAI_API_KEY`. */
+  apiKey?: string;
+  /** Where variables are read from. The CLI passes `process.env`; nothing is read when absent. */
+  env?: LlmEnv;
+  /** OpenAI-compatible only: see `OpenAIProviderOptions.strict`. */
+  strict?: boolean | 'auto';
+  /**
+   * Extra generation settings sent with every call: Gemini `generationConfig` fields (e.g.
+   * `{thinkingConfig: {thinkingBudget: 0}}`) or OpenAI-compatible body fields (e.g. `{max_tokens: 4096}`).
+   */
+  extra?: Record<string, unknown>;
+}
+
+const nonEmpty = (v: string | undefined): string | undefined => (v !== undefined && v.trim() !== '' ? v.trim() : undefined);
+
+/** Creates a raw provider; throws `LlmConfigError` with a fix-it message when something is missing. */
+export function createProvider(config: ProviderConfig): ChatProvider {
+  const env = config.env ?? {};
+  if (config.provider === 'gemini') {
+    const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.GEMINI_API_KEY) ?? nonEmpty(env.GOOGLE_API_KEY);
+    if (!apiKey) {
+      throw new LlmConfigError(
+        'No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or store a key in the extension; or choose another provider.',
+      );
+    }
+    return new GeminiProvider({
+      apiKey,
+      model: nonEmpty(config.model) ?? DEFAULT_GEMINI_MODEL,
+      baseUrl: nonEmpty(config.baseUrl) ?? nonEmpty(env.GEMINI_BASE_URL),
+      extraConfig: config.extra,
+    });
+  }
+  if (config.provider === 'openai') {
+    const baseUrl = nonEmpty(config.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_DEFAULT_BASE_URL;
+    const isOpenAI = isOpenAIHost(baseUrl);
+    const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY);
+    if (!apiKey && isOpenAI) {
+      throw new LlmConfigError(`No API key for ${baseUrl}: set OPENAI_API_KEY, or point the base URL at a local server (Ollama, vLLM, LM Studio).`);
+    }
+    const model = nonEmpty(config.model) ?? (isOpenAI ? DEFAULT_OPENAI_MODEL : undefined);
+    if (!model) throw new LlmConfigError(`No model given for the OpenAI-compatible endpoint ${baseUrl}: name one the server serves.`);
+    return new OpenAICompatibleProvider({ model, baseUrl, apiKey, strict: config.strict, extraBody: config.extra });
+  }
+  throw new LlmConfigError(`Unknown provider: ${String((config as { provider: unknown }).provider)}`);
+}
+
+function isOpenAIHost(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    throw new LlmConfigError(`Not a URL: ${baseUrl}`);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Gemini through `@google/genai`: `models.generateContent` with `responseMimeType:
+ * 'application/json'` and `responseJsonSchema`. The SDK's own retries stay off (we never set
+ * `retryOptions`) so the CallGuard governs; a fetch wrapper turns HTTP errors into
+ * `LlmHttpError` with the server's requested wait, which the SDK's `ApiError` drops.
+ */
+import type { GenerateContentResponse, GoogleGenAI as GoogleGenAIClient } from '@google/genai' with { 'resolution-mode': 'import' };
+import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, parseRetryAfter, redact } from './errors';
+import { toGeminiSchema } from './jsonSchema';
+import type { ChatProvider, ChatReply, ChatRequest } from './types';
+
+// The package's typings are ESM-only while it ships a CommonJS build too; load that build and
+// borrow the types from the ESM declarations.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { GoogleGenAI } = require('@google/genai') as typeof import('@google/genai', { with: { 'resolution-mode': 'import' } });
+
+/** The paper's generation model. */
+export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash-lite';
+/** The paper's judge model. */
+export const DEFAULT_GEMINI_JUDGE_MODEL = 'gemini-2.5-flash';
+
+/** Options of {@link GeminiProvider}. */
+export interface GeminiProviderOptions {
+  /** The API key; sent as the `x-goog-api-key` header only. */
+  apiKey: string;
+  /** Model name. Default `gemini-2.5-flash-lite`. */
+  model?: string;
+  /** Endpoint root (e.g. `http://127.0.0.1:8787` for a local server); the SDK's default otherwise. */
+  baseUrl?: string;
+  /** API version path segment. Default `v1beta` (the SDK's). */
+  apiVersion?: string;
+  /** Passed through to `generationConfig` (e.g. `maxOutputTokens`, `thinkingConfig`). */
+  extraConfig?: Record<string, unknown>;
+}
+
+/** Gemini's generateContent as a {@link ChatProvider}. */
+export class GeminiProvider implements ChatProvider {
+  readonly id = 'gemini';
+  readonly model: string;
+  readonly supportsJsonSchema = true;
+  private readonly client: GoogleGenAIClient;
+  private readonly apiKey: string;
+  private readonly extraConfig: Record<string, unknown>;
+
+  constructor(options: GeminiProviderOptions) {
+    this.apiKey = options.apiKey;
+    this.model = options.model ?? DEFAULT_GEMINI_MODEL;
+    this.extraConfig = options.extraConfig ?? {};
+    this.client = new GoogleGenAI({
+      apiKey: options.apiKey,
+      // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute the calls.
+      vertexai: false,
+      apiVersion: options.apiVersion,
+      httpOptions: { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), fetch: (input, init) => this.fetch(input, init) },
+    });
+  }
+
+  async complete(request: ChatRequest): Promise<ChatReply> {
+    let response: GenerateContentResponse;
+    try {
+      response = await this.client.models.generateContent({
+        model: this.model,
+        contents: request.messages.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
+        config: {
+          ...this.extraConfig,
+          ...(request.system ? { systemInstruction: request.system } : {}),
+          temperature: request.temperature,
+          ...(request.jsonSchema
+            ? { responseMimeType: 'application/json', responseJsonSchema: toGeminiSchema(request.jsonSchema) }
+            : {}),
+          abortSignal: request.signal,
+        },
+      });
+    } catch (e) {
+      if (e instanceof LlmHttpError || e instanceof LlmNetworkError || request.signal.aborted || isAbortError(e)) throw e;
+      // A 2xx whose body is not a generateContent response: the server misbehaved, retry it.
+      throw new LlmHttpError({ status: 502, message: redact(`Gemini returned an unreadable response: ${(e as Error).message}`, [this.apiKey]) });
+    }
+    const usage = response.usageMetadata;
+    const candidate = response.candidates?.[0];
+    const text = (candidate?.content?.parts ?? [])
+      .filter((p) => typeof p.text === 'string' && p.thought !== true)
+      .map((p) => p.text)
+      .join('');
+    return {
+      text,
+      usage: {
+        inputTokens: usage?.promptTokenCount ?? 0,
+        outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+      },
+      finishReason: candidate?.finishReason ?? response.promptFeedback?.blockReason,
+    };
+  }
+
+  /** The SDK's fetch, with HTTP errors and network faults turned into our typed errors. */
+  private async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(input, init);
+    } catch (e) {
+      if (init?.signal?.aborted || isAbortError(e)) throw e;
+      throw new LlmNetworkError(`cannot reach the Gemini endpoint ${originOf(input)}: ${causeText(e)}`, { cause: e });
+    }
+    if (res.ok) return res;
+    const bodyText = await res.text().catch(() => '');
+    let body: unknown;
+    try {
+      body = JSON.parse(bodyText);
+    } catch {
+      body = undefined;
+    }
+    const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+    const detail = typeof message === 'string' ? message : bodyText;
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT, which would otherwise read as one bad item.
+    const badKey = /API_KEY_INVALID|API key not valid|API key expired/i.test(bodyText);
+    throw new LlmHttpError({
+      status: res.status,
+      message: redact(clip(`Gemini ${res.status}: ${detail}`), [this.apiKey]),
+      retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) ?? googleRetryDelayMs(body),
+      fatal: badKey || res.status === 401 || res.status === 403 || res.status === 404,
+    });
+  }
+}
+
+function originOf(input: string | URL | Request): string {
+  try {
+    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
+  } catch {
+    return '(unknown)';
+  }
+}

@@ -1,0 +1,299 @@
+/**
+ * Flow control around a provider: a concurrency limit, a requests-per-minute limit, a per-call
+ * timeout, cancellation, and retries with backoff for transport faults (429, 5xx, timeouts,
+ * network). Retries here are separate from the structured layer's re-asks of bad content.
+ */
+import { LlmHttpError, LlmNetworkError, LlmTimeoutError } from './errors';
+import type { LlmStats, RetryCause } from './stats';
+import type { ChatProvider, ChatReply, ChatRequest } from './types';
+
+/** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
+export interface Clock {
+  /** Milliseconds since an arbitrary origin. */
+  now(): number;
+  /** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The real clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(abortReason(signal));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/** The error to reject with when `signal` aborted (its reason, or a standard AbortError). */
+export function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** A promise that only ever rejects, when `signal` aborts; for racing work that ignores signals. */
+function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
+  let onAbort = (): void => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortReason(signal));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  promise.catch(() => undefined); // the race consumes it; never an unhandled rejection
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/** A deterministic PRNG in [0, 1) (mulberry32), for reproducible jitter in tests. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A FIFO counting semaphore. */
+export class Semaphore {
+  private active = 0;
+  private readonly queue: Array<{ grant: () => void }> = [];
+
+  constructor(readonly limit: number) {
+    if (!(limit >= 1)) throw new RangeError(`concurrency must be >= 1, got ${limit}`);
+  }
+
+  /** Slots in use. */
+  get inUse(): number {
+    return this.active;
+  }
+
+  /** Callers waiting for a slot. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Waits for a slot; returns its release function (idempotent). Rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const makeRelease = (): (() => void) => {
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        this.active--;
+        const next = this.queue.shift();
+        if (next) next.grant();
+      };
+    };
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve(makeRelease());
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.active++;
+          resolve(makeRelease());
+        },
+      };
+      const onAbort = (): void => {
+        const i = this.queue.indexOf(entry);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(abortReason(signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(entry);
+    });
+  }
+}
+
+/**
+ * Allows at most `limit` starts in any sliding window of `windowMs` (60 s for RPM). A sliding
+ * log rather than a token bucket: it never bursts above what the provider's own per-minute
+ * counter would allow.
+ */
+export class RateLimiter {
+  private readonly starts: number[] = [];
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number = 60_000,
+    private readonly clock: Clock = systemClock,
+  ) {
+    if (!(limit >= 1)) throw new RangeError(`rate limit must be >= 1, got ${limit}`);
+  }
+
+  /** Waits until a start is allowed and records it. Rejects if `signal` aborts first. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal);
+      const now = this.clock.now();
+      while (this.starts.length > 0 && (this.starts[0] ?? 0) <= now - this.windowMs) this.starts.shift();
+      if (this.starts.length < this.limit) {
+        this.starts.push(now);
+        return;
+      }
+      const oldest = this.starts[0] ?? now;
+      await this.clock.sleep(Math.max(1, oldest + this.windowMs - now), signal);
+    }
+  }
+}
+
+/** How transport faults are retried. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (so up to `maxRetries + 1` requests). Default 5. */
+  maxRetries: number;
+  /** First backoff delay; doubles each retry. Default 500 ms. */
+  baseDelayMs: number;
+  /** Backoff ceiling. Default 30 s. */
+  maxDelayMs: number;
+  /** A server-requested wait longer than this is not waited for: the call fails. Default 120 s. */
+  maxRetryAfterMs: number;
+}
+
+/** Defaults of {@link RetryPolicy}. */
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+
+/**
+ * Delay before retry number `retry` (0-based): exponential with "equal jitter" (half fixed, half
+ * random) so concurrent callers that failed together do not return together.
+ */
+export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+/** The retry cause of an error, or undefined when it must not be retried. */
+export function retryCause(e: unknown): RetryCause | undefined {
+  if (e instanceof LlmTimeoutError) return 'timeout';
+  if (e instanceof LlmNetworkError) return 'network';
+  if (e instanceof LlmHttpError && e.transient && !e.fatal) return e.status === 429 ? 'rate-limit' : 'server';
+  return undefined;
+}
+
+/** Limits for one provider (or several sharing a `CallGuard`). */
+export interface CallLimits {
+  /** Calls in flight at once. Default 4. */
+  concurrency?: number;
+  /** Requests started per `rpmWindowMs`; unlimited when absent. */
+  rpm?: number;
+  /** The RPM window; 60 000 unless a test shortens it. */
+  rpmWindowMs?: number;
+  /** Per-attempt timeout. Default 120 s. */
+  timeoutMs?: number;
+  /** Retry policy overrides. */
+  retry?: Partial<RetryPolicy>;
+}
+
+/** Default per-attempt timeout. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs provider calls under the limits. Share one guard between the `StructuredLlm`s that hit
+ * the same account (e.g. generator and judge) so they share its concurrency and rate budget.
+ */
+export class CallGuard {
+  private readonly semaphore: Semaphore;
+  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  /** After a 429 with a server-requested wait, nobody starts before this time. */
+  private cooldownUntil = 0;
+
+  constructor(limits: CallLimits = {}, deps: { clock?: Clock; random?: () => number } = {}) {
+    this.clock = deps.clock ?? systemClock;
+    this.random = deps.random ?? Math.random;
+    this.semaphore = new Semaphore(limits.concurrency ?? 4);
+    this.rateLimiter = limits.rpm !== undefined ? new RateLimiter(limits.rpm, limits.rpmWindowMs, this.clock) : undefined;
+    this.policy = { ...DEFAULT_RETRY, ...limits.retry };
+    this.timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /**
+   * One logical call: waits for a slot and the rate budget, then tries up to `maxRetries + 1`
+   * times. Throws the last error when retries run out or the error is not retryable, and the
+   * caller's abort reason on cancellation.
+   */
+  async call(provider: ChatProvider, request: ChatRequest, stats?: LlmStats): Promise<ChatReply> {
+    const { signal } = request;
+    const release = await this.semaphore.acquire(signal);
+    try {
+      for (let retry = 0; ; retry++) {
+        const wait = this.cooldownUntil - this.clock.now();
+        if (wait > 0) await this.clock.sleep(wait, signal);
+        await this.rateLimiter?.acquire(signal);
+        stats?.recordRequest(provider.model);
+        try {
+          const reply = await this.attempt(provider, request);
+          stats?.recordUsage(provider.model, reply.usage);
+          return reply;
+        } catch (e) {
+          if (signal.aborted) throw abortReason(signal);
+          const cause = retryCause(e);
+          if (cause === undefined || retry >= this.policy.maxRetries) throw e;
+          const delay = this.retryDelay(e, retry);
+          if (delay === undefined) throw e;
+          stats?.recordRetry(cause);
+          await this.clock.sleep(delay, signal);
+        }
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** The wait before the next retry, or undefined when the server asks for more than we accept. */
+  private retryDelay(e: unknown, retry: number): number | undefined {
+    const asked = e instanceof LlmHttpError ? e.retryAfterMs : undefined;
+    if (asked === undefined) return backoffDelayMs(retry, this.policy, this.random);
+    if (asked > this.policy.maxRetryAfterMs) return undefined;
+    // Honour the server's wait exactly (plus a little jitter so a crowd does not return at once)
+    // and hold every other caller back too: the quota is shared.
+    const delay = asked + Math.round(Math.min(250, asked * 0.1) * this.random());
+    if (e instanceof LlmHttpError && e.status === 429) {
+      this.cooldownUntil = Math.max(this.cooldownUntil, this.clock.now() + asked);
+    }
+    return delay;
+  }
+
+  /** One attempt with the per-call timeout; a provider that ignores its signal is raced anyway. */
+  private async attempt(provider: ChatProvider, request: ChatRequest): Promise<ChatReply> {
+    const outer = request.signal;
+    const controller = new AbortController();
+    const timerStop = new AbortController();
+    let timedOut = false;
+    const onOuterAbort = (): void => controller.abort(abortReason(outer));
+    outer.addEventListener('abort', onOuterAbort, { once: true });
+    this.clock.sleep(this.timeoutMs, timerStop.signal).then(
+      () => {
+        timedOut = true;
+        controller.abort(new LlmTimeoutError(this.timeoutMs));
+      },
+      () => undefined,
+    );
+    const race = rejectOnAbort(controller.signal);
+    try {
+      return await Promise.race([provider.complete({ ...request, signal: controller.signal }), race.promise]);
+    } catch (e) {
+      if (outer.aborted) throw abortReason(outer);
+      if (timedOut) throw new LlmTimeoutError(this.timeoutMs);
+      throw e;
+    } finally {
+      race.dispose();
+      timerStop.abort();
+      outer.removeEventListener('abort', onOuterAbort);
+    }
+  }
+}

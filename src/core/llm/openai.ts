@@ -1,0 +1,122 @@
+/**
+ * OpenAI-compatible chat completions (OpenAI, Azure's v1 endpoint, Ollama, vLLM, LM Studio,
+ * llama.cpp server) with a `json_schema` response format. The client's own retries are off
+ * (`maxRetries: 0`) so the CallGuard governs.
+ */
+import OpenAI from 'openai';
+import { causeText, clip, isAbortError, LlmHttpError, LlmNetworkError, LlmTimeoutError, parseRetryAfter, redact } from './errors';
+import { isStrictCompatible } from './jsonSchema';
+import type { ChatProvider, ChatReply, ChatRequest } from './types';
+
+/** OpenAI's own endpoint, the default base URL. */
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+/** Default model on OpenAI's endpoint (local servers need an explicit model). */
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
+
+/** Options of {@link OpenAICompatibleProvider}. */
+export interface OpenAIProviderOptions {
+  /** Model name as the server knows it (`llama3.1:8b`, `gpt-4o-mini`, …). */
+  model: string;
+  /** Endpoint root including `/v1`. Default OpenAI's. */
+  baseUrl?: string;
+  /** Bearer key; local servers usually need none. */
+  apiKey?: string;
+  /**
+   * `strict` of the json_schema response format: `'auto'` (default) sets it only when the
+   * schema meets OpenAI's strict-mode rules, which would otherwise reject the request.
+   */
+  strict?: boolean | 'auto';
+  /** Extra body fields (e.g. `{max_tokens: 4096}` or a server's own options). */
+  extraBody?: Record<string, unknown>;
+}
+
+/** A chat-completions endpoint as a {@link ChatProvider}. */
+export class OpenAICompatibleProvider implements ChatProvider {
+  readonly id = 'openai';
+  readonly model: string;
+  readonly supportsJsonSchema = true;
+  readonly baseUrl: string;
+  private readonly client: OpenAI;
+  private readonly apiKey: string | undefined;
+  private readonly strict: boolean | 'auto';
+  private readonly extraBody: Record<string, unknown>;
+
+  constructor(options: OpenAIProviderOptions) {
+    this.model = options.model;
+    this.baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
+    this.apiKey = options.apiKey;
+    this.strict = options.strict ?? 'auto';
+    this.extraBody = options.extraBody ?? {};
+    this.client = new OpenAI({
+      baseURL: this.baseUrl,
+      // The client insists on a key; keyless local servers ignore the placeholder.
+      apiKey: options.apiKey ?? 'no-key',
+      maxRetries: 0,
+      // Our CallGuard enforces the per-call timeout through the signal; this is only a backstop.
+      timeout: 30 * 60_000,
+      // Keep the client from reading OPENAI_* variables behind our back.
+      organization: null,
+      project: null,
+    });
+  }
+
+  async complete(request: ChatRequest): Promise<ChatReply> {
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
+      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+    ];
+    const schema = request.jsonSchema;
+    const responseFormat: OpenAI.Chat.ChatCompletionCreateParams['response_format'] = schema
+      ? {
+          type: 'json_schema',
+          json_schema: { name: 'reply', schema, strict: this.strict === 'auto' ? isStrictCompatible(schema) : this.strict },
+        }
+      : undefined;
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(
+        {
+          ...this.extraBody,
+          model: this.model,
+          messages,
+          temperature: request.temperature,
+          ...(responseFormat ? { response_format: responseFormat } : {}),
+          stream: false,
+        } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        { signal: request.signal, maxRetries: 0 },
+      );
+    } catch (e) {
+      throw this.translate(e, request.signal);
+    }
+    const choice = completion.choices?.[0];
+    return {
+      text: choice?.message?.content ?? choice?.message?.refusal ?? '',
+      usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+      finishReason: choice?.finish_reason ?? undefined,
+    };
+  }
+
+  /** SDK errors to our typed errors; aborts pass through untouched. */
+  private translate(e: unknown, signal: AbortSignal): unknown {
+    if (signal.aborted || e instanceof OpenAI.APIUserAbortError || isAbortError(e)) return e;
+    if (e instanceof OpenAI.APIConnectionTimeoutError) return new LlmTimeoutError(30 * 60_000);
+    if (e instanceof OpenAI.APIConnectionError) {
+      return new LlmNetworkError(`cannot reach the OpenAI-compatible endpoint ${this.baseUrl}: ${causeText(e.cause ?? e)}`, { cause: e });
+    }
+    if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
+      const headers = e.headers;
+      const ms = headers?.get('retry-after-ms');
+      const retryAfterMs = ms && /^\d+(\.\d+)?$/.test(ms.trim()) ? Math.round(Number(ms)) : parseRetryAfter(headers?.get('retry-after'));
+      return new LlmHttpError({
+        status: e.status,
+        message: redact(clip(`OpenAI-compatible ${e.status}: ${e.message}`), [this.apiKey]),
+        retryAfterMs,
+      });
+    }
+    if (e instanceof OpenAI.OpenAIError) {
+      // e.g. a 2xx body that is not a chat completion: a misbehaving server, worth a retry.
+      return new LlmHttpError({ status: 502, message: redact(clip(`OpenAI-compatible endpoint: ${e.message}`), [this.apiKey]) });
+    }
+    return e;
+  }
+}

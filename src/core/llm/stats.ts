@@ -1,0 +1,174 @@
+/**
+ * Per-run accounting: requests, cache hits, retries by cause, re-asks, discards by reason,
+ * tokens and an estimated cost. One `LlmStats` per run, shared by every `StructuredLlm` in it.
+ */
+import type { DiscardReason, Usage } from './types';
+
+/** Why a transport-level retry happened. */
+export type RetryCause = 'rate-limit' | 'server' | 'timeout' | 'network';
+
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/**
+ * List prices (USD per 1M tokens, standard tier, short prompts) used for the estimate. They go
+ * stale; pass your own table to `LlmStats` to override. Matched by longest model-name prefix.
+ */
+export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
+  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5 },
+  'gemini-2.5-pro': { input: 1.25, output: 10 },
+  'gemini-2.0-flash-lite': { input: 0.075, output: 0.3 },
+  'gemini-2.0-flash': { input: 0.1, output: 0.4 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6 },
+  'gpt-4o': { input: 2.5, output: 10 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
+  'gpt-4.1': { input: 2, output: 8 },
+  'gpt-5-nano': { input: 0.05, output: 0.4 },
+  'gpt-5-mini': { input: 0.25, output: 2 },
+  'gpt-5': { input: 1.25, output: 10 },
+};
+
+/** The price of `model` in `table` by longest prefix (ignoring a `models/` prefix), if any. */
+export function priceFor(model: string, table: Readonly<Record<string, ModelPrice>>): ModelPrice | undefined {
+  const name = model.replace(/^models\//, '');
+  let best: string | undefined;
+  for (const key of Object.keys(table)) {
+    if (name.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : table[best];
+}
+
+/** Counters for one model. */
+export interface ModelStats {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Undefined when the model is not in the price table (local models, new names). */
+  costUsd: number | undefined;
+}
+
+/** A snapshot of a run's accounting. */
+export interface LlmStatsSnapshot {
+  /** `generate` calls finished (successes + discards, cached or not). */
+  items: number;
+  /** Items that produced a valid value. */
+  succeeded: number;
+  /** Items served from the disk cache (no request made). */
+  cacheHits: number;
+  /** HTTP requests sent, every attempt counted (retries and re-asks included). */
+  requests: number;
+  /** Transport retries by cause. */
+  retries: Record<RetryCause, number>;
+  /** Follow-up requests that carried validation errors back to the model. */
+  reasks: number;
+  /** Discarded items by reason (cached discards included: the item is still lost). */
+  discards: Record<DiscardReason, number>;
+  /** Billed tokens of requests made in this run. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Tokens that cache hits did not have to spend again. */
+  savedInputTokens: number;
+  savedOutputTokens: number;
+  /** Estimated cost of this run's requests; `undefined` if any model used has no known price. */
+  costUsd: number | undefined;
+  /** Per-model breakdown. */
+  byModel: Record<string, ModelStats>;
+  /** Items per stage: done, cached, discarded. */
+  byStage: Record<string, { items: number; cacheHits: number; discards: number }>;
+}
+
+/** Mutable per-run counters; read them with `snapshot()`. */
+export class LlmStats {
+  private readonly s: Omit<LlmStatsSnapshot, 'costUsd' | 'byModel'> = {
+    items: 0,
+    succeeded: 0,
+    cacheHits: 0,
+    requests: 0,
+    retries: { 'rate-limit': 0, server: 0, timeout: 0, network: 0 },
+    reasks: 0,
+    discards: { 'invalid-json': 0, schema: 0, semantic: 0, http: 0, timeout: 0 },
+    inputTokens: 0,
+    outputTokens: 0,
+    savedInputTokens: 0,
+    savedOutputTokens: 0,
+    byStage: {},
+  };
+  private readonly models = new Map<string, { requests: number; inputTokens: number; outputTokens: number }>();
+
+  constructor(private readonly prices: Readonly<Record<string, ModelPrice>> = DEFAULT_PRICES) {}
+
+  private model(name: string): { requests: number; inputTokens: number; outputTokens: number } {
+    let m = this.models.get(name);
+    if (!m) this.models.set(name, (m = { requests: 0, inputTokens: 0, outputTokens: 0 }));
+    return m;
+  }
+
+  private stage(name: string): { items: number; cacheHits: number; discards: number } {
+    return (this.s.byStage[name] ??= { items: 0, cacheHits: 0, discards: 0 });
+  }
+
+  /** A request is about to be sent. */
+  recordRequest(model: string): void {
+    this.s.requests++;
+    this.model(model).requests++;
+  }
+
+  /** A reply arrived with this usage. */
+  recordUsage(model: string, usage: Usage | undefined): void {
+    if (!usage) return;
+    this.s.inputTokens += usage.inputTokens;
+    this.s.outputTokens += usage.outputTokens;
+    const m = this.model(model);
+    m.inputTokens += usage.inputTokens;
+    m.outputTokens += usage.outputTokens;
+  }
+
+  /** A transport fault is being retried. */
+  recordRetry(cause: RetryCause): void {
+    this.s.retries[cause]++;
+  }
+
+  /** Validation errors are being sent back to the model. */
+  recordReask(): void {
+    this.s.reasks++;
+  }
+
+  /** An item finished. */
+  recordItem(stage: string, outcome: { ok: true } | { ok: false; reason: DiscardReason }, cached: boolean, usage?: Usage): void {
+    this.s.items++;
+    const st = this.stage(stage);
+    st.items++;
+    if (cached) {
+      this.s.cacheHits++;
+      st.cacheHits++;
+      if (usage) {
+        this.s.savedInputTokens += usage.inputTokens;
+        this.s.savedOutputTokens += usage.outputTokens;
+      }
+    }
+    if (outcome.ok) this.s.succeeded++;
+    else {
+      this.s.discards[outcome.reason]++;
+      st.discards++;
+    }
+  }
+
+  /** A copy of the counters with costs computed. */
+  snapshot(): LlmStatsSnapshot {
+    const byModel: Record<string, ModelStats> = {};
+    let costUsd: number | undefined = 0;
+    for (const [name, m] of this.models) {
+      const price = priceFor(name, this.prices);
+      const spent = m.inputTokens + m.outputTokens > 0;
+      const cost = !spent ? 0 : price ? (m.inputTokens * price.input + m.outputTokens * price.output) / 1e6 : undefined;
+      byModel[name] = { ...m, costUsd: cost };
+      costUsd = cost === undefined || costUsd === undefined ? undefined : costUsd + cost;
+    }
+    return structuredClone({ ...this.s, costUsd, byModel });
+  }
+}
