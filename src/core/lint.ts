@@ -52,12 +52,11 @@ export function lintSpecText(text: string, file: string, thresholds?: Complexity
   }
   const { spec } = load;
   const profile = analyzeSpec(spec, thresholds);
-  const byName = new Map(spec.tools.map((t, i) => [t.name, spec.locations?.[i]]));
   const whole: TextRange = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   const diagnostics = profile.findings.map((f): LintDiagnostic => {
-    const loc = f.tool !== undefined ? byName.get(f.tool) : undefined;
-    const invalid = f.toolIndex !== undefined ? spec.invalidTools.find((t) => t.index === f.toolIndex)?.location : undefined;
-    const r = (f.param !== undefined ? loc?.params[f.param] : undefined) ?? loc?.name ?? loc?.tool ?? invalid;
+    // toolIndex, not the name: two tools may share a name (itself a finding).
+    const loc = f.toolIndex !== undefined ? spec.locations?.[f.toolIndex] : undefined;
+    const r = (f.param !== undefined ? loc?.params[f.param] : undefined) ?? loc?.name ?? loc?.tool ?? f.location;
     const d: LintDiagnostic = { code: f.code, severity: f.severity, message: f.message, range: r ? toRange(text, r) : whole };
     if (f.tool !== undefined) d.tool = f.tool;
     if (f.param !== undefined) d.param = f.param;

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Finding, ToolMetrics } from '../core/complexity';
+import { formatFixed, type Finding, type ToolMetrics } from '../core/complexity';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import type { IndexedSpec } from '../core/spec/workspaceIndex';
 import { snapshotFileName } from '../core/spec/snapshotWriter';
@@ -70,7 +70,7 @@ export class SpecsTree extends Disposable implements vscode.TreeDataProvider<Spe
       entry,
       index,
       metrics: entry.profile.perTool.find((m) => m.name === tool.name),
-      findings: entry.profile.findings.filter((f) => f.tool === tool.name),
+      findings: entry.profile.findings.filter((f) => f.toolIndex === index),
     }));
   }
 
@@ -99,7 +99,7 @@ export class SpecsTree extends Disposable implements vscode.TreeDataProvider<Spe
         const problems = profile.findings.length;
         item.description = `${spec.tools.length} tools${problems ? ` · ${problems} findings` : ''}`;
         item.tooltip = new vscode.MarkdownString().appendText(
-          `${vscode.workspace.asRelativePath(node.entry.file)}\nmean params ${profile.meanParams.toFixed(2)}, max ${profile.maxParams}, optional ${(profile.optionalRatio * 100).toFixed(0)}%, max depth ${profile.maxDepth}`,
+          `${vscode.workspace.asRelativePath(node.entry.file)}\nmean params ${formatFixed(profile.meanParams)}, max ${profile.maxParams}, optional ${(profile.optionalRatio * 100).toFixed(0)}%, max depth ${profile.maxDepth}`,
         );
         item.iconPath = new vscode.ThemeIcon('json');
         item.contextValue = CONTEXT.spec;

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { FINDING_CODES, formatFixed } from '../../core/complexity';
 import { inspectPaths } from '../../core/inspect';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem } from '../format';
@@ -44,7 +45,7 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
           result.servers.map((s) => [
             s.name,
             s.tools,
-            Number(s.meanParams.toFixed(2)),
+            formatFixed(s.meanParams),
             s.maxParams,
             Math.round(s.optionalRatio * 100),
             s.maxDepth,
@@ -53,13 +54,22 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
           ]),
         ),
       );
+      const seen = new Set<keyof typeof FINDING_CODES>();
       for (const s of result.servers) {
         if (!s.findings.length) continue;
         io.out(`\n${s.name} (${rel(s.source)}):`);
         for (const f of s.findings) {
           const where = f.tool ? `${f.tool}${f.param ? `.${f.param}` : ''}` : '(server)';
-          io.out(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${where}: ${f.message}`);
+          // The table says what; why each code matters is printed once, below.
+          const why = FINDING_CODES[f.code].explanation;
+          const what = f.message.endsWith(why) ? f.message.slice(0, -why.length).trim() : f.message;
+          io.out(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${where}: ${what}`);
+          seen.add(f.code);
         }
+      }
+      if (seen.size) {
+        io.out('\nWhy these matter:');
+        for (const code of seen) io.out(`  ${code}: ${FINDING_CODES[code].explanation}`);
       }
     } else {
       io.out('No tool specs found.');
@@ -74,4 +84,4 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
   return result.problems.length ? EXIT.badInput : EXIT.ok;
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+const round = (n: number) => Number(formatFixed(n));

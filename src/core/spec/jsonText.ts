@@ -34,7 +34,9 @@ export function looksBinary(text: string): boolean {
  */
 export function parseJsonText(text: string, file: string, options: { strict?: boolean } = {}): ParsedJson {
   if (looksBinary(text)) return { ok: false, problem: { file, message: 'binary file, not JSON' } };
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // tolerate a BOM
+  // Tolerate a BOM by blanking it: slicing it off would shift every offset (tool and parameter
+  // locations) by one against the text the caller holds.
+  const body = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
   const errors: ParseError[] = [];
   const tree = parseTree(body, errors, {
     allowTrailingComma: !options.strict,

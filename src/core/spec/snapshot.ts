@@ -24,18 +24,28 @@ function locateTools(root: Node): { toolsNode: Node; holder?: Node } | undefined
   return undefined;
 }
 
-/** Whether a parsed value is shaped like a spec (used by folder scans to skip other JSON). */
+/** An entry that is recognisably a tool: an object with a string name and a schema or description. */
+function looksLikeTool(t: unknown): boolean {
+  return t !== null && typeof t === 'object' && !Array.isArray(t) && typeof (t as { name?: unknown }).name === 'string' &&
+    ('inputSchema' in t || 'description' in t);
+}
+
+/**
+ * Whether a parsed value is shaped like a spec (used by folder scans to skip other JSON).
+ * A `tools` array under an object (snapshot or JSON-RPC result) is a spec when its entries are
+ * objects and, if there are any, at least one is recognisably a tool: the others are loaded as
+ * invalid tools rather than making the whole file "not a spec". A bare array has no key to vouch
+ * for it, so it must be non-empty, all objects, and contain a recognisable tool.
+ */
 export function isSpecShaped(value: unknown): boolean {
-  const tools = Array.isArray(value)
+  const bare = Array.isArray(value);
+  const tools = bare
     ? value
-    : (value as { tools?: unknown; result?: { tools?: unknown } } | null)?.tools ??
-      (value as { result?: { tools?: unknown } } | null)?.result?.tools;
+    : (value as { tools?: unknown } | null)?.tools ?? (value as { result?: { tools?: unknown } } | null)?.result?.tools;
   if (!Array.isArray(tools)) return false;
-  // A bare array must look like tools (every entry has a string name and a schema or description).
-  return tools.every(
-    (t) => t !== null && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string' &&
-      ('inputSchema' in t || 'description' in t || !Array.isArray(value)),
-  );
+  if (bare && tools.length === 0) return false;
+  const allObjects = tools.every((t) => t !== null && typeof t === 'object' && !Array.isArray(t));
+  return allObjects && (tools.length === 0 || tools.some(looksLikeTool));
 }
 
 /** Loads a spec from snapshot text. `file` is used for messages and as the source. */

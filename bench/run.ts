@@ -1,0 +1,19 @@
+/** Runs every benchmark in one process and prints a table (and JSON with --json). */
+import { runFoundationBench, type BenchResult } from './foundation';
+
+async function main(): Promise<void> {
+  const results: BenchResult[] = [...(await runFoundationBench())];
+  if (process.argv.includes('--json')) {
+    process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+    return;
+  }
+  for (const r of results) {
+    const ratio = r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (baseline ${r.baseline?.toFixed(1)} ${r.unit})` : '';
+    process.stdout.write(`${r.name}: ${r.value.toFixed(1)} ${r.unit}${ratio}${r.note ? `  — ${r.note}` : ''}\n`);
+  }
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
