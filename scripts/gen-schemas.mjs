@@ -1,0 +1,18 @@
+// Writes schemas/harness-record.schema.json and schemas/harness-manifest.schema.json from the
+// zod schemas. Run after compiling the tests (it loads the compiled core from out/):
+//   npm run compile-tests && node scripts/gen-schemas.mjs
+import { createRequire } from 'node:module';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { harnessJsonSchemas, HARNESS_SCHEMA_FILES } = require(join(root, 'out', 'src', 'core', 'harness', 'jsonSchema.js'));
+
+const schemas = harnessJsonSchemas();
+mkdirSync(join(root, 'schemas'), { recursive: true });
+for (const [key, file] of Object.entries(HARNESS_SCHEMA_FILES)) {
+  writeFileSync(join(root, 'schemas', file), `${JSON.stringify(schemas[key], null, 2)}\n`);
+  console.log(`wrote schemas/${file}`);
+}

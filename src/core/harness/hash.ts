@@ -1,0 +1,53 @@
+/**
+ * Content hashes of tools and specs. A record stores the hash of every tool it uses, so a
+ * changed tool makes exactly the records that use it stale. Hashes are over canonical JSON
+ * (object keys sorted, no whitespace), so key order and formatting of a snapshot do not matter.
+ */
+import { createHash } from 'node:crypto';
+import type { Spec, Tool } from '../spec/model';
+
+/** JSON with object keys sorted recursively; `undefined` members dropped as JSON.stringify does. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    // fromEntries defines own properties, so a "__proto__" key from parsed JSON stays data.
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** Hex sha256 of a string. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Hash of one tool: sha256 of its canonical JSON. */
+export function toolHash(tool: Tool): string {
+  return sha256(canonicalJson(tool));
+}
+
+/** Hash of every tool, keyed by name (the first of duplicate names wins, as in lookups). */
+export function toolHashes(spec: Spec): Record<string, string> {
+  const seen = new Set<string>();
+  const entries: [string, string][] = [];
+  for (const tool of spec.tools) {
+    if (seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    entries.push([tool.name, toolHash(tool)]);
+  }
+  return Object.fromEntries(entries);
+}
+
+/** Hash of a spec: sha256 of the canonical JSON of its tool list, in order. */
+export function specHash(spec: Spec): string {
+  return sha256(canonicalJson(spec.tools));
+}

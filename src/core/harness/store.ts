@@ -1,0 +1,188 @@
+/**
+ * The harness on disk:
+ * ```
+ * <out>/manifest.json
+ * <out>/records/<id>.json
+ * ```
+ * Files are written atomically (a temp file in the same folder, then rename), so a crash or a
+ * concurrent reader never sees half a record, and as stable pretty JSON (2 spaces, trailing
+ * newline, keys in schema order after validation) so diffs stay readable and offline runs are
+ * byte-identical. Reading validates every file and reports bad ones as problems instead of
+ * throwing: one corrupt record must not hide the other hundred.
+ */
+import { randomBytes, createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HarnessManifest, HarnessRecord } from './format';
+
+/** Folder of the record files inside a harness folder. */
+export const RECORDS_DIR = 'records';
+/** File name of the manifest inside a harness folder. */
+export const MANIFEST_FILE = 'manifest.json';
+
+/** Stable pretty JSON: 2-space indent and a trailing newline. */
+export function stableJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * File stem for a record id: only `[A-Za-z0-9._-]`, no leading dot, at most 100 characters, so
+ * an id can never leave `records/` (`../x`, `a/b`, `C:\\x`) or hide as a dotfile. When
+ * sanitising changed the id, a short hash of the original keeps distinct ids distinct.
+ */
+export function recordFileStem(id: string): string {
+  let stem = id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').replace(/\.{2,}/g, '.');
+  stem = stem.slice(0, 100).replace(/[.-]+$/, '');
+  if (stem === id && stem.length > 0) return stem;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
+  return `${stem || 'record'}-${hash}`;
+}
+
+/** Writes a file atomically: temp file beside it, then rename (removing the temp on failure). */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Validates and writes one record to `<dir>/records/<stem>.json`; returns the file path. Throws on an invalid record (a bug, not data). */
+export async function writeRecord(dir: string, record: HarnessRecord): Promise<string> {
+  const valid = HarnessRecord.parse(record);
+  const folder = join(dir, RECORDS_DIR);
+  await mkdir(folder, { recursive: true });
+  const file = join(folder, `${recordFileStem(valid.id)}.json`);
+  await writeFileAtomic(file, stableJson(valid));
+  return file;
+}
+
+/** Validates and writes `<dir>/manifest.json`; returns the file path. */
+export async function writeManifest(dir: string, manifest: HarnessManifest): Promise<string> {
+  const valid = HarnessManifest.parse(manifest);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, MANIFEST_FILE);
+  await writeFileAtomic(file, stableJson(valid));
+  return file;
+}
+
+/** Writes a whole harness: every record, then the manifest (so a manifest never names missing files). */
+export async function writeHarness(dir: string, manifest: HarnessManifest, records: readonly HarnessRecord[]): Promise<void> {
+  for (const record of records) await writeRecord(dir, record);
+  await writeManifest(dir, manifest);
+}
+
+/** A file of a harness folder that could not be used. */
+export interface HarnessProblem {
+  file: string;
+  message: string;
+}
+
+/** What `readHarness` found. */
+export interface HarnessRead {
+  /** The manifest, when present and valid. */
+  manifest?: HarnessManifest;
+  /** Valid records, sorted by id. */
+  records: HarnessRecord[];
+  /** Files that were missing, unreadable, not JSON or not valid. */
+  problems: HarnessProblem[];
+}
+
+function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message}`)
+    .join('; ');
+}
+
+async function readJson(file: string, problems: HarnessProblem[]): Promise<{ ok: true; value: unknown } | { ok: false }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    problems.push({ file, message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    return { ok: false };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (e) {
+    problems.push({ file, message: `not JSON: ${(e as Error).message}` });
+    return { ok: false };
+  }
+}
+
+/** Reads and validates a harness folder. Never throws for bad content; every bad file is one problem. */
+export async function readHarness(dir: string): Promise<HarnessRead> {
+  const problems: HarnessProblem[] = [];
+  const out: HarnessRead = { records: [], problems };
+
+  const manifestFile = join(dir, MANIFEST_FILE);
+  const m = await readJson(manifestFile, problems);
+  if (m.ok) {
+    const parsed = HarnessManifest.safeParse(m.value);
+    if (parsed.success) out.manifest = parsed.data;
+    else problems.push({ file: manifestFile, message: `invalid manifest: ${describeIssues(parsed.error)}` });
+  }
+
+  const folder = join(dir, RECORDS_DIR);
+  let names: string[] = [];
+  try {
+    names = (await readdir(folder)).filter((n) => n.endsWith('.json')).sort();
+  } catch (e) {
+    problems.push({ file: folder, message: `cannot list records: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+  }
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const file = join(folder, name);
+    const r = await readJson(file, problems);
+    if (!r.ok) continue;
+    const parsed = HarnessRecord.safeParse(r.value);
+    if (!parsed.success) {
+      problems.push({ file, message: `invalid record: ${describeIssues(parsed.error)}` });
+      continue;
+    }
+    const previous = seen.get(parsed.data.id);
+    if (previous) {
+      problems.push({ file, message: `duplicate record id ${JSON.stringify(parsed.data.id)} (also in ${previous})` });
+      continue;
+    }
+    seen.set(parsed.data.id, file);
+    out.records.push(parsed.data);
+  }
+  out.records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  if (out.manifest) {
+    for (const id of out.manifest.recordIds) {
+      if (!seen.has(id)) problems.push({ file: join(folder, `${recordFileStem(id)}.json`), message: `record ${JSON.stringify(id)} named by the manifest is missing` });
+    }
+  }
+  return out;
+}
+
+/** What an agent under test may see of a record: the task, never the oracle or the replay data. */
+export interface AgentView {
+  id: string;
+  /** The single-turn task. */
+  prompt: string;
+  /** The user prompts of a multi-turn conversation, in order (empty for single-turn records). */
+  turns: string[];
+  /** Names of the tools offered to the agent (the whole spec's list, so the choice is not given away). */
+  tools: string[];
+}
+
+/**
+ * The agent-facing view of a record. Expected calls, mock outputs, the expected response, the
+ * title/category and the provenance (whose tool hashes name the expected tools) are all left out.
+ * `toolNames` should be every tool of the spec, e.g. `Object.keys(manifest.spec.toolHashes)`.
+ */
+export function exportForAgent(record: HarnessRecord, toolNames: readonly string[] = []): AgentView {
+  return {
+    id: record.id,
+    prompt: record.prompt,
+    turns: record.conversation.map((t) => t.prompt),
+    tools: [...toolNames],
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * The offline provider: a whole harness from a spec with no network and no LLM, deterministic
+ * for a seed (same seed → byte-identical records). It is what the main command runs on a fresh
+ * machine and what tests run on. The per-stage functions are exported so a runner can mix them
+ * with LLM stages (e.g. LLM scenarios with offline mocks).
+ *
+ * ## Broken schemas
+ * A tool whose `inputSchema` ajv cannot compile, or for which no schema-valid arguments are
+ * found in `ARGUMENT_ATTEMPTS` tries, is *skipped with a reason* (reported in `skipped` and the
+ * manifest counts). A schema that compiles but declares no parameters (e.g. the captured GitLab
+ * server whose schemas are just `{"$schema": …}`) is *not* skipped: its calls take `{}`, which
+ * is exactly what it declares, and they validate.
+ */
+import type { HarnessManifest, HarnessRecord, ManifestCounts, SkippedTool, Tier } from '../../harness/format';
+import { FORMAT_VERSION } from '../../harness/format';
+import { specHash, toolHash, toolHashes } from '../../harness/hash';
+import type { Spec } from '../../spec/model';
+import { computeChecks } from '../checks';
+import { mockOffline } from './mock';
+import { analysisOf, buildScenario, callability, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
+import { turnsOffline } from './turns';
+
+export { interpretOffline } from './interpret';
+export { mockOffline, type MockOfflineOptions } from './mock';
+export { scenariosOffline, callability, ARGUMENT_ATTEMPTS, type ScenariosOfflineOptions } from './scenarios';
+export { turnsOffline, type TurnsOfflineOptions } from './turns';
+
+/** Provider id written into offline records. */
+export const OFFLINE_PROVIDER = 'offline';
+/** Model id of the offline generator; bump when its output changes shape. */
+export const OFFLINE_MODEL = 'offline-v1';
+/** Generator version per stage (the offline counterpart of prompt template versions). */
+export const OFFLINE_PROMPT_VERSIONS: Readonly<Record<string, string>> = {
+  interpret: 'offline-1',
+  scenarios: 'offline-1',
+  mock: 'offline-1',
+  turns: 'offline-1',
+};
+
+/** Options of `generateOffline`. */
+export interface GenerateOfflineOptions {
+  /** Seed of every random choice. */
+  seed: number;
+  /** Simple scenarios requested. */
+  simple: number;
+  /** Complex scenarios requested. */
+  complex: number;
+  /** Add scenarios until every callable tool is covered (default true). */
+  cover?: boolean;
+}
+
+/** What `generateOffline` returns. */
+export interface OfflineResult {
+  records: HarnessRecord[];
+  manifestCounts: ManifestCounts;
+  /** Tools left out and why (also in `manifestCounts.skipped`). */
+  skipped: SkippedTool[];
+}
+
+function slug(text: string): string {
+  const s = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return s.slice(0, 48).replace(/-+$/, '') || 'scenario';
+}
+
+const bump = (m: Record<string, number>, key: string, by = 1): void => {
+  if (by > 0) m[key] = (m[key] ?? 0) + by;
+};
+
+/** Generates a complete harness offline. Pure and deterministic: same spec and options → identical records. */
+export function generateOffline(spec: Spec, options: GenerateOfflineOptions): OfflineResult {
+  const seed = Math.trunc(options.seed);
+  const analysis = analysisOf(spec);
+  const { callable, skipped } = callability(spec, seed);
+  const repaired: Record<string, number> = {};
+  const discarded: Record<string, number> = {};
+  const built: BuiltScenario[] = [];
+  const covered = new Set<string>();
+
+  const buildAll = (plans: readonly Plan[]): void => {
+    for (const plan of plans) {
+      const b = buildScenario(analysis, plan, seed);
+      if (!b) {
+        bump(discarded, 'no-valid-arguments');
+        continue;
+      }
+      bump(repaired, 'args-resampled', b.resampled);
+      built.push(b);
+    }
+    covered.clear();
+    for (const b of built) for (const c of b.scenario.agent_workflow) covered.add(c.name);
+  };
+
+  const planned = new Set<string>();
+  buildAll(planTier(analysis, callable, 'simple', Math.max(0, options.simple), seed, planned));
+  buildAll(planTier(analysis, callable, 'complex', Math.max(0, options.complex), seed, planned, 0));
+  let coverageRound = 0;
+  if (options.cover ?? true) {
+    const next = { simple: Math.max(0, options.simple), complex: Math.max(0, options.complex) };
+    const plans = planCoverage(analysis, callable, seed, new Set(covered), next);
+    buildAll(plans);
+    coverageRound += plans.length;
+    // Last resort: one single-call scenario per tool still uncovered (a build can fail where the probe passed).
+    const rest = callable.filter((t) => !covered.has(t.name));
+    const extra: Plan[] = rest.map((t, i) => ({ tier: 'simple' as Tier, key: `simple:${next.simple + plans.length + i}`, target: t, tools: [t], round: 'coverage' as const }));
+    buildAll(extra);
+    coverageRound += extra.length;
+  }
+
+  const toolByName = new Map(spec.tools.map((t) => [t.name, t] as const));
+  const records: HarnessRecord[] = [];
+  const usedIds = new Set<string>();
+  for (const b of built) {
+    const { scenario, plan } = b;
+    const mock = mockOffline(spec, scenario, { seed });
+    let conversation: HarnessRecord['conversation'] = [];
+    if (plan.tier === 'complex') {
+      const split = turnsOffline(spec, scenario, mock, { seed });
+      if (split) conversation = split.turns;
+      else bump(discarded, 'turns:single-turn');
+    }
+    const expected_tools = scenario.agent_workflow.map((c) => ({ name: c.name, arguments: c.arguments, explanation: c.explanation }));
+    const mock_outputs = mock.mock_workflow.map((m) => ({ name: m.name, output: m.output, grounding: m.grounding }));
+    const toolHashes: Record<string, string> = {};
+    for (const name of [...new Set(expected_tools.map((c) => c.name))].sort()) {
+      const tool = toolByName.get(name);
+      if (tool) toolHashes[name] = toolHash(tool);
+    }
+    const n = Number(plan.key.split(':')[1] ?? 0) + 1;
+    let id = `${plan.tier === 'simple' ? 's' : 'c'}${String(n).padStart(3, '0')}-${slug(scenario.title)}`;
+    while (usedIds.has(id)) id = `${id}-x`;
+    usedIds.add(id);
+    const body = { prompt: scenario.prompt, expected_tools, mock_outputs, conversation };
+    records.push({
+      formatVersion: FORMAT_VERSION,
+      id,
+      tier: plan.tier,
+      category: b.category,
+      title: scenario.title,
+      prompt: scenario.prompt,
+      expected_tools,
+      mock_outputs,
+      expected_response: mock.expected_response,
+      conversation,
+      novelty_reason: scenario.novelty_reason,
+      agent_followup: scenario.agent_followup,
+      provenance: {
+        provider: OFFLINE_PROVIDER,
+        model: OFFLINE_MODEL,
+        temperature: null,
+        seed,
+        promptVersions: { ...OFFLINE_PROMPT_VERSIONS },
+        toolHashes,
+      },
+      checks: computeChecks(spec, body),
+    });
+  }
+
+  const toolNames = [...new Set(spec.tools.map((t) => t.name))];
+  const uncovered = toolNames.filter((t) => !covered.has(t));
+  const manifestCounts: ManifestCounts = {
+    records: records.length,
+    byTier: { simple: records.filter((r) => r.tier === 'simple').length, complex: records.filter((r) => r.tier === 'complex').length },
+    multiCall: records.filter((r) => r.expected_tools.length >= 2).length,
+    multiTurn: records.filter((r) => r.conversation.length >= 2).length,
+    coverageRound,
+    coverage: {
+      tools: toolNames.length,
+      covered: toolNames.length - uncovered.length,
+      ratio: toolNames.length ? (toolNames.length - uncovered.length) / toolNames.length : 1,
+      uncovered,
+    },
+    repaired,
+    discarded,
+    skipped,
+  };
+  return { records, manifestCounts, skipped };
+}
+
+/**
+ * The manifest of a completed offline run. Times come from the caller (core has no clock of
+ * its own), so tests and byte-identical reruns can pass fixed ones.
+ */
+export function offlineManifest(
+  spec: Spec,
+  options: GenerateOfflineOptions,
+  result: OfflineResult,
+  timings: { startedAt: string; finishedAt?: string; durationMs?: number },
+): HarnessManifest {
+  const manifest: HarnessManifest = {
+    formatVersion: FORMAT_VERSION,
+    spec: { name: spec.name, source: spec.source, hash: specHash(spec), toolHashes: toolHashes(spec) },
+    provider: OFFLINE_PROVIDER,
+    model: OFFLINE_MODEL,
+    temperature: null,
+    promptVersions: { ...OFFLINE_PROMPT_VERSIONS },
+    seed: Math.trunc(options.seed),
+    requested: { simple: Math.max(0, options.simple), complex: Math.max(0, options.complex) },
+    counts: result.manifestCounts,
+    tokens: { input: 0, output: 0, calls: 0 },
+    timings: { ...timings },
+    status: 'complete',
+    recordIds: result.records.map((r) => r.id),
+  };
+  if (spec.server?.version) manifest.spec.serverVersion = spec.server.version;
+  return manifest;
+}

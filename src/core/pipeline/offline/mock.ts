@@ -1,0 +1,402 @@
+/**
+ * Stage 3, offline: a mock output per call.
+ *
+ * - Tools with an `outputSchema` get a sample of it (grounding `high`: the tool's own reference),
+ *   validated against it.
+ * - Tools without one borrow the schema of a tool with the same entity and verb when there is
+ *   one (`medium`), else get a shape for their verb (`low`): listings are `{<things>: [items
+ *   with ids], total_count}`, reads an object, creates an object with a new id, deletes
+ *   `{deleted: true, id}`, other actions `{success, message}`. Outputs echo the call's
+ *   identifying arguments, as real APIs do.
+ * - Then referential integrity is enforced: every argument a later call takes from an earlier
+ *   one (see `chainSources`) is planted into that earlier output (an item's `id`/`sid`/`name`,
+ *   a new field, or a line of a text field), re-validating against the outputSchema; any other
+ *   ID-like value that neither the prompt nor an earlier output contains is planted into the
+ *   nearest earlier output that can hold it. This also repairs LLM-written workflows fed to it.
+ */
+import type { Grounding } from '../../harness/format';
+import type { Spec } from '../../spec/model';
+import { appearsIn, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../integrity';
+import { isPlainObject } from '../jsonSchemaUtil';
+import type { MockCall, MockResult, Scenario } from '../schemas';
+import { validateOutput } from '../validateCall';
+import { canHost, chainSources } from './chain';
+import { fakerFor, hash32, rngFor } from './rng';
+import { sampleSchema, setKey, type SampleContext } from './sampler';
+import { analysisOf } from './scenarios';
+import { reportCall } from './text';
+import { plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
+import { makeTheme, realisticString, title as makeTitle, type Theme } from './values';
+
+const snake = (s: string): string => nameWords(s).join('_');
+
+/** The key an entity's identifier goes under in outputs of tools of that entity. */
+function idKeyFor(info: ToolInfo, analysis: SpecAnalysis): string {
+  const sid = (t: ToolInfo): boolean => t.params.some((p) => p.name === 'Sid' || p.name === 'sid');
+  return sid(info) || (info.head !== '' && analysis.tools.some((t) => t.head === info.head && sid(t))) ? 'sid' : 'id';
+}
+
+function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string): Record<string, unknown> {
+  const idValue = realisticString({ name: idKey === 'sid' ? 'Sid' : `${info.head || 'item'}_id`, description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme);
+  const name = realisticString({ name: 'name', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme);
+  return {
+    [idKey]: idValue,
+    name: n === 0 ? name : `${name}-${n + 1}`,
+    status: ctx.rng.pick(['active', 'completed', 'pending', 'open']),
+    created_at: ctx.faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-05-31T00:00:00Z' }).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+}
+
+/** Scalar arguments worth echoing in an output (identifiers and short strings). */
+function echo(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    if ((typeof v === 'string' && v.length <= 120) || typeof v === 'number') setKey(out, snake(k) || k, v);
+  }
+  return out;
+}
+
+/** A plausible output for a tool that declares none, shaped by its verb. */
+function verbShape(info: ToolInfo | undefined, args: Record<string, unknown>, ctx: SampleContext, idKey: string): Record<string, unknown> {
+  if (!info) return { error: 'unknown tool' };
+  switch (info.verbClass) {
+    case 'discover': {
+      const n = ctx.rng.int(2, 3);
+      const items = Array.from({ length: n }, (_, i) => entityItem(info, ctx, i, idKey));
+      return { [snake(plural(info.label || 'item')) || 'items']: items, total_count: n };
+    }
+    case 'read':
+      return { ...entityItem(info, ctx, 0, idKey), ...echo(args), description: makeTitle(ctx.rng, ctx.theme, info.head || undefined), updated_at: '2026-05-30T16:20:00Z' };
+    case 'create':
+      return { ...echo(args), ...entityItem(info, ctx, 0, idKey), status: 'created' };
+    case 'update':
+      return { ...entityItem(info, ctx, 0, idKey), ...echo(args), status: 'updated', updated_at: '2026-06-01T09:05:00Z' };
+    case 'delete':
+      return { deleted: true, ...echo(args) };
+    default:
+      return { success: true, message: `${info.words.join(' ') || info.name} completed`, ...echo(args) };
+  }
+}
+
+function outputContext(seed: number, info: ToolInfo | undefined, key: string, index: number, theme: Theme, root: unknown, attempt: number): SampleContext {
+  return {
+    root,
+    rng: rngFor(seed, 'mock', key, index, attempt),
+    faker: fakerFor(seed, info?.name ?? '?', key, 'mock', index, attempt),
+    theme,
+    toolEntity: info?.head || undefined,
+    optionalTop: 12,
+    optionalNested: 8,
+    arrayItems: [2, 3],
+    preferDefaults: false,
+  };
+}
+
+/**
+ * FastMCP wraps plain return values as `{result: string}`; a sampled string there says nothing.
+ * Reads get a small JSON document about the entity, other calls a status line with the inputs.
+ */
+function wrapperResult(info: ToolInfo, output: unknown, args: Record<string, unknown>, theme: Theme): unknown {
+  if (!isPlainObject(output) || typeof output.result !== 'string' || Object.keys(output).length > 2) return output;
+  const schema = isPlainObject(info.tool.outputSchema) ? info.tool.outputSchema : {};
+  const rs = isPlainObject(schema.properties) && isPlainObject(schema.properties.result) ? schema.properties.result : {};
+  if (rs.enum !== undefined || rs.format !== undefined || rs.pattern !== undefined || rs.const !== undefined) return output;
+  const inputs = Object.entries(args).filter(([, v]) => typeof v === 'string' || typeof v === 'number');
+  const text =
+    info.phase === 'read'
+      ? JSON.stringify({ ...Object.fromEntries(inputs.slice(0, 3)), [info.head || 'value']: `${theme.topic}-${info.head || 'value'}`, status: 'ok' })
+      : `Success: ${info.label || info.name} ${info.verbClass === 'delete' ? 'removed' : info.verbClass === 'create' ? 'added' : 'updated'}${inputs.length ? ` (${inputs.slice(0, 3).map(([k, v]) => `${k}=${String(v)}`).join(', ')})` : ''}`;
+  return { ...output, result: text };
+}
+
+const FILE_HEADS = new Set(['file', 'directory', 'folder', 'path', 'tree', 'media']);
+
+/**
+ * Text outputs of file tools (`{content: "…"}`): listings look like `[DIR] src` / `[FILE]
+ * notes.md` lines, reads like file text; a sampled sentence would look like neither.
+ */
+function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>, theme: Theme): unknown {
+  if (!FILE_HEADS.has(info.head) || !isPlainObject(output) || typeof output.content !== 'string') return output;
+  const base = typeof args.path === 'string' ? args.path.replace(/\/+$/, '') : theme.baseDir;
+  let content: string;
+  if (info.verbClass === 'discover') {
+    const search = /search|find/.test(info.verb ?? '');
+    const entries = ['docs', 'src', `${theme.topic}-notes.md`, 'package.json', `${theme.topic}-report.csv`];
+    content = search ? entries.slice(2).map((e) => `${base}/${e}`).join('\n') : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
+  } else if (info.phase === 'read') {
+    content = `# ${theme.topic} notes\n\nOwner: ${theme.person}\nStatus: in review\n`;
+  } else {
+    content = `Successfully ${info.verbClass === 'delete' ? 'removed' : 'wrote'} ${typeof args.path === 'string' ? args.path : 'the file'}`;
+  }
+  return { ...output, content };
+}
+
+/** Base output and grounding for one call. */
+function baseOutput(spec: Spec, info: ToolInfo | undefined, args: Record<string, unknown>, seed: number, key: string, index: number, theme: Theme): { output: unknown; grounding: Grounding } {
+  if (info?.hasOutputSchema) {
+    const schema = info.tool.outputSchema;
+    let last: unknown;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      last = sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, attempt), '', 0);
+      if (validateOutput(info.tool, last)?.ok !== false) break;
+    }
+    return { output: fileText(info, wrapperResult(info, last, args, theme), args, theme), grounding: 'high' };
+  }
+  const analysis = analysisOf(spec);
+  const sibling = info ? analysis.tools.find((t) => t !== info && t.hasOutputSchema && t.head && t.head === info.head && t.verbClass === info.verbClass) : undefined;
+  if (sibling) {
+    const schema = sibling.tool.outputSchema;
+    return { output: sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, 0), '', 0), grounding: 'medium' };
+  }
+  const idKey = info ? idKeyFor(info, analysis) : 'id';
+  return { output: verbShape(info, args, outputContext(seed, info, key, index, theme, {}, 0), idKey), grounding: 'low' };
+}
+
+/**
+ * Keys a planted value may go under, best first: the consumer's own parameter name (as the
+ * producer would spell it when it echoes it), the identifier word it ends with (`id`, `sid`,
+ * `name`, `path`…; `entityNames` → `name`), and `name` for entity-named parameters (`repo`).
+ */
+function plantKeys(param: string, producer: ToolInfo | undefined, analysis: SpecAnalysis): string[] {
+  const words = nameWords(param);
+  const last = singular(words[words.length - 1] ?? param);
+  const entity = words.slice(0, -1).map(singular).join(' ');
+  const keys = [param, snake(param)];
+  const idWords = ['id', 'sid', 'uid', 'uuid', 'key', 'path', 'name', 'number', 'slug', 'ref', 'sha'];
+  if (idWords.includes(last)) {
+    const sameEntity = words.length === 1 || (producer !== undefined && (entity === producer.head || producer.entity.join(' ').endsWith(entity)));
+    if (sameEntity) keys.unshift(last === 'id' && producer && idKeyFor(producer, analysis) === 'sid' ? 'sid' : last);
+    else keys.push(last);
+  } else keys.push('name');
+  return [...new Set(keys)];
+}
+
+const squashKey = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** Paths to string leaves and to arrays, depth-first. */
+function findSlots(value: unknown): { objectArrays: unknown[][]; stringLeaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[]; stringArrays: unknown[][] } {
+  const objectArrays: unknown[][] = [];
+  const stringLeaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[] = [];
+  const stringArrays: unknown[][] = [];
+  const visit = (v: unknown, depth: number): void => {
+    if (depth > 8) return;
+    if (Array.isArray(v)) {
+      if (v.length && v.every(isPlainObject)) objectArrays.push(v);
+      if (v.every((x) => typeof x === 'string')) stringArrays.push(v);
+      v.forEach((x, i) => {
+        if (typeof x === 'string') stringLeaves.push({ holder: v, key: i });
+        else visit(x, depth + 1);
+      });
+    } else if (isPlainObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (typeof x === 'string') stringLeaves.push({ holder: v, key: k });
+        else visit(x, depth + 1);
+      }
+    }
+  };
+  visit(value, 0);
+  return { objectArrays, stringLeaves, stringArrays };
+}
+
+/** Objects of a value, shallow first (root, then items of its arrays, then deeper). */
+function objectsOf(value: unknown): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let level: unknown[] = [value];
+  for (let depth = 0; depth < 6 && level.length; depth++) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (isPlainObject(v)) {
+        out.push(v);
+        next.push(...Object.values(v));
+      } else if (Array.isArray(v)) next.push(...v);
+    }
+    level = next;
+  }
+  return out;
+}
+
+/**
+ * Returns a copy of `output` that contains `value`, or undefined when no placement satisfies
+ * `valid`. Placements, in order: replace a same-named field (any of `keys`) of a listed item or
+ * of the output, add the first key to the first free listed item or to the root, append a
+ * line to a text field (when `textOk`), append to a list of strings. A field already holding a
+ * value in `keep` (planted for another call) is never overwritten.
+ */
+export function plantValue(output: unknown, keys: readonly string[], value: string | number, valid: (o: unknown) => boolean, keep: ReadonlySet<string> = new Set(), textOk = true): unknown {
+  const squashed = keys.map(squashKey);
+  const free = (o: Record<string, unknown>, k: string): boolean => !Object.hasOwn(o, k) || !keep.has(String(o[k]));
+  const firstKey = keys[0] ?? 'id';
+  const intoText = (o: unknown): boolean => {
+    if (!textOk) return false;
+    const leaves = findSlots(o).stringLeaves;
+    // Prefer prose-like fields (content, text, result) over ids and enums.
+    const leaf = leaves.find((l) => typeof l.key === 'string' && /content|text|result|output|message|body|description|summary|log/i.test(l.key)) ?? leaves[0];
+    if (!leaf) return false;
+    const holder = leaf.holder as Record<string | number, unknown>;
+    const cur = holder[leaf.key] as string;
+    holder[leaf.key] = appendToText(cur, firstKey, value);
+    return true;
+  };
+  const attempts: ((o: unknown) => boolean)[] = [
+    (o) => {
+      // A same-named field (listed items first, as the first item is "the one found").
+      const objs = objectsOf(o);
+      const items = findSlots(o).objectArrays.flat().filter(isPlainObject);
+      for (const sk of squashed) {
+        for (const obj of [...items, ...objs]) {
+          const k = Object.keys(obj).find((x) => squashKey(x) === sk);
+          if (k !== undefined && typeof obj[k] === typeof value && free(obj, k)) {
+            setKey(obj, k, value);
+            return true;
+          }
+        }
+      }
+      return false;
+    },
+    (o) => {
+      const arr = findSlots(o).objectArrays[0];
+      const item = arr?.find((x) => isPlainObject(x) && free(x, firstKey));
+      if (!isPlainObject(item)) return false;
+      setKey(item, firstKey, value);
+      return true;
+    },
+    (o) => {
+      if (!isPlainObject(o) || !free(o, firstKey)) return false;
+      setKey(o, firstKey, value);
+      return true;
+    },
+    intoText,
+    (o) => {
+      const arr = findSlots(o).stringArrays[0];
+      if (!arr || typeof value !== 'string') return false;
+      arr.push(value);
+      return true;
+    },
+  ];
+  // A wrapped plain value (`{result: "…"}`) carries data in its text, not in new fields.
+  const wrapper = isPlainObject(output) && Object.keys(output).length <= 2 && (typeof output.result === 'string' || typeof output.content === 'string');
+  if (wrapper) attempts.splice(1, 0, intoText);
+  for (const place of attempts) {
+    const copy = structuredClone(output);
+    if (place(copy) && valid(copy)) return copy;
+  }
+  return undefined;
+}
+
+/**
+ * Adds a value to a text output: as a field when the text is a JSON object, as a listing entry
+ * when it is a `[FILE]`/`[DIR]` listing, else as a new line.
+ */
+function appendToText(text: string, key: string, value: string | number): string {
+  if (!text) return String(value);
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (isPlainObject(doc)) {
+      const k = Object.hasOwn(doc, key) ? `${key}_2` : key;
+      setKey(doc, k, value);
+      return JSON.stringify(doc);
+    }
+  } catch {
+    // not JSON: plain text
+  }
+  if (/^\[(FILE|DIR)\] /m.test(text)) return `${text}\n[FILE] ${value}`;
+  return `${text}\n${value}`;
+}
+
+/** Whether `value` already sits in `output` as a leaf under one of `keys`. */
+function presentUnderKey(output: unknown, keys: readonly string[], value: string | number): boolean {
+  const squashed = keys.map(squashKey);
+  return objectsOf(output).some((o) => Object.entries(o).some(([k, v]) => squashed.includes(squashKey(k)) && v === value));
+}
+
+/**
+ * Makes a schema-sampled output agree with the call: an output field named like an argument
+ * (`database`, `indexName` ← `name` is not matched; exact names only) takes the argument's
+ * value when the types agree and the output stays valid. A created index reports the database
+ * it was created in.
+ */
+function echoArguments(output: unknown, args: Record<string, unknown>, valid: (o: unknown) => boolean): unknown {
+  let current = output;
+  for (const [k, v] of Object.entries(args)) {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+    const copy = structuredClone(current);
+    const target = objectsOf(copy).find((o) => Object.keys(o).some((x) => squashKey(x) === squashKey(k) && typeof o[x] === typeof v));
+    if (!target) continue;
+    const field = Object.keys(target).find((x) => squashKey(x) === squashKey(k)) as string;
+    setKey(target, field, v);
+    if (valid(copy)) current = copy;
+  }
+  return current;
+}
+
+/** Options of `mockOffline`. */
+export interface MockOfflineOptions {
+  seed: number;
+}
+
+/** Stage 3 offline: the workflow with a mock output per call, plus the expected response. */
+export function mockOffline(spec: Spec, scenario: Scenario, options: MockOfflineOptions): MockResult {
+  const analysis = analysisOf(spec);
+  const calls = scenario.agent_workflow;
+  const infos = calls.map((c) => analysis.byName.get(c.name));
+  const key = `mock:${hash32(`${scenario.title}\u0000${scenario.prompt}`)}`;
+  const theme = makeTheme(fakerFor(options.seed, key, 'theme'), rngFor(options.seed, key, 'theme'));
+  const results = calls.map((c, i) => baseOutput(spec, infos[i], c.arguments, options.seed, key, i, theme));
+  const validFor = (i: number) => (o: unknown): boolean => {
+    const info = infos[i];
+    return !info || validateOutput(info.tool, o)?.ok !== false;
+  };
+  results.forEach((r, i) => {
+    if (r.grounding !== 'low') r.output = echoArguments(r.output, calls[i]?.arguments ?? {}, validFor(i));
+  });
+  const kept = new Set<string>();
+  const plant = (i: number, param: string, v: string | number, textOk: boolean): boolean => {
+    const r = results[i];
+    if (!r) return false;
+    const planted = plantValue(r.output, plantKeys(param, infos[i], analysis), v, validFor(i), kept, textOk);
+    if (planted === undefined) return false;
+    r.output = planted;
+    kept.add(String(v));
+    return true;
+  };
+
+  const sources = chainSources(analysis, calls);
+  calls.forEach((call, j) => {
+    if (j === 0) return;
+    const earlierTexts = (): string[] => results.slice(0, j).flatMap((r) => textLeaves(r.output));
+    // Chained arguments go into their producer's output. Values the user already stated only
+    // replace a matching field (no text appends): the output should agree, but needn't shout.
+    for (const [param, i] of sources[j] ?? []) {
+      const raw = call.arguments[param];
+      for (const v of Array.isArray(raw) ? raw : [raw]) {
+        if (typeof v !== 'string' && typeof v !== 'number') continue;
+        // Planted unless the producer already lists it under a matching field (an equal number
+        // elsewhere, like a count, is a coincidence, not the reference).
+        if (presentUnderKey(results[i]?.output, plantKeys(param, infos[i], analysis), v)) continue;
+        const grounded = appearsIn(v, earlierTexts(), [scenario.prompt]);
+        plant(i, param, v, !grounded);
+      }
+    }
+    // Anything else ID-like and ungrounded goes into the nearest earlier output that takes it.
+    const literals = infos[j] ? schemaLiterals(infos[j]?.tool.inputSchema) : undefined;
+    for (const { param, value } of idLikeValues(call.arguments, literals)) {
+      if (appearsIn(value, earlierTexts(), [scenario.prompt])) continue;
+      const leaf = param.split('.').filter((x) => !/^\d+$/.test(x)).pop() ?? param;
+      for (let i = j - 1; i >= 0; i--) {
+        const info = infos[i];
+        if (info && !canHost(info)) continue;
+        if (plant(i, leaf, value, true)) break;
+      }
+    }
+  });
+
+  const mock_workflow: MockCall[] = calls.map((c, i) => ({
+    name: c.name,
+    arguments: c.arguments,
+    explanation: c.explanation,
+    output: results[i]?.output ?? null,
+    grounding: results[i]?.grounding ?? 'low',
+  }));
+  const sentences = mock_workflow.map((m, i) => reportCall(infos[i], m.output));
+  return { mock_workflow, expected_response: `Done. ${sentences.join(' ')}` };
+}

@@ -1,0 +1,471 @@
+/**
+ * Stage 2, offline: scenarios built from the spec's data dependencies instead of an LLM.
+ *
+ * - **Simple** scenarios are 1–2 calls around one target tool: the tool alone, or preceded by
+ *   the tool that produces its required reference (`list_channels` → `get_channel_history`),
+ *   or by a read of the same entity before a write (read-before-write).
+ * - **Complex** scenarios are 3+ calls across tools: producers of the target's references
+ *   (two levels deep), a read before a write, the target, then a consumer of what it created
+ *   or a verifying read; short chains are filled with tools sharing parameters or entity.
+ * - **Coverage**: targets are taken uncovered-first, and `coverageScenarios` adds scenarios for
+ *   tools still uncovered (the paper's follow-up round): tools of one entity become a
+ *   lifecycle scenario (create → list → get → update → delete).
+ *
+ * Arguments come from the schema-aware sampler and must pass `validateToolArguments` (up to 6
+ * attempts, the last ones with required parameters only). Values a later call reuses (same
+ * parameter, same entity) are shared across the scenario, and every ID-like value no earlier
+ * call supplies is written into the user's prompt, so referential integrity holds by
+ * construction.
+ */
+import type { Tier, SkippedTool } from '../../harness/format';
+import type { Spec } from '../../spec/model';
+import { idLikeValues, isIdLike, schemaLiterals } from '../integrity';
+import { isPlainObject } from '../jsonSchemaUtil';
+import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
+import { validateToolArguments } from '../validateCall';
+import { chainSources } from './chain';
+import { fakerFor, rngFor, type Rng } from './rng';
+import { sampleSchema, type SampleContext } from './sampler';
+import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
+import { analyzeSpec, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
+import { cap, makeTheme, type Theme } from './values';
+
+const analyses = new WeakMap<Spec, SpecAnalysis>();
+
+/** The (cached) analysis of a spec. */
+export function analysisOf(spec: Spec): SpecAnalysis {
+  let a = analyses.get(spec);
+  if (!a) {
+    a = analyzeSpec(spec);
+    analyses.set(spec, a);
+  }
+  return a;
+}
+
+/** Maximum attempts at schema-valid arguments for one call. */
+export const ARGUMENT_ATTEMPTS = 6;
+
+/** A value shared across a scenario's calls, with the entity of the tool that set it. */
+interface Shared {
+  value: unknown;
+  head: string;
+}
+
+interface ArgsResult {
+  ok: true;
+  args: Record<string, unknown>;
+  /** Attempts beyond the first (each one a repair). */
+  resampled: number;
+}
+
+/**
+ * Schema-valid arguments for a tool: sampled, shared values reused, validated; retried with
+ * other random choices and finally with required parameters only.
+ */
+export function buildArguments(
+  info: ToolInfo,
+  opts: { seed: number; key: string; callIndex: number; tier: Tier; theme: Theme; shared?: Map<string, Shared> },
+): ArgsResult | { ok: false; error: string } {
+  const schema = info.tool.inputSchema ?? {};
+  let lastError = 'no attempt';
+  const declaresNothing = !isPlainObject(schema) || (!isPlainObject(schema.properties) && !Array.isArray(schema.anyOf) && !Array.isArray(schema.oneOf) && !Array.isArray(schema.allOf) && schema.$ref === undefined);
+  for (let attempt = 0; attempt < ARGUMENT_ATTEMPTS; attempt++) {
+    const rng = rngFor(opts.seed, info.name, opts.key, opts.callIndex, attempt);
+    const ctx: SampleContext = {
+      root: schema,
+      rng,
+      faker: fakerFor(opts.seed, info.name, opts.key, opts.callIndex, attempt),
+      theme: opts.theme,
+      toolEntity: info.head || undefined,
+      fileContext: info.entity.some((w) => ['file', 'directory', 'folder', 'path', 'media'].includes(w)) && !info.params.some((p) => /^(repo|repository|owner|project_?id)$/i.test(p.name)),
+      repoContext: info.params.some((p) => /^(repo|repository|project_?id)$/i.test(p.name)),
+      listing: info.verbClass === 'discover',
+      optionalTop: attempt >= 3 ? 0 : opts.tier === 'simple' ? 2 : 3,
+      optionalNested: attempt >= 3 ? 0 : 1,
+      arrayItems: attempt >= 3 ? [1, 1] : [1, 2],
+      preferDefaults: true,
+    };
+    // A schema that declares no parameters takes none (broken ones like `{"$schema": …}` included).
+    const sampled = declaresNothing ? {} : sampleSchema(schema, ctx, '', 0);
+    const args: Record<string, unknown> = isPlainObject(sampled) ? sampled : {};
+    if (opts.shared && attempt < 2) {
+      for (const p of info.params) {
+        const s = opts.shared.get(p.name);
+        if (!s || !Object.hasOwn(args, p.name)) continue;
+        // Entity-specific names (`owner`, `channel_id`) carry over; bare ones (`id`, `Sid`) only within one entity.
+        if (p.entity.length > 0 || s.head === info.head) args[p.name] = s.value;
+      }
+    }
+    const check = validateToolArguments(info.tool, args);
+    if (check.ok) {
+      if (opts.shared) {
+        for (const [k, v] of Object.entries(args)) if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number')) opts.shared.set(k, { value: v, head: info.head });
+      }
+      return { ok: true, args, resampled: attempt };
+    }
+    lastError = check.errors[0]?.message ?? 'invalid';
+  }
+  return { ok: false, error: `no schema-valid arguments after ${ARGUMENT_ATTEMPTS} attempts (${lastError})` };
+}
+
+/** Which tools can be called, and why the others are skipped. Deterministic for a seed. */
+export function callability(spec: Spec, seed: number): { callable: ToolInfo[]; skipped: SkippedTool[] } {
+  const analysis = analysisOf(spec);
+  const callable: ToolInfo[] = [];
+  const skipped: SkippedTool[] = [];
+  const seen = new Set<string>();
+  for (const info of analysis.tools) {
+    if (seen.has(info.name)) {
+      skipped.push({ tool: info.name, reason: 'duplicate tool name (the first definition is used)' });
+      continue;
+    }
+    seen.add(info.name);
+    if (info.broken) {
+      skipped.push({ tool: info.name, reason: info.broken });
+      continue;
+    }
+    const theme = makeTheme(fakerFor(seed, 'probe-theme'), rngFor(seed, 'probe-theme'));
+    const probe = buildArguments(info, { seed, key: 'probe', callIndex: 0, tier: 'simple', theme });
+    if (probe.ok) callable.push(info);
+    else skipped.push({ tool: info.name, reason: probe.error });
+  }
+  return { callable, skipped };
+}
+
+/** A planned workflow before arguments are chosen. */
+export interface Plan {
+  tier: Tier;
+  /** Seeding key, unique per scenario of a run (`simple:3`). */
+  key: string;
+  /** The tool the scenario is built around. */
+  target: ToolInfo;
+  tools: ToolInfo[];
+  round: 'requested' | 'coverage';
+}
+
+const LIFECYCLE: Record<ToolInfo['verbClass'], number> = { create: 0, discover: 1, read: 2, update: 3, action: 4, delete: 5 };
+
+/** Workflow planning over the callable tools. */
+class Planner {
+  private readonly callableSet: Set<ToolInfo>;
+
+  constructor(
+    private readonly analysis: SpecAnalysis,
+    private readonly callable: readonly ToolInfo[],
+    private readonly covered: Set<string>,
+  ) {
+    this.callableSet = new Set(callable);
+  }
+
+  /** Best producer of a tool's parameter among callable tools not excluded; uncovered ones win ties. */
+  private producerFor(consumer: ToolInfo, paramName: string, exclude: ReadonlySet<ToolInfo>): ToolInfo | undefined {
+    const p = consumer.params.find((x) => x.name === paramName);
+    if (!p) return undefined;
+    const ranked = this.analysis.producers(consumer, p).filter((a) => this.callableSet.has(a) && !exclude.has(a));
+    const top = ranked[0];
+    if (!top) return undefined;
+    const best = this.analysis.producerScore(top, consumer, p);
+    return ranked.find((a) => this.analysis.producerScore(a, consumer, p) === best && !this.covered.has(a.name)) ?? top;
+  }
+
+  /** Required reference parameters of a tool. */
+  private requiredRefs(info: ToolInfo): string[] {
+    return info.params.filter((p) => p.required && p.isRef).map((p) => p.name);
+  }
+
+  private sameEntityRead(info: ToolInfo, exclude: ReadonlySet<ToolInfo>, rng: Rng): ToolInfo | undefined {
+    if (!info.head) return undefined;
+    const reads = this.callable.filter((t) => t !== info && !exclude.has(t) && t.head === info.head && t.phase === 'read');
+    const gets = reads.filter((t) => t.verbClass === 'read');
+    return rng.pick(gets.length ? gets : reads);
+  }
+
+  simple(target: ToolInfo, rng: Rng): ToolInfo[] {
+    for (const ref of this.requiredRefs(target)) {
+      const a = this.producerFor(target, ref, new Set([target]));
+      if (a) return [a, target];
+    }
+    if (target.phase === 'act' && rng.chance(0.5)) {
+      const r = this.sameEntityRead(target, new Set([target]), rng);
+      if (r) return [r, target];
+    }
+    return [target];
+  }
+
+  /** Producers of `info`'s required references, depth-first, in call order. */
+  private addProducers(info: ToolInfo, chain: ToolInfo[], depth: number): void {
+    for (const ref of this.requiredRefs(info)) {
+      // Already supplied by a tool in the chain?
+      const p = info.params.find((x) => x.name === ref);
+      if (p && chain.some((c) => this.analysis.producerScore(c, info, p) > 0)) continue;
+      const a = this.producerFor(info, ref, new Set([info, ...chain]));
+      if (!a) continue;
+      if (depth < 1) this.addProducers(a, chain, depth + 1);
+      if (!chain.includes(a)) chain.push(a);
+    }
+  }
+
+  complex(target: ToolInfo, rng: Rng): ToolInfo[] {
+    const chain: ToolInfo[] = [];
+    this.addProducers(target, chain, 0);
+    if (target.phase === 'act') {
+      const r = this.sameEntityRead(target, new Set([target, ...chain]), rng);
+      if (r) chain.push(r);
+    }
+    chain.push(target);
+    if (target.verbClass === 'create') {
+      const consumers = this.callable.filter(
+        (c) => !chain.includes(c) && c.params.some((p) => p.isRef && this.analysis.producerScore(target, c, p) > 0),
+      );
+      const c = consumers.find((x) => !this.covered.has(x.name)) ?? rng.pick(consumers);
+      if (c) chain.push(c);
+    } else if (target.phase === 'act' && !target.destructive) {
+      const v = this.sameEntityRead(target, new Set(chain), rng);
+      if (v) chain.push(v);
+    }
+    this.fill(chain, target, rng, 3);
+    return chain.slice(0, 6);
+  }
+
+  /** Pads a chain to `min` calls with related tools (shared parameters, same entity), else repeats. */
+  private fill(chain: ToolInfo[], target: ToolInfo, rng: Rng, min: number): void {
+    const paramNames = new Set(chain.flatMap((c) => c.params.map((p) => p.name)));
+    while (chain.length < min) {
+      const candidates = this.callable
+        .filter((t) => !chain.includes(t))
+        .map((t) => {
+          let score = 0;
+          if (t.params.some((p) => paramNames.has(p.name) && p.name.length > 2)) score += 2;
+          if (t.head && chain.some((c) => c.head === t.head)) score += 2;
+          if (!this.covered.has(t.name)) score += 1;
+          return { t, score: score + rng.next() * 0.5 };
+        })
+        .sort((a, b) => b.score - a.score);
+      const pick = candidates[0]?.t;
+      if (!pick) {
+        // Fewer tools than calls needed: repeat the target (a multi-hop pattern of one tool).
+        chain.push(target);
+        continue;
+      }
+      if (pick.phase === 'read') chain.unshift(pick);
+      else chain.push(pick);
+      for (const p of pick.params) paramNames.add(p.name);
+    }
+  }
+
+  /** A lifecycle workflow over tools of one entity, with the producers they need. */
+  lifecycle(members: ToolInfo[]): ToolInfo[] {
+    const ordered = [...members].sort((a, b) => LIFECYCLE[a.verbClass] - LIFECYCLE[b.verbClass] || a.index - b.index);
+    const chain: ToolInfo[] = [];
+    for (const m of ordered) {
+      this.addProducers(m, chain, 1);
+      if (!chain.includes(m)) chain.push(m);
+    }
+    return chain.slice(0, 7);
+  }
+
+  markCovered(tools: readonly ToolInfo[]): void {
+    for (const t of tools) this.covered.add(t.name);
+  }
+}
+
+/** Plans `count` scenarios of a tier, targeting uncovered tools first. `covered` is updated. */
+export function planTier(analysis: SpecAnalysis, callable: readonly ToolInfo[], tier: Tier, count: number, seed: number, covered: Set<string>, startIndex = 0): Plan[] {
+  const planner = new Planner(analysis, callable, covered);
+  const order = rngFor(seed, 'order', tier).shuffle(callable);
+  // Complex scenarios are built around actions (writes need context); simple ones around anything.
+  const preferred = tier === 'complex' ? [...order.filter((t) => t.phase === 'act'), ...order.filter((t) => t.phase !== 'act')] : order;
+  const plans: Plan[] = [];
+  for (let k = 0; k < count && preferred.length; k++) {
+    const key = `${tier}:${startIndex + k}`;
+    const rng = rngFor(seed, 'plan', key);
+    const target = preferred.find((t) => !covered.has(t.name)) ?? (preferred[(startIndex + k) % preferred.length] as ToolInfo);
+    const tools = tier === 'simple' ? planner.simple(target, rng) : planner.complex(target, rng);
+    planner.markCovered(tools);
+    plans.push({ tier, key, target, tools, round: 'requested' });
+  }
+  return plans;
+}
+
+/**
+ * The coverage round: scenarios for every callable tool still uncovered. Uncovered tools of one
+ * entity are grouped into lifecycle workflows (complex when 3+ calls), others get a simple one.
+ */
+export function planCoverage(analysis: SpecAnalysis, callable: readonly ToolInfo[], seed: number, covered: Set<string>, startIndex: { simple: number; complex: number }): Plan[] {
+  const planner = new Planner(analysis, callable, covered);
+  const plans: Plan[] = [];
+  const next = { ...startIndex };
+  for (;;) {
+    const uncovered = callable.filter((t) => !covered.has(t.name));
+    const first = uncovered[0];
+    if (!first) break;
+    const family = first.head ? uncovered.filter((t) => t.head === first.head).slice(0, 5) : [first];
+    const rng = rngFor(seed, 'coverage', first.name);
+    const tools = family.length >= 2 ? planner.lifecycle(family) : planner.simple(first, rng);
+    const tier: Tier = tools.length >= 3 ? 'complex' : 'simple';
+    const key = `${tier}:${next[tier]++}`;
+    planner.markCovered(tools);
+    covered.add(first.name); // guarantees progress even if planning dropped it
+    plans.push({ tier, key, target: first, tools, round: 'coverage' });
+  }
+  return plans;
+}
+
+/** A built scenario with what the record needs besides the stage output. */
+export interface BuiltScenario {
+  plan: Plan;
+  category: string;
+  scenario: Scenario;
+  /** Argument attempts beyond the first, summed over the calls. */
+  resampled: number;
+}
+
+function categoryOf(info: ToolInfo): string {
+  return cap(plural(info.label || info.words.join(' ') || 'general'));
+}
+
+/** Mentions of values the user must state for one call (IDs nothing earlier supplies, plus a couple of short key values). */
+function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: ReadonlySet<string>, already: Set<string>): string[] {
+  const literals = schemaLiterals(info.tool.inputSchema);
+  const items: string[] = [];
+  for (const { param, value } of idLikeValues(args, literals)) {
+    const top = param.split('.')[0] ?? param;
+    if (chained.has(top) || already.has(String(value))) continue;
+    already.add(String(value));
+    items.push(`${humanParam(param)} ${quote(value)}`);
+  }
+  let extra = 0;
+  // Required parameters first, then optional ones the call uses (a SQL text, a query).
+  const ordered = [...info.params.filter((p) => p.required), ...info.params.filter((p) => !p.required && Object.hasOwn(args, p.name))];
+  for (const p of ordered) {
+    if (chained.has(p.name)) continue;
+    const v = args[p.name];
+    // Numbers that pick a thing (`pullNumber`, `issue_id`) are part of the request.
+    if (typeof v === 'number' && /(number|num|id|index)$/i.test(p.name) && !already.has(String(v))) {
+      already.add(String(v));
+      items.push(`${humanParam(p.name)} ${v}`);
+      continue;
+    }
+    if (extra >= 2) continue;
+    if (typeof v !== 'string' || v.length > 120 || v.length === 0 || literals.has(v) || isIdLike(p.name, v) || already.has(v)) continue;
+    already.add(v);
+    items.push(`${humanParam(p.name)} ${quote(v)}`);
+    extra++;
+  }
+  return items;
+}
+
+/** The clause asking for one call (used by prompts and turn prompts). */
+export function clauseFor(info: ToolInfo, args: Record<string, unknown>, sources: ReadonlyMap<string, number>, infos: readonly (ToolInfo | undefined)[], already: Set<string>): string {
+  const items = mentionsFor(info, args, new Set(sources.keys()), already);
+  let text = taskPhrase(info);
+  if (items.length) text += ` with ${listJoin(items)}`;
+  const byProducer = new Map<number, string[]>();
+  for (const [param, i] of sources) byProducer.set(i, [...(byProducer.get(i) ?? []), humanParam(param)]);
+  const refs = [...byProducer.entries()].map(([i, params]) => {
+    const producer = infos[i];
+    return `the ${listJoin(params)} from the ${producer ? producer.label || producer.name : 'previous'} result`;
+  });
+  if (refs.length) text += `, using ${listJoin(refs)}`;
+  return text;
+}
+
+const OPENERS = ['Could you', 'Please', 'I need you to', 'Can you'];
+
+/** Joins clauses into one request. */
+export function joinClauses(clauses: readonly string[], rng: Rng): string {
+  const opener = rng.pick(OPENERS) ?? 'Please';
+  const parts = clauses.map((c, i) => (i === 0 ? c : i === clauses.length - 1 && clauses.length > 2 ? `and finally ${c}` : `then ${c}`));
+  const end = opener === 'Please' || opener === 'I need you to' ? '.' : '?';
+  return `${opener} ${parts.join(', ')}${end}`;
+}
+
+/** Builds the scenario text and arguments for a plan. Undefined when a call cannot get valid arguments. */
+export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number): BuiltScenario | undefined {
+  const theme = makeTheme(fakerFor(seed, plan.key, 'theme'), rngFor(seed, plan.key, 'theme'));
+  const shared = new Map<string, Shared>();
+  const calls: AgentCall[] = [];
+  let resampled = 0;
+  for (const [j, info] of plan.tools.entries()) {
+    const r = buildArguments(info, { seed, key: plan.key, callIndex: j, tier: plan.tier, theme, shared });
+    if (!r.ok) return undefined;
+    resampled += r.resampled;
+    calls.push({ name: info.name, arguments: r.args, explanation: '' });
+  }
+  const infos = plan.tools;
+  const sources = chainSources(analysis, calls);
+  const rng = rngFor(seed, plan.key, 'text');
+  const already = new Set<string>();
+  const clauses = calls.map((c, j) => clauseFor(infos[j] as ToolInfo, c.arguments, sources[j] ?? new Map(), infos, already));
+  calls.forEach((c, j) => {
+    const info = infos[j] as ToolInfo;
+    const src = [...(sources[j] ?? new Map<string, number>()).entries()];
+    const why = src.length
+      ? `${cap(taskPhrase(info))}, taking ${listJoin(src.map(([p, i]) => `${humanParam(p)} from call ${i + 1} (${infos[i]?.name ?? '?'})`))}.`
+      : j === 0
+        ? `${cap(taskPhrase(info))}, as the user asked.`
+        : `${cap(taskPhrase(info))} with the values the user gave.`;
+    // Say so when a schema declares nothing at all (a broken capture): the empty call is all it allows.
+    const declared = isPlainObject(info.tool.inputSchema) && (isPlainObject(info.tool.inputSchema.properties) || info.tool.inputSchema.type === 'object');
+    c.explanation = declared ? why : `${why} Its inputSchema declares no parameters, so the call takes none.`;
+  });
+
+  const distinct = [...new Set(infos.map((t) => t.name))];
+  const titleParts = distinct.slice(0, 3).map((name, i) => {
+    const t = analysis.byName.get(name) as ToolInfo;
+    return i === 0 ? stepTitle(t) : stepTitle(t).toLowerCase();
+  });
+  const title = titleParts.length > 1 ? `${titleParts.slice(0, -1).join(', ')} and ${titleParts[titleParts.length - 1]}` : (titleParts[0] ?? plan.target.name);
+  const edges = sources.flatMap((m, j) => [...m.entries()].map(([p, i]) => `${infos[i]?.name} → ${infos[j]?.name}.${p}`));
+  const novelty =
+    plan.tier === 'simple'
+      ? `Everyday use of ${plan.target.name}${edges.length ? `; the agent must carry ${edges.join(', ')} from one call to the next` : ''}.`
+      : `A ${calls.length}-step workflow across ${distinct.length} tool(s)${edges.length ? ` with data dependencies ${edges.join(', ')}` : ''}; reads come before the actions that depend on them.`;
+  const others = analysis.tools.filter((t) => !distinct.includes(t.name) && t.head && t.head === plan.target.head && !t.broken);
+  const offer = rng.pick(others);
+  const followup = offer ? `Would you like me to also ${taskPhrase(offer)}?` : `Is there anything else you need for these ${plural(plan.target.label || 'items')}?`;
+  return {
+    plan,
+    category: categoryOf(plan.target),
+    resampled,
+    scenario: { title, prompt: joinClauses(clauses, rng), agent_workflow: calls, novelty_reason: novelty, agent_followup: followup },
+  };
+}
+
+/** Groups built scenarios into a stage-2 batch by category (first-appearance order). */
+export function toBatch(built: readonly BuiltScenario[]): ScenarioBatch {
+  const categories: ScenarioBatch['categories'] = [];
+  for (const b of built) {
+    let cat = categories.find((c) => c.category === b.category);
+    if (!cat) {
+      cat = { category: b.category, scenarios: [] };
+      categories.push(cat);
+    }
+    cat.scenarios.push(b.scenario);
+  }
+  return { categories };
+}
+
+/** Options of `scenariosOffline`. */
+export interface ScenariosOfflineOptions {
+  seed: number;
+  tier: Tier;
+  count: number;
+  /** Tools to target first (e.g. the ones still uncovered); default: all tools count as uncovered. */
+  focus?: readonly string[];
+}
+
+/**
+ * Stage 2 offline, mixable with LLM stages: `count` scenarios of a tier, as the LLM stage
+ * returns them. Interpretations are accepted for signature parity; the offline planner reads
+ * the spec directly. Tools without valid arguments are left out (see `callability`).
+ */
+export function scenariosOffline(spec: Spec, interpretations: readonly ToolInterpretation[], options: ScenariosOfflineOptions): ScenarioBatch {
+  void interpretations;
+  const analysis = analysisOf(spec);
+  const { callable } = callability(spec, options.seed);
+  const focus = options.focus ? new Set(options.focus) : undefined;
+  const covered = new Set(focus ? callable.filter((t) => !focus.has(t.name)).map((t) => t.name) : []);
+  const plans = planTier(analysis, callable, options.tier, options.count, options.seed, covered);
+  return toBatch(plans.flatMap((p) => buildScenario(analysis, p, options.seed) ?? []));
+}

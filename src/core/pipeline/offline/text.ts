@@ -1,0 +1,155 @@
+/**
+ * Wording for offline scenarios: what a user asks for (from the tool's own description where it
+ * starts with a verb, else from its verb and entity), how values are mentioned, and summaries
+ * of mock outputs that cite concrete values (the paper asks expected responses and follow-ups
+ * to reference names, IDs, counts and statuses).
+ */
+import { nameWords } from '../integrity';
+import { isPlainObject } from '../jsonSchemaUtil';
+import { plural, type ToolInfo } from './toolInfo';
+import { cap } from './values';
+
+const THIRD_PERSON: Record<string, string> = { does: 'do', has: 'have', goes: 'go' };
+
+/** Base form of a verb as descriptions write it (`Retrieves` → `retrieve`, `Lists` → `list`). */
+function baseVerb(word: string): string {
+  const w = word.toLowerCase();
+  if (THIRD_PERSON[w]) return THIRD_PERSON[w];
+  if (/ies$/.test(w)) return `${w.slice(0, -3)}y`;
+  if (/(ches|shes|sses|xes|zes)$/.test(w)) return w.slice(0, -2);
+  if (/[^s]s$/.test(w)) return w.slice(0, -1);
+  return w;
+}
+
+const LEADS = /^(this tool (will |can )?|use this tool to |use this to |tool to |a tool (to|that|for) |used to |allows you to |lets you |helps (you )?(to )?|can be used to |you can )/i;
+const COMMON_VERBS = new Set(
+  'list search find query scan get fetch retrieve read show describe view open inspect check explain analyze download resolve export take create add insert post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure delete remove drop destroy purge uninstall close cancel stop disconnect dismiss clear click type fill hover drag press navigate evaluate run execute call emulate handle select resize wait subscribe unsubscribe return perform echo record capture count measure extract append stage unstage compute calculate geocode reverse translate summarize store save load print'.split(' '),
+);
+
+/**
+ * The task a tool performs, phrased for a user: the first sentence of its description that
+ * starts with a verb ("Fetch the call specified by the provided Call SID"), cut at asides;
+ * undefined when no sentence does.
+ */
+export function descriptionPhrase(description: string | undefined): string | undefined {
+  if (!description) return undefined;
+  const sentences = description.replace(/\s+/g, ' ').split(/(?<=[.!?])\s+/).slice(0, 3);
+  for (const raw of sentences) {
+    const s = raw.replace(LEADS, '').trim();
+    const first = /^[A-Za-z]+/.exec(s)?.[0];
+    if (!first) continue;
+    const verb = baseVerb(first);
+    if (!COMMON_VERBS.has(verb)) continue;
+    let rest = s.slice(first.length).split(/ - | \(|:|;|\. |, e\.g\.|, such as| Use | Returns? /)[0] ?? '';
+    rest = rest.replace(/[.!?]+$/, '').trim();
+    const words = rest.split(' ').filter(Boolean);
+    if (words.length > 14) rest = words.slice(0, 14).join(' ');
+    // REST plumbing ("make a POST request to /2010-04-01/Accounts/{Sid}.json") reads badly to a user.
+    if (!rest || /[{}]|\/\S*\.json|https?:\/\/|\brequest to\b/i.test(rest)) continue;
+    return `${verb} ${rest}`.replace(/\s+/g, ' ');
+  }
+  return undefined;
+}
+
+/** The task a tool performs, for prompts and titles. */
+export function taskPhrase(info: ToolInfo): string {
+  const fromDescription = descriptionPhrase(info.tool.description);
+  if (fromDescription) return fromDescription;
+  const label = info.label || 'it';
+  switch (info.verbClass) {
+    case 'discover':
+      return info.verb && info.verb !== 'list' ? `${info.verb} the ${plural(label)}` : `list the ${plural(label)}`;
+    case 'read':
+      return `${info.verb && info.verb !== 'get' ? info.verb : 'get'} the ${label}`;
+    case 'create':
+      return `${info.verb ?? 'create'} a new ${label}`;
+    case 'update':
+      return `${info.verb ?? 'update'} the ${label}`;
+    case 'delete':
+      return `${info.verb ?? 'delete'} the ${label}`;
+    default:
+      return info.words.join(' ') || info.name;
+  }
+}
+
+/** A short title for a tool's step (`Fetch call`). */
+export function stepTitle(info: ToolInfo): string {
+  const verb = info.verb ?? (info.verbClass === 'discover' ? 'list' : info.verbClass === 'read' ? 'get' : 'run');
+  const label = info.label || info.words.join(' ');
+  const text = info.verbClass === 'discover' ? `${verb} ${plural(label)}` : label.startsWith(verb) ? label : `${verb} ${label}`;
+  return cap(text);
+}
+
+/** A parameter name as words (`AccountSid` → `account sid`, `page_id` → `page id`). */
+export function humanParam(path: string): string {
+  const last = path.split('.').filter((p) => !/^\d+$/.test(p)).pop() ?? path;
+  return nameWords(last).join(' ') || last;
+}
+
+/** A value as a user would quote it. */
+export function quote(value: unknown): string {
+  if (typeof value === 'string') return `"${value}"`;
+  return JSON.stringify(value);
+}
+
+/** Joins phrases: `a`, `a and b`, `a, b and c`. */
+export function listJoin(items: readonly string[], last = 'and'): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} ${last} ${items[items.length - 1]}`;
+}
+
+/** Salient scalar facts of an output (`sid "CA12…"`, `status "completed"`), at most `max`. */
+export function facts(output: unknown, max = 3): string[] {
+  const out: string[] = [];
+  const preferred = /^(id|sid|uuid|key|name|title|status|state|count|total|total_?count|number|path|url|result|message|content)$/i;
+  const visit = (v: unknown, depth: number): void => {
+    if (out.length >= max || depth > 3) return;
+    if (Array.isArray(v)) {
+      if (v.length) visit(v[0], depth + 1);
+      return;
+    }
+    if (!isPlainObject(v)) return;
+    const entries = Object.entries(v);
+    const ordered = [...entries.filter(([k]) => preferred.test(k)), ...entries.filter(([k]) => !preferred.test(k))];
+    for (const [k, x] of ordered) {
+      if (out.length >= max) return;
+      if (typeof x === 'string' && x.length && x.length <= 80 && !x.includes('\n')) out.push(`${humanParam(k)} ${quote(x)}`);
+      else if (typeof x === 'number' || typeof x === 'boolean') out.push(`${humanParam(k)} ${String(x)}`);
+      else if (typeof x === 'string' && x.length) out.push(`${humanParam(k)} ${quote(`${x.split('\n')[0]?.slice(0, 60) ?? ''}…`)}`);
+    }
+    if (out.length < max) for (const [, x] of ordered) if (typeof x === 'object' && x !== null) visit(x, depth + 1);
+  };
+  visit(output, 0);
+  return out;
+}
+
+/** How many items an output lists (its first array), if it lists any. */
+export function itemCount(output: unknown): number | undefined {
+  if (Array.isArray(output)) return output.length;
+  if (!isPlainObject(output)) return undefined;
+  for (const v of Object.values(output)) if (Array.isArray(v)) return v.length;
+  return undefined;
+}
+
+/** One sentence reporting what a call returned, with concrete values. */
+export function reportCall(info: ToolInfo | undefined, output: unknown): string {
+  const label = info?.label || 'result';
+  const f = facts(output);
+  const detail = f.length ? ` (${listJoin(f)})` : '';
+  switch (info?.verbClass) {
+    case 'discover': {
+      const n = itemCount(output);
+      return n !== undefined ? `Found ${n} ${n === 1 ? label : plural(label)}${detail}.` : `Searched the ${plural(label)}${detail}.`;
+    }
+    case 'read':
+      return `Retrieved the ${label}${detail}.`;
+    case 'create':
+      return `Created the ${label}${detail}.`;
+    case 'update':
+      return `Updated the ${label}${detail}.`;
+    case 'delete':
+      return `Removed the ${label}${detail}.`;
+    default:
+      return `${cap(info ? info.words.join(' ') : 'The call')} completed${detail}.`;
+  }
+}
