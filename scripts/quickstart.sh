@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Quick start on a fresh machine: install, build, and generate an evaluation harness for the
+# bundled example spec with the offline provider (no key, no network), then inspect the spec.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export npm_config_ignore_scripts=false
+npm ci --no-audit --no-fund
+npm run build
+echo
+echo "== Schema-complexity profile of the example spec"
+node dist/cli.js inspect examples/filesystem.json
+echo
+echo "== Generating an evaluation harness (offline provider)"
+node dist/cli.js generate examples/filesystem.json --out evals/filesystem --seed 1
+echo
+echo "The harness is in evals/filesystem/: manifest.json and one JSON file per scenario in records/."
+echo "Look at it with:  ls evals/filesystem/records | head;  cat evals/filesystem/manifest.json"
+echo "In VS Code, open this folder: the Agent Seer sidebar lists the spec and the harness."

@@ -1,0 +1,691 @@
+/**
+ * Listing a live MCP server's tools: connect with the SDK client (stdio, Streamable HTTP, or
+ * legacy SSE as a fallback), page through `tools/list`, and always leave no process behind.
+ *
+ * Why not `client.listTools()`: the SDK validates results strictly and one malformed tool (e.g.
+ * an `inputSchema` without `type: "object"`) would fail the whole listing. Here each tool goes
+ * through the lenient `Tool` schema of the spec model and bad entries land in `invalidTools`.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+import type { ServerDefinition, Transport } from './configs/types';
+import { ServerInfo, Tool, type Spec } from './model';
+
+/** Options for {@link listServerTools}. Every wait is bounded. */
+export interface LiveListOptions {
+  /** Time for the server to start and answer `initialize` (ms). Default 30 000. */
+  connectTimeoutMs?: number;
+  /** Time for the whole `tools/list` walk, all pages together (ms). Default 30 000. */
+  listTimeoutMs?: number;
+  /** Cancels the listing; the child process is reaped before the promise settles. */
+  signal?: AbortSignal;
+  /** Most `tools/list` pages accepted before giving up on a server that never ends. Default 1000. */
+  maxPages?: number;
+  /** How long a stdio server gets to exit after stdin closes, and again after SIGTERM (ms). Default 2000. */
+  killGraceMs?: number;
+  /** Called with the child's pid as soon as a stdio server has been spawned. */
+  onSpawn?: (pid: number) => void;
+  /** How Agent Seer introduces itself at `initialize`. */
+  clientInfo?: { name: string; version: string };
+}
+
+/** What a live listing found. */
+export interface LiveListing {
+  /** The definition's name (the key in the config file); unique where the server's own name may not be. */
+  serverName: string;
+  /** The tools as a spec; `invalidTools` indexes count across all pages. */
+  spec: Spec;
+  /** The server's `serverInfo` from `initialize`. */
+  serverInfo: ServerInfo;
+  /** The server's capabilities from `initialize`. */
+  capabilities: Record<string, unknown>;
+  /** Number of `tools/list` pages fetched. */
+  pages: number;
+  /** The transport that worked (`sse` when Streamable HTTP fell back). */
+  transport: Transport;
+  /** Last ~4 KB of a stdio server's stderr, when it wrote any. */
+  stderrTail?: string;
+  /** The stdio child's pid (already exited when the listing returns). */
+  pid?: number;
+  /** How the stdio child ended (see {@link ChildStop}). */
+  stopped?: ChildStop;
+}
+
+/**
+ * How a stdio child ended: on its own (`exited`), after its stdin was closed (`stdin`, the
+ * polite MCP shutdown), or by signal after a grace period (`SIGTERM`, then `SIGKILL`).
+ */
+export type ChildStop = 'exited' | 'stdin' | 'SIGTERM' | 'SIGKILL';
+
+/** Facts attached to a {@link LiveListError}. */
+export interface LiveListErrorDetails {
+  /** Name of the server definition. */
+  server: string;
+  /** The stdio child's pid, when one was spawned. */
+  pid?: number;
+  /** Last ~4 KB of the child's stderr. */
+  stderrTail?: string;
+  exitCode?: number | null;
+  signal?: string | null;
+  /** How the child was stopped; set once it has been reaped, before the error reaches the caller. */
+  stopped?: ChildStop;
+  cause?: unknown;
+}
+
+/** Why a listing failed. */
+export type LiveListErrorKind =
+  | 'config' // the definition cannot be started (no command, bad URL, missing cwd)
+  | 'spawn' // the command could not be started at all
+  | 'exited' // a stdio server exited before it finished answering
+  | 'connect' // an HTTP/SSE endpoint could not be reached or refused
+  | 'timeout' // the server did not answer in time
+  | 'aborted' // the caller cancelled
+  | 'protocol'; // the server answered, but wrongly (error reply, bad result, endless paging)
+
+/** A listing failure with a one-line message fit for a notification or a CLI error line. */
+export class LiveListError extends Error {
+  override readonly name = 'LiveListError';
+  constructor(
+    readonly kind: LiveListErrorKind,
+    message: string,
+    readonly details: LiveListErrorDetails,
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  }
+  /** Name of the server definition that failed. */
+  get server(): string {
+    return this.details.server;
+  }
+  /** The stdio child's pid, when one was spawned (it has been reaped when the error is thrown). */
+  get pid(): number | undefined {
+    return this.details.pid;
+  }
+  /** Last ~4 KB of the stdio server's stderr. */
+  get stderrTail(): string | undefined {
+    return this.details.stderrTail;
+  }
+}
+
+const DEFAULTS = { connectTimeoutMs: 30_000, listTimeoutMs: 30_000, maxPages: 1000, killGraceMs: 2000 };
+const STDERR_TAIL_BYTES = 4096;
+const CLIENT_INFO = { name: 'agent-seer', version: '0.1.0' };
+
+/**
+ * Lists all tools of a server definition (variables already resolved), over stdio, Streamable
+ * HTTP, or SSE (directly when `transport` is `sse`, or as a fallback when Streamable HTTP answers
+ * with a 4xx). stdio children get the SDK's safe default environment plus `definition.env`;
+ * `headers` go on every HTTP request. `disabled` is not checked: that is the caller's call.
+ * Throws {@link LiveListError}; a stdio child is always reaped before this settles.
+ */
+export async function listServerTools(definition: ServerDefinition, options: LiveListOptions = {}): Promise<LiveListing> {
+  // Explicit undefined or NaN (a bad setting) must not turn into a zero-length timeout.
+  const positive = (value: number | undefined, fallback: number) => (value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback);
+  const o: Resolved = {
+    connectTimeoutMs: positive(options.connectTimeoutMs, DEFAULTS.connectTimeoutMs),
+    listTimeoutMs: positive(options.listTimeoutMs, DEFAULTS.listTimeoutMs),
+    maxPages: Math.floor(positive(options.maxPages, DEFAULTS.maxPages)),
+    killGraceMs: positive(options.killGraceMs, DEFAULTS.killGraceMs),
+    clientInfo: options.clientInfo ?? CLIENT_INFO,
+    signal: options.signal,
+    onSpawn: options.onSpawn,
+  };
+  if (o.signal?.aborted) throw abortedError(definition.name);
+  if (definition.transport === 'stdio') return listStdio(definition, o);
+  return listUrl(definition, o);
+}
+
+/**
+ * A short description of where a listing came from, for a snapshot's `provenance`. URLs lose
+ * credentials, query and fragment (tokens live there); env and headers are never included.
+ */
+export function describeTarget(definition: ServerDefinition): string {
+  if (definition.transport === 'stdio') return ['stdio:', definition.command ?? '', ...definition.args].join(' ').trim();
+  return `${definition.transport}: ${safeUrl(definition.url ?? '')}`;
+}
+
+type Resolved = Required<Omit<LiveListOptions, 'signal' | 'onSpawn'>> & Pick<LiveListOptions, 'signal' | 'onSpawn'>;
+
+// ---------------------------------------------------------------------------------------------
+// stdio
+
+/** Exit status of a stdio child. */
+interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+}
+
+/** A handle on the spawned child that can tell whether it lives and make it stop. */
+interface ChildWatch {
+  pid: number;
+  exit(): ExitInfo | undefined;
+  alive(): boolean;
+  /** Resolves true once the process has exited, false after `ms`. */
+  waitExit(ms: number): Promise<boolean>;
+  /** Resolves once the process has exited and its pipes are drained (all stderr read). */
+  closed: Promise<void>;
+  endStdin(): void;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/**
+ * The SDK's stdio transport (kept for its cross-platform spawning: `.cmd` shims on Windows),
+ * plus a hook once the child is spawned. The exit code is not public in the SDK, so the
+ * `ChildProcess` is read from its private `_process` field; if a later SDK renames it, the
+ * watch falls back to the public pid (no exit code in messages, reaping still works).
+ */
+class WatchedStdioTransport extends StdioClientTransport {
+  constructor(
+    params: StdioServerParameters,
+    private readonly onStarted: (watch: ChildWatch) => void,
+  ) {
+    super(params);
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    const child = (this as unknown as { _process?: unknown })._process;
+    if (child instanceof EventEmitter && typeof (child as ChildProcess).pid === 'number') {
+      this.onStarted(watchChildProcess(child as ChildProcess));
+    } else if (this.pid !== null) {
+      this.onStarted(watchPid(this.pid));
+    }
+  }
+}
+
+function watchChildProcess(child: ChildProcess): ChildWatch {
+  const done = (): ExitInfo | undefined =>
+    child.exitCode !== null || child.signalCode !== null ? { code: child.exitCode, signal: child.signalCode } : undefined;
+  let exit = done();
+  const exited = new Promise<void>((resolve) => {
+    if (exit) return resolve();
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      resolve();
+    });
+  });
+  // Watched from the moment of spawn, so 'close' cannot have fired yet.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return {
+    pid: child.pid as number,
+    exit: () => exit ?? done(),
+    alive: () => (exit ?? done()) === undefined,
+    waitExit: (ms) => raceTimer(exited.then(() => true), ms, false),
+    closed,
+    endStdin: () => {
+      try {
+        child.stdin?.end();
+      } catch {
+        // the pipe may already be gone; the signals below still apply
+      }
+    },
+    kill: (signal) => {
+      try {
+        child.kill(signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function watchPid(pid: number): ChildWatch {
+  const waitExit = async (ms: number): Promise<boolean> => {
+    const end = Date.now() + ms;
+    while (pidAlive(pid)) {
+      if (Date.now() >= end) return false;
+      await sleep(50);
+    }
+    return true;
+  };
+  return {
+    pid,
+    exit: () => (pidAlive(pid) ? undefined : { code: null, signal: null }),
+    alive: () => pidAlive(pid),
+    waitExit,
+    closed: (async () => {
+      while (pidAlive(pid)) await sleep(100);
+    })(),
+    endStdin: () => undefined, // the transport's close() ends stdin
+    kill: (signal) => {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** Keeps the last `limit` bytes of a stream. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer | string): void {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.chunks.push(buf);
+    this.size += buf.length;
+    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.limit) {
+      this.size -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+  text(): string | undefined {
+    const all = Buffer.concat(this.chunks);
+    // A cut through a multi-byte character decodes as U+FFFD at the start: drop it.
+    const text = all.subarray(Math.max(0, all.length - this.limit)).toString('utf8').replace(/^\uFFFD+/, '').trim();
+    return text === '' ? undefined : text;
+  }
+}
+
+async function listStdio(definition: ServerDefinition, o: Resolved): Promise<LiveListing> {
+  const name = definition.name;
+  if (!definition.command) throw new LiveListError('config', `server "${name}" has no command to run`, { server: name });
+  if (definition.cwd !== undefined && !(await isDirectory(definition.cwd))) {
+    throw new LiveListError('config', `server "${name}": working directory ${definition.cwd} does not exist`, { server: name });
+  }
+
+  const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+  let watch: ChildWatch | undefined;
+  let rejectGone: (error: Error) => void = () => undefined;
+  const childGone = new Promise<never>((_, reject) => (rejectGone = reject));
+  childGone.catch(() => undefined); // only ever consumed through races
+  const transport = new WatchedStdioTransport(
+    { command: definition.command, args: definition.args, env: definition.env, cwd: definition.cwd, stderr: 'pipe' },
+    (w) => {
+      watch = w;
+      void w.closed.then(() => rejectGone(new Error('child closed')));
+      o.onSpawn?.(w.pid);
+    },
+  );
+  const stderrStream = transport.stderr;
+  stderrStream?.on('data', (chunk: Buffer | string) => stderr.push(chunk));
+  // The SDK pipes the child's stderr through a PassThrough, which can still hold data when the
+  // child reports 'close': the tail is complete only once that stream has ended too.
+  const stderrEnded = new Promise<void>((resolve) => {
+    if (!stderrStream) return resolve();
+    stderrStream.once('end', resolve);
+    stderrStream.once('close', resolve);
+  });
+  const client = new Client(o.clientInfo, { capabilities: {} });
+
+  const ctx = (extra: Partial<LiveListErrorDetails> = {}): LiveListErrorDetails => {
+    const details: LiveListErrorDetails = { server: name, ...extra };
+    if (watch) details.pid = watch.pid;
+    const tail = stderr.text();
+    if (tail !== undefined) details.stderrTail = tail;
+    return details;
+  };
+  const withTail = (message: string): string => {
+    const tail = stderr.text();
+    return tail === undefined ? message : `${message}: ${oneLine(tail)}`;
+  };
+
+  let phase: Phase = 'initialize';
+  let page = 0;
+  const deadlineErrors = (ms: number) => ({
+    onTimeout: () => new LiveListError('timeout', withTail(`server "${name}" did not answer ${phaseText(phase, page)} within ${seconds(ms)}`), ctx()),
+    onAbort: () => abortedError(name, ctx()),
+  });
+
+  let failure: LiveListError | undefined;
+  let listing: LiveListing | undefined;
+  try {
+    await withDeadline((signal) => client.connect(transport, { signal, timeout: o.connectTimeoutMs + 60_000 }), {
+      ms: o.connectTimeoutMs,
+      outer: o.signal,
+      also: childGone,
+      ...deadlineErrors(o.connectTimeoutMs),
+    });
+    phase = 'tools/list';
+    const listed = await withDeadline(
+      (signal) => fetchAllTools(client, name, o, signal, (n) => (page = n)),
+      { ms: o.listTimeoutMs, outer: o.signal, also: childGone, ...deadlineErrors(o.listTimeoutMs) },
+    );
+    listing = buildListing(definition, client, listed, 'stdio');
+    if (watch) listing.pid = watch.pid;
+    return finishStdio(listing);
+  } catch (error) {
+    failure = await classifyStdioFailure(error);
+    throw failure;
+  } finally {
+    // A server that did nothing wrong gets the polite shutdown (stdin closed first).
+    if (watch) {
+      const stopped = await reap(watch, failure === undefined, o.killGraceMs);
+      if (failure) failure.details.stopped = stopped;
+      else if (listing) listing.stopped = stopped;
+    }
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+  }
+
+  function finishStdio(done: LiveListing): LiveListing {
+    const tail = stderr.text();
+    if (tail !== undefined) done.stderrTail = tail;
+    return done;
+  }
+
+  async function classifyStdioFailure(error: unknown): Promise<LiveListError> {
+    if (error instanceof LiveListError) {
+      if (error.kind !== 'protocol' || error.details.stderrTail !== undefined) return error;
+      return new LiveListError('protocol', withTail(error.message), ctx({ cause: error.details.cause }));
+    }
+    if (!watch) {
+      return new LiveListError('spawn', `could not start server "${name}" (${definition.command}): ${describeError(error)}`, ctx({ cause: error }));
+    }
+    // A closed connection usually means the child died: give its exit a moment to be reported
+    // and its stderr to drain, so the message says why.
+    if (await watch.waitExit(500)) {
+      await raceTimer(Promise.all([watch.closed, stderrEnded]), 1000, undefined);
+      const exit = watch.exit() ?? { code: null, signal: null };
+      const how = exit.signal ? `was killed by ${exit.signal}` : exit.code === null ? 'exited' : `exited with code ${exit.code}`;
+      const when = phase === 'initialize' ? 'before answering' : `while listing tools (page ${page + 1})`;
+      return new LiveListError('exited', withTail(`server "${name}" ${how} ${when}`), ctx({ exitCode: exit.code, signal: exit.signal, cause: error }));
+    }
+    const what = phase === 'initialize' ? 'failed to initialize' : `failed while listing tools (page ${page + 1})`;
+    return new LiveListError('protocol', withTail(`server "${name}" ${what}: ${describeError(error)}`), ctx({ cause: error }));
+  }
+}
+
+/** Stops a child for good: stdin closed (if polite), then SIGTERM, then SIGKILL, each with a grace period. */
+async function reap(watch: ChildWatch, polite: boolean, graceMs: number): Promise<ChildStop> {
+  if (!watch.alive()) return 'exited';
+  if (polite) {
+    watch.endStdin();
+    if (await watch.waitExit(graceMs)) return 'stdin';
+  }
+  watch.kill('SIGTERM');
+  if (await watch.waitExit(graceMs)) return 'SIGTERM';
+  watch.kill('SIGKILL');
+  await watch.waitExit(5000);
+  return 'SIGKILL';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streamable HTTP and SSE
+
+type UrlTransport = StreamableHTTPClientTransport | SSEClientTransport;
+
+async function listUrl(definition: ServerDefinition, o: Resolved): Promise<LiveListing> {
+  const name = definition.name;
+  let url: URL;
+  try {
+    url = new URL(definition.url ?? '');
+  } catch {
+    throw new LiveListError('config', `server "${name}" has no valid URL (${JSON.stringify(definition.url ?? '')})`, { server: name });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new LiveListError('config', `server "${name}": unsupported URL scheme ${url.protocol} (expected http or https)`, { server: name });
+  }
+  const shown = safeUrl(url.href);
+  const requestInit: RequestInit = { headers: definition.headers };
+  const opened: { client: Client; transport: UrlTransport }[] = [];
+
+  const attempt = async (kind: 'http' | 'sse', signal: AbortSignal): Promise<{ client: Client; kind: 'http' | 'sse' }> => {
+    const client = new Client(o.clientInfo, { capabilities: {} });
+    const transport = kind === 'http' ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+    opened.push({ client, transport });
+    await client.connect(transport, { signal, timeout: o.connectTimeoutMs + 60_000 });
+    return { client, kind };
+  };
+  const connectError = (error: unknown, fallbackError?: unknown): LiveListError => {
+    const detail = fallbackError === undefined ? describeError(error) : `${describeError(error)}; SSE fallback: ${describeError(fallbackError)}`;
+    return new LiveListError('connect', `could not connect to ${shown}: ${detail}`, { server: name, cause: fallbackError ?? error });
+  };
+
+  let phase: Phase = 'initialize';
+  let page = 0;
+  const deadlineErrors = (ms: number) => ({
+    onTimeout: () => new LiveListError('timeout', `server "${name}" at ${shown} did not answer ${phaseText(phase, page)} within ${seconds(ms)}`, { server: name }),
+    onAbort: () => abortedError(name),
+  });
+
+  try {
+    const connected = await withDeadline(
+      async (signal) => {
+        if (definition.transport === 'sse') {
+          return attempt('sse', signal).catch((error: unknown) => Promise.reject(connectError(error)));
+        }
+        try {
+          return await attempt('http', signal);
+        } catch (error) {
+          // The backwards-compatible pattern from the SDK docs: a 4xx means "no Streamable HTTP here".
+          if (!(error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500)) {
+            throw connectError(error);
+          }
+          return attempt('sse', signal).catch((fallbackError: unknown) => Promise.reject(connectError(error, fallbackError)));
+        }
+      },
+      { ms: o.connectTimeoutMs, outer: o.signal, ...deadlineErrors(o.connectTimeoutMs) },
+    );
+    phase = 'tools/list';
+    const listed = await withDeadline(
+      (signal) =>
+        fetchAllTools(connected.client, name, o, signal, (n) => (page = n)).catch((error: unknown) => {
+          if (error instanceof LiveListError) throw error;
+          throw new LiveListError('protocol', `server "${name}" failed while listing tools (page ${page + 1}): ${describeError(error)}`, { server: name, cause: error });
+        }),
+      { ms: o.listTimeoutMs, outer: o.signal, ...deadlineErrors(o.listTimeoutMs) },
+    );
+    return buildListing(definition, connected.client, listed, connected.kind);
+  } catch (error) {
+    if (error instanceof LiveListError) throw error;
+    throw new LiveListError('protocol', `server "${name}" at ${shown} failed to initialize: ${describeError(error)}`, { server: name, cause: error });
+  } finally {
+    for (const { client, transport } of opened) {
+      // Ending the session politely is optional for the server, so it gets a short, bounded try.
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+        await raceTimer(transport.terminateSession().catch(() => undefined), 1000, undefined);
+      }
+      await client.close().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// tools/list
+
+type Phase = 'initialize' | 'tools/list';
+
+/** One page of `tools/list`, checked only as far as paging needs; tools are checked one by one. */
+const ToolsPage = z.looseObject({ tools: z.unknown().optional(), nextCursor: z.unknown().optional() });
+
+interface Listed {
+  tools: Tool[];
+  invalidTools: Spec['invalidTools'];
+  pages: number;
+}
+
+async function fetchAllTools(client: Client, name: string, o: Resolved, signal: AbortSignal, onPage: (page: number) => void): Promise<Listed> {
+  const tools: Tool[] = [];
+  const invalidTools: Spec['invalidTools'] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  let index = 0;
+  for (let page = 1; ; page++) {
+    onPage(page - 1);
+    const result = await client
+      .request(
+        cursor === undefined ? { method: 'tools/list' } : { method: 'tools/list', params: { cursor } },
+        ToolsPage,
+        { signal, timeout: o.listTimeoutMs + 60_000 },
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof z.ZodError)) throw error;
+        throw new LiveListError('protocol', `server "${name}" sent a tools/list result that is not an object (page ${page})`, { server: name, cause: error });
+      });
+    onPage(page);
+    if (!Array.isArray(result.tools)) {
+      throw new LiveListError('protocol', `server "${name}" sent a tools/list result without a tools array (page ${page})`, { server: name });
+    }
+    for (const raw of result.tools) {
+      const parsed = Tool.safeParse(raw);
+      if (parsed.success) {
+        tools.push(parsed.data);
+      } else {
+        const issue = parsed.error.issues[0];
+        const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+        const label = typeof (raw as { name?: unknown } | null)?.name === 'string' ? `"${(raw as { name: string }).name}" ` : '';
+        invalidTools.push({ index, message: `${label}${where}${issue?.message ?? 'not a tool'}` });
+      }
+      index++;
+    }
+    const next = result.nextCursor;
+    // Absent, null or "" all mean "last page" in the wild.
+    if (typeof next !== 'string' || next === '') return { tools, invalidTools, pages: page };
+    if (seen.has(next)) {
+      throw new LiveListError('protocol', `server "${name}" repeated the tools/list cursor ${JSON.stringify(clip(next, 60))} after page ${page}; stopped`, { server: name });
+    }
+    if (page >= o.maxPages) {
+      throw new LiveListError('protocol', `server "${name}" sent more than ${o.maxPages} pages of tools/list; stopped`, { server: name });
+    }
+    seen.add(next);
+    cursor = next;
+  }
+}
+
+function buildListing(definition: ServerDefinition, client: Client, listed: Listed, transport: Transport): LiveListing {
+  const info = ServerInfo.safeParse(client.getServerVersion());
+  const serverInfo: ServerInfo = info.success ? info.data : { name: definition.name };
+  const spec: Spec = {
+    name: serverInfo.name || definition.name,
+    server: serverInfo,
+    source: `${definition.file || 'live'}#${definition.name}`,
+    capturedAt: new Date().toISOString(),
+    tools: listed.tools,
+    invalidTools: listed.invalidTools,
+  };
+  return {
+    serverName: definition.name,
+    spec,
+    serverInfo,
+    capabilities: { ...(client.getServerCapabilities() ?? {}) },
+    pages: listed.pages,
+    transport,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+function abortedError(name: string, details: LiveListErrorDetails = { server: name }): LiveListError {
+  return new LiveListError('aborted', `listing the tools of server "${name}" was cancelled`, details);
+}
+
+/**
+ * Runs `work` with a deadline and the caller's signal. Whichever fires first aborts the signal
+ * handed to `work` and rejects at once with its own error; `also` can reject early too (a child
+ * that died). The SDK's own request timeouts are set longer, so these messages are the ones seen.
+ */
+async function withDeadline<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  d: { ms: number; outer: AbortSignal | undefined; onTimeout: () => LiveListError; onAbort: () => LiveListError; also?: Promise<never> },
+): Promise<T> {
+  if (d.outer?.aborted) throw d.onAbort();
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let onOuterAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = (error: LiveListError) => {
+      controller.abort(error);
+      reject(error);
+    };
+    timer = setTimeout(() => stop(d.onTimeout()), d.ms);
+    onOuterAbort = () => stop(d.onAbort());
+    d.outer?.addEventListener('abort', onOuterAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work(controller.signal), stopped, ...(d.also ? [d.also] : [])]);
+  } finally {
+    clearTimeout(timer);
+    if (onOuterAbort) d.outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+async function raceTimer<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function phaseText(phase: Phase, page: number): string {
+  return phase === 'initialize' ? 'initialize' : page === 0 ? 'tools/list' : `tools/list (page ${page + 1})`;
+}
+
+/** `30000` → `30s`, `1500` → `1.5s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** Collapses multi-line text (stderr, HTML error pages) into one line. */
+function oneLine(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' | ');
+}
+
+/** An error and its causes as one short line (`fetch failed (connect ECONNREFUSED 127.0.0.1:9)`). */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    if (current instanceof AggregateError && current.errors.length > 0) {
+      parts.push(current.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join(', '));
+      break;
+    }
+    let text = current instanceof Error ? current.message || current.name : String(current);
+    if (current instanceof StreamableHTTPError && current.code !== undefined && current.code > 0) {
+      // The SDK's text is "Streamable HTTP error: Error POSTing to endpoint: <body>"; the status says more.
+      text = `HTTP ${current.code}: ${text.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '')}`;
+    }
+    if (text && !parts.some((p) => p.includes(text))) parts.push(text);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  const [head = 'unknown error', ...rest] = parts;
+  return clip(oneLine(rest.length ? `${head} (${rest.join('; ')})` : head), 400);
+}
+
+/** A URL fit for messages and provenance: no user info, query or fragment. */
+function safeUrl(href: string): string {
+  try {
+    const url = new URL(href);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return clip(href.replace(/[?#].*$/, ''), 200);
+  }
+}

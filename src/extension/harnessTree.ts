@@ -1,0 +1,147 @@
+/**
+ * The Harnesses tree: server → run → tier → category → scenario → turn → call, read from the
+ * in-memory HarnessModel. Opening a scenario opens its record file.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { HarnessRecord } from '../core/harness/format';
+import { RECORDS_DIR, recordFileStem } from '../core/harness/store';
+import type { HarnessModel, LoadedHarness } from './harnessModel';
+import { Disposable } from './lifecycle';
+
+export type HarnessNode =
+  | { kind: 'server'; name: string; runs: LoadedHarness[] }
+  | { kind: 'run'; harness: LoadedHarness }
+  | { kind: 'tier'; harness: LoadedHarness; tier: string }
+  | { kind: 'category'; harness: LoadedHarness; tier: string; category: string }
+  | { kind: 'scenario'; harness: LoadedHarness; record: HarnessRecord }
+  | { kind: 'turn'; harness: LoadedHarness; record: HarnessRecord; turn: number }
+  | { kind: 'call'; harness: LoadedHarness; record: HarnessRecord; call: number };
+
+export const HARNESS_CONTEXT = {
+  run: 'agentSeer.harnessRun',
+  scenario: 'agentSeer.scenario',
+} as const;
+
+/** The file a record is stored in. */
+export function recordFile(harness: LoadedHarness, record: HarnessRecord): string {
+  return path.join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
+}
+
+export class HarnessTree extends Disposable implements vscode.TreeDataProvider<HarnessNode> {
+  private readonly emitter = this.register(new vscode.EventEmitter<HarnessNode | undefined>());
+  readonly onDidChangeTreeData = this.emitter.event;
+
+  constructor(private readonly model: HarnessModel) {
+    super();
+    this.register(model.onDidChange(() => this.emitter.fire(undefined)));
+  }
+
+  getChildren(node?: HarnessNode): HarnessNode[] {
+    if (!node) {
+      const byServer = new Map<string, LoadedHarness[]>();
+      for (const h of this.model.all) {
+        const name = h.manifest?.spec.name ?? path.basename(h.dir);
+        byServer.set(name, [...(byServer.get(name) ?? []), h]);
+      }
+      return [...byServer].sort(([a], [b]) => a.localeCompare(b)).map(([name, runs]) => ({ kind: 'server', name, runs }));
+    }
+    switch (node.kind) {
+      case 'server':
+        return node.runs.map((harness) => ({ kind: 'run', harness }));
+      case 'run': {
+        const tiers = [...new Set(node.harness.records.map((r) => r.tier))].sort();
+        return tiers.map((tier) => ({ kind: 'tier', harness: node.harness, tier }));
+      }
+      case 'tier': {
+        const cats = [...new Set(node.harness.records.filter((r) => r.tier === node.tier).map((r) => r.category))].sort();
+        return cats.map((category) => ({ kind: 'category', harness: node.harness, tier: node.tier, category }));
+      }
+      case 'category':
+        return node.harness.records
+          .filter((r) => r.tier === node.tier && r.category === node.category)
+          .map((record) => ({ kind: 'scenario', harness: node.harness, record }));
+      case 'scenario':
+        return node.record.conversation.length
+          ? node.record.conversation.map((_, turn) => ({ kind: 'turn', harness: node.harness, record: node.record, turn }))
+          : node.record.expected_tools.map((_, call) => ({ kind: 'call', harness: node.harness, record: node.record, call }));
+      case 'turn':
+        return (node.record.conversation[node.turn]?.calls ?? []).map((call) => ({ kind: 'call', harness: node.harness, record: node.record, call }));
+      case 'call':
+        return [];
+    }
+  }
+
+  getTreeItem(node: HarnessNode): vscode.TreeItem {
+    const C = vscode.TreeItemCollapsibleState;
+    switch (node.kind) {
+      case 'server': {
+        const item = new vscode.TreeItem(node.name, C.Expanded);
+        item.description = `${node.runs.length} run${node.runs.length === 1 ? '' : 's'}`;
+        item.iconPath = new vscode.ThemeIcon('server-process');
+        item.id = `hserver:${node.name}`;
+        return item;
+      }
+      case 'run': {
+        const m = node.harness.manifest;
+        const item = new vscode.TreeItem(vscode.workspace.asRelativePath(node.harness.dir), C.Collapsed);
+        item.description = m ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records` : `${node.harness.records.length} records`;
+        item.tooltip = new vscode.MarkdownString().appendText(
+          m
+            ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
+            : 'No valid manifest',
+        );
+        item.iconPath = new vscode.ThemeIcon(m?.status === 'complete' ? 'beaker' : m?.status === 'running' ? 'sync' : 'warning');
+        item.contextValue = HARNESS_CONTEXT.run;
+        item.resourceUri = vscode.Uri.file(node.harness.dir);
+        item.id = `hrun:${node.harness.dir}`;
+        return item;
+      }
+      case 'tier': {
+        const n = node.harness.records.filter((r) => r.tier === node.tier).length;
+        const item = new vscode.TreeItem(node.tier, C.Collapsed);
+        item.description = `${n}`;
+        item.iconPath = new vscode.ThemeIcon(node.tier === 'complex' ? 'layers' : 'circle-outline');
+        item.id = `htier:${node.harness.dir}#${node.tier}`;
+        return item;
+      }
+      case 'category': {
+        const item = new vscode.TreeItem(node.category, C.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('folder');
+        item.id = `hcat:${node.harness.dir}#${node.tier}#${node.category}`;
+        return item;
+      }
+      case 'scenario': {
+        const r = node.record;
+        const item = new vscode.TreeItem(r.title, C.Collapsed);
+        item.description = `${r.expected_tools.length} call${r.expected_tools.length === 1 ? '' : 's'}${r.conversation.length ? ` · ${r.conversation.length} turns` : ''}`;
+        item.tooltip = new vscode.MarkdownString().appendText(r.prompt);
+        item.iconPath = new vscode.ThemeIcon(r.conversation.length ? 'comment-discussion' : 'comment');
+        item.contextValue = HARNESS_CONTEXT.scenario;
+        const file = vscode.Uri.file(recordFile(node.harness, r));
+        item.resourceUri = file;
+        item.command = { command: 'vscode.open', title: 'Open Scenario', arguments: [file] };
+        item.id = `hscn:${node.harness.dir}#${r.id}`;
+        return item;
+      }
+      case 'turn': {
+        const t = node.record.conversation[node.turn];
+        const item = new vscode.TreeItem(`Turn ${node.turn + 1}`, C.Collapsed);
+        item.description = t?.prompt ?? '';
+        item.tooltip = new vscode.MarkdownString().appendText(`${t?.prompt ?? ''}\n\n→ ${t?.followup ?? ''}`);
+        item.iconPath = new vscode.ThemeIcon('comment');
+        item.id = `hturn:${node.harness.dir}#${node.record.id}#${node.turn}`;
+        return item;
+      }
+      case 'call': {
+        const c = node.record.expected_tools[node.call];
+        const item = new vscode.TreeItem(c?.name ?? '?', C.None);
+        item.description = c ? JSON.stringify(c.arguments) : '';
+        item.tooltip = new vscode.MarkdownString().appendText(c?.explanation ?? '');
+        item.iconPath = new vscode.ThemeIcon('symbol-method');
+        item.id = `hcall:${node.harness.dir}#${node.record.id}#${node.call}`;
+        return item;
+      }
+    }
+  }
+}
