@@ -8,6 +8,7 @@ export const COMMAND_IDS = [
   'agentSeer.revealTool',
   'agentSeer.openDefinition',
   'agentSeer.showLog',
+  'agentSeer.refreshHarnesses',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

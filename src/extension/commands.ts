@@ -47,6 +47,9 @@ export const COMMANDS = {
     if (file) await vscode.window.showTextDocument(vscode.Uri.file(file));
   },
   'agentSeer.showLog': (s) => s.log.show(),
+  'agentSeer.refreshHarnesses': async (s) => {
+    await s.harnesses.rescan();
+  },
 } satisfies Record<CommandId, Handler>;
 
 export function registerCommands(services: ExtensionServices): vscode.Disposable[] {

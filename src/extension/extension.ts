@@ -5,6 +5,8 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { SpecDiagnostics } from './diagnostics';
+import { HarnessModel } from './harnessModel';
+import { HarnessTree } from './harnessTree';
 import { createLog, errorMessage } from './log';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
@@ -21,11 +23,15 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const model = new WorkspaceModel(log);
     const specsTree = new SpecsTree(model);
     const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
+    const harnesses = new HarnessModel(log);
+    const harnessTree = new HarnessTree(harnesses);
     const services: ExtensionServices = {
       log,
       model,
       specsTree,
       diagnostics,
+      harnesses,
+      harnessTree,
       approval: new ServerApproval(context.workspaceState),
       inputValues: new Map(),
     };
@@ -33,7 +39,10 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       model,
       specsTree,
       diagnostics,
+      harnesses,
+      harnessTree,
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
+      vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),
     );
     log.info('Agent Seer activated');

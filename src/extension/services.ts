@@ -1,5 +1,7 @@
 import type * as vscode from 'vscode';
 import type { SpecDiagnostics } from './diagnostics';
+import type { HarnessModel } from './harnessModel';
+import type { HarnessTree } from './harnessTree';
 import type { ServerApproval } from './serverApproval';
 import type { SpecsTree } from './specsTree';
 import type { WorkspaceModel } from './workspaceModel';
@@ -10,6 +12,8 @@ export interface ExtensionServices {
   model: WorkspaceModel;
   specsTree: SpecsTree;
   diagnostics: SpecDiagnostics;
+  harnesses: HarnessModel;
+  harnessTree: HarnessTree;
   approval: ServerApproval;
   /** `${input:id}` values typed this session; kept in memory only. */
   inputValues: Map<string, string>;

@@ -1,0 +1,60 @@
+/** Small helpers for integration tests (they run inside the VS Code extension host). */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+
+/** The extension's id: `publisher.name` from package.json. */
+export const EXTENSION_ID = 'agent-seer.agent-seer';
+
+/** The first workspace folder's path (every suite opens one fixture folder). */
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('no workspace folder is open');
+  return folder.uri.fsPath;
+}
+
+/** Wait until `check()` returns a truthy value, or throw after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Ask the driver (scripts/test-integration.mjs) for a screenshot of the workbench now, while
+ * the extension host is alive (after the suite it is gone, and so is the extension's UI).
+ * Resolves with the PNG's path, or undefined where no driver takes screenshots (e.g. under
+ * @vscode/test-electron, or when the driver does not answer within `timeoutMs`).
+ */
+export async function screenshot(name: string, timeoutMs = 15_000): Promise<string | undefined> {
+  const dir = process.env.AGENT_SEER_TEST_SCREENSHOTS;
+  if (!dir) return undefined;
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-');
+  const png = join(dir, `${safe}.png`);
+  mkdirSync(dir, { recursive: true });
+  rmSync(png, { force: true });
+  // Let the workbench render what the test just did before the picture is taken.
+  await new Promise((r) => setTimeout(r, 500));
+  writeFileSync(join(dir, `${safe}.request`), '');
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(png)) {
+    if (Date.now() > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return png;
+}
