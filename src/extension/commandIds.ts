@@ -9,6 +9,8 @@ export const COMMAND_IDS = [
   'agentSeer.openDefinition',
   'agentSeer.showLog',
   'agentSeer.refreshHarnesses',
+  'agentSeer.generateEvals',
+  'agentSeer.setApiKey',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

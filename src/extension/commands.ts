@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import type { CommandId } from './commandIds';
 import type { ExtensionServices } from './services';
+import { generateEvals, type GenerateArgs } from './generateCommand';
 import { snapshotServer, type SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
 
@@ -49,6 +50,14 @@ export const COMMANDS = {
   'agentSeer.showLog': (s) => s.log.show(),
   'agentSeer.refreshHarnesses': async (s) => {
     await s.harnesses.rescan();
+  },
+  'agentSeer.generateEvals': (s, target, args) => generateEvals(s, target, (args as GenerateArgs | undefined) ?? {}),
+  'agentSeer.setApiKey': async (s, provider) => {
+    const which =
+      provider === 'gemini' || provider === 'openai'
+        ? provider
+        : ((await vscode.window.showQuickPick(['gemini', 'openai'], { title: 'Store an API key for which provider?' })) as 'gemini' | 'openai' | undefined);
+    if (which && (await s.secrets.prompt(which))) void vscode.window.showInformationMessage(`Agent Seer: ${which} key stored in SecretStorage.`);
   },
 } satisfies Record<CommandId, Handler>;
 

@@ -14,6 +14,20 @@ export interface Config {
   thresholds: ComplexityThresholds;
   /** Seconds to wait for a server to start and to list its tools. */
   serverTimeoutSeconds: number;
+  /** Folder (relative to the workspace folder) where harnesses are written, one subfolder per spec. */
+  harnessFolder: string;
+  generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined };
+  gemini: { model?: string; baseUrl?: string };
+  openai: { model?: string; baseUrl?: string };
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() ? v.trim() : undefined;
+}
+
+/** Drops undefined fields (the config type uses optional properties). */
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 function num(v: unknown, fallback: number, min = 0): number {
@@ -33,6 +47,15 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
       maxDepth: num(c.get('complexity.maxDepth'), DEFAULT_THRESHOLDS.maxDepth, 1),
     },
     serverTimeoutSeconds: num(c.get('serverTimeoutSeconds'), 30, 1),
+    harnessFolder: str(c.get('harnessFolder')) ?? 'evals',
+    generation: {
+      simple: Math.round(num(c.get('generation.simple'), 10)),
+      complex: Math.round(num(c.get('generation.complex'), 10)),
+      concurrency: Math.round(num(c.get('generation.concurrency'), 4, 1)),
+      rpm: num(c.get('generation.rpm'), 0) || undefined,
+    },
+    gemini: defined({ model: str(c.get('gemini.model')), baseUrl: str(c.get('gemini.baseUrl')) }),
+    openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
   };
 }
 

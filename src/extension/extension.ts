@@ -8,6 +8,7 @@ import { SpecDiagnostics } from './diagnostics';
 import { HarnessModel } from './harnessModel';
 import { HarnessTree } from './harnessTree';
 import { createLog, errorMessage } from './log';
+import { Secrets } from './secrets';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
 import { SpecsTree } from './specsTree';
@@ -33,6 +34,8 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       harnesses,
       harnessTree,
       approval: new ServerApproval(context.workspaceState),
+      secrets: new Secrets(context.secrets),
+      extensionUri: context.extensionUri,
       inputValues: new Map(),
     };
     context.subscriptions.push(

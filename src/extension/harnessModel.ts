@@ -54,6 +54,12 @@ export class HarnessModel extends Disposable {
     }
   }
 
+  /** Re-reads one harness folder now and tells listeners (after a run, not waiting for watchers). */
+  async reload(dir: string): Promise<void> {
+    await this.load(dir);
+    this.changed.fire();
+  }
+
   private queue(file: string): void {
     // manifest.json sits in the harness folder; a record sits in <harness>/records/.
     const dir = path.basename(path.dirname(file)) === 'records' ? path.dirname(path.dirname(file)) : path.dirname(file);

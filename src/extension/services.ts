@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { SpecDiagnostics } from './diagnostics';
 import type { HarnessModel } from './harnessModel';
 import type { HarnessTree } from './harnessTree';
+import type { Secrets } from './secrets';
 import type { ServerApproval } from './serverApproval';
 import type { SpecsTree } from './specsTree';
 import type { WorkspaceModel } from './workspaceModel';
@@ -15,6 +16,9 @@ export interface ExtensionServices {
   harnesses: HarnessModel;
   harnessTree: HarnessTree;
   approval: ServerApproval;
+  secrets: Secrets;
+  /** The extension's folder (prompts/, media/, README.md). */
+  extensionUri: vscode.Uri;
   /** `${input:id}` values typed this session; kept in memory only. */
   inputValues: Map<string, string>;
 }

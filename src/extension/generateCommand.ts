@@ -1,0 +1,185 @@
+/**
+ * "Generate Evals": pick a spec and a provider, run the pipeline in the extension host with
+ * progress and cancellation. Records are written as they complete, so a cancelled run keeps
+ * them and a re-run resumes from the cache.
+ */
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { createProvider, type ChatProvider } from '../core/llm';
+import { runPipeline, type PipelineProgress, type PipelineResult } from '../core/pipeline/runner';
+import type { Spec } from '../core/spec/model';
+import { loadSpecText } from '../core/spec/snapshot';
+import { snapshotFileName } from '../core/spec/snapshotWriter';
+import { readConfig } from './config';
+import { errorMessage } from './log';
+import { SECRET_FOR_PROVIDER } from './secrets';
+import type { ExtensionServices } from './services';
+import type { SpecsNode } from './specsTree';
+import { listChatModels, VsCodeLmProvider } from './vscodeLm';
+
+/** Which provider to use; tests and other callers may pass it to skip the picker. */
+export type ProviderChoice = { kind: 'offline' } | { kind: 'gemini' } | { kind: 'openai' } | { kind: 'vscode'; modelId: string };
+
+export interface GenerateArgs {
+  provider?: ProviderChoice;
+}
+
+export type GenerateOutcome =
+  | { status: 'cancelled-before-start' | 'no-spec' }
+  | { status: 'failed'; message: string }
+  | PipelineResult;
+
+/** The spec behind whatever the command was invoked on. */
+async function specOf(target: unknown, services: ExtensionServices): Promise<{ spec: Spec; folder: vscode.WorkspaceFolder } | undefined> {
+  const node = target as SpecsNode | undefined;
+  let file: string | undefined;
+  if (target instanceof vscode.Uri) file = target.fsPath;
+  else if (node?.kind === 'spec') file = node.entry.file;
+  else if (node?.kind === 'server') {
+    if (!node.snapshot) {
+      const choice = await vscode.window.showWarningMessage(
+        `"${node.definition.name}" has no snapshot yet: its tools must be listed first.`,
+        'Snapshot Tools',
+      );
+      if (choice) await vscode.commands.executeCommand('agentSeer.snapshotTools', node);
+      return undefined;
+    }
+    file = node.snapshot.file;
+  } else {
+    await services.model.ready;
+    const specs = services.model.specs;
+    if (!specs.length) {
+      void vscode.window.showInformationMessage('No tool specs in this workspace. Take a snapshot of a server first.');
+      return undefined;
+    }
+    const pick = await vscode.window.showQuickPick(
+      specs.map((s) => ({ label: s.spec.name, description: `${s.spec.tools.length} tools · ${vscode.workspace.asRelativePath(s.file)}`, file: s.file })),
+      { title: 'Generate evals for which spec?' },
+    );
+    file = pick?.file;
+  }
+  if (!file) return undefined;
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
+  if (!folder) return undefined;
+  const text = await readFile(file, 'utf8');
+  const load = loadSpecText(text, file);
+  if (!load.ok) {
+    const where = load.problem.line ? `:${load.problem.line}:${load.problem.column}` : '';
+    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(file)}${where}: ${load.problem.message}`);
+    return undefined;
+  }
+  return { spec: load.spec, folder };
+}
+
+async function pickProvider(): Promise<ProviderChoice | undefined> {
+  const models = await listChatModels();
+  type Item = vscode.QuickPickItem & { choice?: ProviderChoice };
+  const items: Item[] = [
+    { label: '$(beaker) Offline', description: 'deterministic, from the spec alone; no key, no network', choice: { kind: 'offline' } },
+    { label: '$(sparkle) Gemini', description: 'Google AI Studio key (stored in SecretStorage)', choice: { kind: 'gemini' } },
+    { label: '$(server) OpenAI-compatible', description: 'OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)', choice: { kind: 'openai' } },
+  ];
+  if (models.length) {
+    items.push({ label: 'VS Code language models', kind: vscode.QuickPickItemKind.Separator });
+    for (const m of models) items.push({ label: `$(copilot) ${m.name}`, description: `${m.vendor} · ${m.family}`, choice: { kind: 'vscode', modelId: m.id } });
+  }
+  const pick = await vscode.window.showQuickPick(items, { title: 'Generate evals with which model?' });
+  return pick?.choice;
+}
+
+async function chatProviderFor(choice: Exclude<ProviderChoice, { kind: 'offline' }>, services: ExtensionServices, scope: vscode.Uri): Promise<ChatProvider | undefined> {
+  const config = readConfig(scope);
+  if (choice.kind === 'vscode') {
+    const [chat] = await vscode.lm.selectChatModels({ id: choice.modelId });
+    if (!chat) throw new Error(`the VS Code language model "${choice.modelId}" is no longer available`);
+    return new VsCodeLmProvider(chat);
+  }
+  const secretKey = SECRET_FOR_PROVIDER[choice.kind];
+  let apiKey = await services.secrets.get(secretKey);
+  const envKey = choice.kind === 'gemini' ? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY : process.env.OPENAI_API_KEY;
+  const needsKey = choice.kind === 'gemini' || !config.openai.baseUrl;
+  if (!apiKey && !envKey && needsKey) {
+    if (!(await services.secrets.prompt(choice.kind))) return undefined;
+    apiKey = await services.secrets.get(secretKey);
+  }
+  const settings = choice.kind === 'gemini' ? config.gemini : config.openai;
+  return createProvider({
+    provider: choice.kind,
+    ...(apiKey ? { apiKey } : {}),
+    ...(settings.model ? { model: settings.model } : {}),
+    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    env: process.env,
+  });
+}
+
+function describe(p: PipelineProgress): string {
+  const order = ['interpret', 'scenarios', 'mock', 'turns'] as const;
+  const active = order.find((s) => p.stages[s].done < p.stages[s].total) ?? p.stage;
+  const s = p.stages[active as keyof typeof p.stages];
+  const llm = p.llm.calls || p.llm.cacheHits ? ` · ${p.llm.calls} LLM calls, ${p.llm.cacheHits} cached` : '';
+  return `${active} ${s.done}/${s.total} · ${p.records} records${llm}`;
+}
+
+export async function generateEvals(services: ExtensionServices, target: unknown, args: GenerateArgs = {}): Promise<GenerateOutcome> {
+  const found = await specOf(target, services);
+  if (!found) return { status: 'no-spec' };
+  const { spec, folder } = found;
+  const choice = args.provider ?? (await pickProvider());
+  if (!choice) return { status: 'cancelled-before-start' };
+  const config = readConfig(folder.uri);
+  const outDir = path.join(folder.uri.fsPath, config.harnessFolder, snapshotFileName(spec.name).replace(/\.json$/, ''));
+
+  let provider: Parameters<typeof runPipeline>[0]['provider'] = 'offline';
+  if (choice.kind !== 'offline') {
+    try {
+      const chat = await chatProviderFor(choice, services, folder.uri);
+      if (!chat) return { status: 'cancelled-before-start' };
+      provider = { chat };
+    } catch (err) {
+      const message = errorMessage(err);
+      void vscode.window.showErrorMessage(`Agent Seer: ${message}`);
+      return { status: 'failed', message };
+    }
+  }
+
+  services.log.info(`Generating evals for "${spec.name}" with ${choice.kind} into ${outDir}`);
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Generating evals for "${spec.name}"`, cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      let last = 0;
+      try {
+        return await runPipeline({
+          spec,
+          provider,
+          outDir,
+          promptsDir: vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath,
+          simple: config.generation.simple,
+          complex: config.generation.complex,
+          concurrency: config.generation.concurrency,
+          ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+          signal: abort.signal,
+          onProgress: (p) => {
+            // Progress arrives on every counter change: show at most a few updates a second.
+            const now = Date.now();
+            if (now - last < 250) return;
+            last = now;
+            progress.report({ message: describe(p) });
+          },
+        });
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+  await services.harnesses.reload(outDir);
+  const c = result.counts;
+  const summary = `${c.records} records (${c.byTier.simple} simple, ${c.byTier.complex} complex, ${c.multiTurn} multi-turn), coverage ${(c.coverage.ratio * 100).toFixed(0)}%`;
+  services.log.info(`Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`);
+  if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
+  else if (result.status === 'cancelled') void vscode.window.showWarningMessage(`Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
+  else void vscode.window.showErrorMessage(`Agent Seer: generation failed: ${result.error ?? 'unknown error'}`);
+  return result;
+}

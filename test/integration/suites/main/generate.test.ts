@@ -1,0 +1,94 @@
+/** "Generate Evals" in the extension host: offline, and Gemini through the real client against a fake server. */
+import * as assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { PipelineResult } from '../../../../src/core/pipeline/runner';
+import type { HarnessNode } from '../../../../src/extension/harnessTree';
+import { startFakeGemini } from '../../../fakes/fakeGemini';
+import { createResponder } from '../../../unit/pipelineResponder';
+import { loadSpecText } from '../../../../src/core/spec/snapshot';
+import { activateApi } from '../../api';
+import { screenshot, waitFor, workspaceRoot } from '../../helpers';
+
+const harnessDir = () => join(workspaceRoot(), 'evals', 'secure-filesystem-server');
+
+function records(): { provenance: { provider: string; model: string }; expected_tools: unknown[] }[] {
+  const dir = join(harnessDir(), 'records');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { provenance: { provider: string; model: string }; expected_tools: unknown[] });
+}
+
+describe('Generate Evals', () => {
+  it('offline: writes a harness for the spec and shows it in the Harnesses tree', async function () {
+    this.timeout(60_000);
+    const api = await activateApi();
+    const spec = api.specsTree.getChildren().find((n) => n.kind === 'spec');
+    assert.ok(spec);
+    const result = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', spec, { provider: { kind: 'offline' } });
+    assert.equal(result.status, 'complete', JSON.stringify(result).slice(0, 500));
+    assert.equal(result.counts.coverage.ratio, 1);
+    assert.ok(existsSync(join(harnessDir(), 'manifest.json')));
+    const onDisk = records();
+    assert.equal(onDisk.length, result.counts.records);
+    assert.ok(onDisk.every((r) => r.provenance.provider === 'offline'));
+
+    const servers = await waitFor(() => {
+      const s = api.harnessTree.getChildren();
+      return s.length ? s : undefined;
+    }, 10_000, 'the Harnesses tree');
+    assert.equal(servers.length, 1);
+    const runs = api.harnessTree.getChildren(servers[0]);
+    assert.equal(runs.length, 1);
+    const tiers = api.harnessTree.getChildren(runs[0]);
+    assert.deepEqual(tiers.map((t) => (t as Extract<HarnessNode, { kind: 'tier' }>).tier), ['complex', 'simple']);
+    let scenarios = 0;
+    for (const tier of tiers) for (const cat of api.harnessTree.getChildren(tier)) scenarios += api.harnessTree.getChildren(cat).length;
+    assert.equal(scenarios, result.counts.records);
+    await vscode.commands.executeCommand('workbench.view.extension.agentSeer');
+    await screenshot('harnesses-tree-offline');
+  });
+
+  it('Gemini (fake server on 127.0.0.1, real client, key from SecretStorage): writes gemini records', async function () {
+    this.timeout(120_000);
+    const api = await activateApi();
+    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
+    const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
+    assert.ok(load.ok);
+    const responder = createResponder({ spec: load.spec });
+    const fake = await startFakeGemini({ apiKey: 'integration-test-key' });
+    try {
+      fake.respondWith((req) => responder.respond(req));
+      const config = vscode.workspace.getConfiguration('agentSeer');
+      await config.update('gemini.baseUrl', fake.url, vscode.ConfigurationTarget.Workspace);
+      await config.update('generation.simple', 2, vscode.ConfigurationTarget.Workspace);
+      await config.update('generation.complex', 2, vscode.ConfigurationTarget.Workspace);
+      await api.secrets.store('agentSeer.geminiApiKey', 'integration-test-key');
+
+      const result = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), { provider: { kind: 'gemini' } });
+      assert.equal(result.status, 'complete', JSON.stringify(result).slice(0, 500));
+      assert.ok(fake.requests.length > 0);
+      assert.ok(fake.requests.every((r) => r.apiKey === 'integration-test-key'));
+      assert.ok(result.llm.calls > 0);
+      const onDisk = records();
+      assert.equal(onDisk.length, result.counts.records);
+      assert.ok(onDisk.every((r) => r.provenance.provider === 'gemini'), JSON.stringify(onDisk.map((r) => r.provenance)));
+      // The key never lands in settings or in the harness files.
+      const settings = readFileSync(join(workspaceRoot(), '.vscode', 'settings.json'), 'utf8');
+      assert.doesNotMatch(settings, /integration-test-key/);
+      assert.doesNotMatch(readFileSync(join(harnessDir(), 'manifest.json'), 'utf8'), /integration-test-key/);
+
+      const run = await waitFor(() => {
+        const servers = api.harnessTree.getChildren();
+        const runs = servers.length ? api.harnessTree.getChildren(servers[0]) : [];
+        const r = runs[0];
+        return r && r.kind === 'run' && r.harness.manifest?.provider === 'gemini' ? r : undefined;
+      }, 10_000, 'the tree to show the gemini run');
+      assert.equal(run.kind === 'run' && run.harness.records.length, result.counts.records);
+    } finally {
+      await fake.close();
+      await vscode.workspace.getConfiguration('agentSeer').update('gemini.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+});
