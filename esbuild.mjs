@@ -26,6 +26,20 @@ const builds = [
     banner: { js: '#!/usr/bin/env node' },
     define: { __AGENT_SEER_VERSION__: JSON.stringify(pkg.version) },
   },
+  // The report page script (chart.js + chartjs-chart-graph, tree-shaken): inlined into HTML reports
+  // under a nonce CSP, or loaded by the report webview. No source map: it would be inlined too.
+  // Licence comments are kept (at the end of the file): the bundle ships MIT code.
+  {
+    entryPoints: ['media/report/report.ts'],
+    outfile: 'dist/report.js',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'eof',
+    logLevel: 'warning',
+  },
 ];
 
 if (watch) {

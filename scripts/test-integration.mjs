@@ -96,6 +96,8 @@ function ensureCompiled(suites) {
   if (!existsSync(join(repoRoot, main))) {
     log(`${main} missing: running npm run build`);
     run('npm', ['run', 'build']);
+  } else if (newest(join(repoRoot, 'src'), /\.ts$/) > statSync(join(repoRoot, main)).mtimeMs) {
+    log(`warning: ${main} is older than src/ — run npm run build to test the current code`);
   }
   const missing = suites.some((s) => !existsSync(join(repoRoot, s.suite)));
   const stale = newest(join(repoRoot, 'test', 'integration'), /\.ts$/) > newest(join(repoRoot, 'out', 'test', 'integration'), /\.js$/);

@@ -5,7 +5,10 @@
  */
 import { parseArgs } from 'node:util';
 import { detectCommand } from './commands/detect';
+import { generateCommand } from './commands/generate';
 import { inspectCommand } from './commands/inspect';
+import { judgeCommand } from './commands/judge';
+import { reportCommand } from './commands/report';
 import { snapshotCommand } from './commands/snapshot';
 import { EXIT, UsageError, type Io } from './errors';
 
@@ -18,6 +21,27 @@ Usage:
   agent-seer snapshot <config-file> --out <folder> [--server NAME] [--input id=value]…
                      [--timeout SECONDS] [--json]
                                              start a server, list its tools, write a snapshot
+  agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
+                     [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
+                     [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
+                     [--cache-dir DIR] [--json]
+                                             generate an evaluation harness (default: offline,
+                                             into evals/<server>/; keys from GEMINI_API_KEY or
+                                             OPENAI_API_KEY; re-run to resume)
+  agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
+                     [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N]
+                     [--cache-dir DIR] [--force] [--json]
+                                             score each record (tool calling, coherence) and
+                                             store the judgments in the record files (default
+                                             judge: offline, exact checks only; --judge gemini
+                                             is the paper's gemini-2.5-flash at temperature 0)
+
+  agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
+                     [--min-tc X] [--min-coh X] [--spec FILE]… [--seed N] [--resamples B]
+                                             the paper's tables and figures for harnesses (one
+                                             row per server; several --judge: agreement too);
+                                             --min-tc/--min-coh: exit 1 when a server's mean
+                                             under the first judge is below (a CI gate)
 
 Exit codes: 0 success, 1 the run failed, 2 bad input.`;
 
@@ -62,6 +86,110 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
           { config: positionals[0], server: values.server, out: values.out, inputs: values.input, timeoutSeconds, json: values.json },
           io,
           signal,
+        );
+      }
+      case 'generate': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: {
+            server: { type: 'string' },
+            provider: { type: 'string', default: 'offline' },
+            model: { type: 'string' },
+            'base-url': { type: 'string' },
+            out: { type: 'string' },
+            'cache-dir': { type: 'string' },
+            examples: { type: 'string' },
+            simple: { type: 'string' },
+            complex: { type: 'string' },
+            concurrency: { type: 'string' },
+            rpm: { type: 'string' },
+            seed: { type: 'string' },
+            json: { type: 'boolean', default: false },
+          },
+        });
+        if (positionals.length > 1) throw new UsageError('generate takes one spec or config file');
+        return await generateCommand(
+          {
+            input: positionals[0],
+            server: values.server,
+            provider: values.provider,
+            model: values.model,
+            baseUrl: values['base-url'],
+            out: values.out,
+            cacheDir: values['cache-dir'],
+            examples: values.examples,
+            simple: values.simple,
+            complex: values.complex,
+            concurrency: values.concurrency,
+            rpm: values.rpm,
+            seed: values.seed,
+            json: values.json,
+          },
+          io,
+          signal,
+        );
+      }
+      case 'judge': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: {
+            judge: { type: 'string', multiple: true, default: [] },
+            'base-url': { type: 'string' },
+            spec: { type: 'string' },
+            concurrency: { type: 'string' },
+            rpm: { type: 'string' },
+            'cache-dir': { type: 'string' },
+            force: { type: 'boolean', default: false },
+            json: { type: 'boolean', default: false },
+          },
+        });
+        if (positionals.length > 1) throw new UsageError('judge takes one harness folder');
+        return await judgeCommand(
+          {
+            dir: positionals[0],
+            judges: values.judge,
+            baseUrl: values['base-url'],
+            spec: values.spec,
+            concurrency: values.concurrency,
+            rpm: values.rpm,
+            cacheDir: values['cache-dir'],
+            force: values.force,
+            json: values.json,
+          },
+          io,
+          signal,
+        );
+      }
+      case 'report': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: {
+            format: { type: 'string', default: 'md' },
+            out: { type: 'string' },
+            judge: { type: 'string', multiple: true, default: [] },
+            'min-tc': { type: 'string' },
+            'min-coh': { type: 'string' },
+            spec: { type: 'string', multiple: true, default: [] },
+            seed: { type: 'string' },
+            resamples: { type: 'string' },
+          },
+        });
+        return await reportCommand(
+          {
+            dirs: positionals,
+            format: values.format,
+            out: values.out,
+            judges: values.judge,
+            minTc: values['min-tc'],
+            minCoh: values['min-coh'],
+            specs: values.spec,
+            seed: values.seed,
+            resamples: values.resamples,
+          },
+          io,
         );
       }
       default:

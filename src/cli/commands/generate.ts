@@ -1,0 +1,207 @@
+import { readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { DEFAULT_SNAPSHOT_FOLDER, workspaceRootOf } from '../../core/inspect';
+import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
+import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, runPipeline, type PipelineProgress, type PipelineResult } from '../../core/pipeline/runner';
+import { parseConfig } from '../../core/spec/configs';
+import type { Spec } from '../../core/spec/model';
+import { loadSpecText } from '../../core/spec/snapshot';
+import { snapshotFileName } from '../../core/spec/snapshotWriter';
+import { EXIT, UsageError, type Io } from '../errors';
+import { formatProblem } from '../format';
+
+/** Raw options of `agent-seer generate`, as parsed from the command line. */
+export interface GenerateArgs {
+  input?: string;
+  server?: string;
+  provider: string;
+  model?: string;
+  baseUrl?: string;
+  out?: string;
+  cacheDir?: string;
+  examples?: string;
+  simple?: string;
+  complex?: string;
+  concurrency?: string;
+  rpm?: string;
+  seed?: string;
+  json: boolean;
+}
+
+/** Milliseconds between progress lines on stderr. */
+const PROGRESS_EVERY_MS = 1000;
+
+function intOption(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} takes a whole number ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+/** The spec named on the command line: a snapshot file, or a config file's server snapshot. */
+async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<{ spec: Spec; server: string }> {
+  const file = resolve(io.cwd, input);
+  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new UsageError(`${input}: no such file`);
+  });
+  const load = loadSpecText(text, file);
+  if (load.ok) return { spec: load.spec, server: load.spec.name };
+  if (!load.notSpec) throw new UsageError(formatProblem(load.problem, rel));
+  const config = parseConfig(text, file);
+  if (!config.isConfig) throw new UsageError(`${input}: not a tool spec ({"tools":[…]}) or an MCP config file`);
+  const candidates = server ? config.definitions.filter((d) => d.name === server) : config.definitions.filter((d) => !d.disabled);
+  const names = config.definitions.map((d) => d.name).join(', ') || 'none';
+  if (!candidates.length) throw new UsageError(`${input}: no server ${server ? `named "${server}"` : 'enabled'} (servers: ${names})`);
+  if (candidates.length > 1) throw new UsageError(`${input} defines several servers (${names}): choose one with --server`);
+  const def = candidates[0]!;
+  const folder = join(workspaceRootOf(file), DEFAULT_SNAPSHOT_FOLDER);
+  const snap = join(folder, snapshotFileName(def.name));
+  const snapText = await readFile(snap, 'utf8').catch(() => {
+    throw new UsageError(
+      `no snapshot of server "${def.name}" at ${rel(snap)}: run \`agent-seer snapshot ${input} --server ${def.name} --out ${rel(folder)}\` first`,
+    );
+  });
+  const snapLoad = loadSpecText(snapText, snap);
+  if (!snapLoad.ok) throw new UsageError(formatProblem(snapLoad.problem, rel));
+  return { spec: snapLoad.spec, server: def.name };
+}
+
+async function readExamples(path: string, io: Io): Promise<Record<string, unknown[]>> {
+  const text = await readFile(resolve(io.cwd, path), 'utf8').catch(() => {
+    throw new UsageError(`${path}: no such file`);
+  });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${path}: not JSON (${(e as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${path}: expected an object of tool name → example output(s)`);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+}
+
+/** A directory name for a server: what snapshot files are named by, without `.json`. */
+function folderName(server: string): string {
+  return snapshotFileName(server).replace(/\.json$/, '');
+}
+
+function kTokens(n: number): string {
+  return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/** One progress line: stages, records, retries, tokens. */
+export function progressLine(p: PipelineProgress): string {
+  const stages = (['interpret', 'scenarios', 'mock', 'turns'] as const)
+    .filter((s) => p.stages[s].total > 0)
+    .map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
+  const llm = p.llm.calls || p.llm.cacheHits ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out` : '';
+  return `generate: ${[...stages, `records ${p.records}`].join(' · ')}${llm}`;
+}
+
+const percent = (x: number): string => `${Math.round(x * 100)}%`;
+const countsText = (c: Record<string, number>): string =>
+  Object.entries(c)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || 'none';
+
+/** The JSON summary printed with `--json`. */
+export function summaryJson(r: PipelineResult): Record<string, unknown> {
+  const c = r.counts;
+  return {
+    outputDir: r.outputDir,
+    status: r.status,
+    provider: r.manifest.provider,
+    model: r.manifest.model,
+    records: c.records,
+    byTier: c.byTier,
+    multiCall: c.multiCall,
+    multiTurn: c.multiTurn,
+    multiTurnRate: r.multiTurnRate,
+    coverage: c.coverage,
+    coverageRound: c.coverageRound,
+    repaired: c.repaired,
+    discarded: c.discarded,
+    skipped: c.skipped,
+    llm: r.llm,
+    wallTimeMs: r.wallTimeMs,
+    groups: r.groups,
+    chainDepth: r.chainDepth,
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+
+/** The text summary. */
+export function summaryText(r: PipelineResult, io: Io): string {
+  const c = r.counts;
+  const where = relative(io.cwd, r.outputDir) || r.outputDir;
+  const lines = [
+    `${r.status === 'complete' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
+    `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
+    `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)})` : ''}`,
+    `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
+    `  repaired: ${countsText(c.repaired)}`,
+    `  discarded: ${countsText(c.discarded)}`,
+  ];
+  if (c.skipped.length) lines.push(`  skipped tools: ${c.skipped.map((s) => `${s.tool} (${s.reason})`).join('; ')}`);
+  if (r.manifest.provider !== 'offline') {
+    const cost = r.llm.costUsd !== undefined ? `, ~$${r.llm.costUsd.toFixed(4)}` : '';
+    lines.push(`  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out${cost}`);
+  }
+  lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
+  if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
+  return lines.join('\n');
+}
+
+/** `agent-seer generate <spec-or-config> [options]` */
+export async function generateCommand(args: GenerateArgs, io: Io, signal?: AbortSignal): Promise<number> {
+  if (!args.input) throw new UsageError('generate needs a spec snapshot or an MCP config file');
+  const provider = args.provider;
+  if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
+  const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0)!;
+  const complex = intOption('complex', args.complex, DEFAULT_COMPLEX, 0)!;
+  const concurrency = intOption('concurrency', args.concurrency, 4, 1)!;
+  const rpm = intOption('rpm', args.rpm, undefined, 1);
+  const seed = intOption('seed', args.seed, DEFAULT_SEED, 0)!;
+  const { spec, server } = await resolveSpec(args.input, args.server, io);
+  if (spec.tools.length === 0) throw new UsageError(`${args.input}: the spec has no tools`);
+  const outDir = resolve(io.cwd, args.out ?? join('evals', folderName(server)));
+  const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
+
+  let chat: ChatProvider | undefined;
+  if (provider !== 'offline') {
+    try {
+      chat = createProvider({ provider, model: args.model, baseUrl: args.baseUrl, env: io.env });
+    } catch (e) {
+      if (e instanceof LlmConfigError) throw new UsageError(e.message);
+      throw e;
+    }
+  } else if (args.model || args.baseUrl) {
+    io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
+  }
+
+  let lastLine = 0;
+  const onProgress = (p: PipelineProgress): void => {
+    const t = Date.now();
+    if (t - lastLine < PROGRESS_EVERY_MS) return;
+    lastLine = t;
+    io.err(progressLine(p));
+  };
+  io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`}…`);
+  const result = await runPipeline({
+    spec,
+    provider: chat ? { chat, ...(args.cacheDir ? { cacheDir: resolve(io.cwd, args.cacheDir) } : {}) } : 'offline',
+    outDir,
+    seed,
+    simple,
+    complex,
+    concurrency,
+    ...(rpm !== undefined ? { rpm } : {}),
+    ...(exampleOutputs ? { exampleOutputs } : {}),
+    ...(signal ? { signal } : {}),
+    onProgress,
+  });
+  if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
+  io.out(args.json ? JSON.stringify(summaryJson(result), null, 2) : summaryText(result, io));
+  return result.status === 'complete' ? EXIT.ok : EXIT.failed;
+}

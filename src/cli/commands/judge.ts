@@ -1,0 +1,151 @@
+import { stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
+import { readHarness } from '../../core/harness/store';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmStats, StructuredLlm } from '../../core/llm';
+import { EXIT, UsageError, type Io } from '../errors';
+import { renderTable } from '../table';
+
+/** Raw options of `agent-seer judge`, as parsed from the command line. */
+export interface JudgeArgs {
+  dir?: string;
+  /** `offline`, `gemini`, `gemini:MODEL`, `openai:MODEL`; repeatable. Default `offline`. */
+  judges: string[];
+  baseUrl?: string;
+  spec?: string;
+  concurrency?: string;
+  rpm?: string;
+  cacheDir?: string;
+  force: boolean;
+  json: boolean;
+}
+
+/** Milliseconds between progress lines on stderr. */
+const PROGRESS_EVERY_MS = 1000;
+
+function intOption(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} takes a whole number ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+/** A `--judge` value as provider and model: `gemini` alone means the paper's judge, gemini-2.5-flash. */
+export function parseJudgeOption(raw: string): { provider: 'offline' } | { provider: 'gemini' | 'openai'; model?: string } {
+  const value = raw.trim();
+  if (value === OFFLINE_JUDGE_ID) return { provider: 'offline' };
+  const colon = value.indexOf(':');
+  const provider = colon < 0 ? value : value.slice(0, colon);
+  const model = colon < 0 ? undefined : value.slice(colon + 1).trim();
+  if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--judge takes offline, gemini[:MODEL] or openai:MODEL, got "${raw}"`);
+  if (model === '') throw new UsageError(`--judge ${raw}: the model after ':' is empty`);
+  return { provider, model: model ?? (provider === 'gemini' ? DEFAULT_GEMINI_JUDGE_MODEL : undefined) };
+}
+
+const fixed = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
+
+/** The text summary: one row per judge. */
+export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
+  const lines = [
+    `Judged ${r.records} record${r.records === 1 ? '' : 's'} in ${dir}`,
+    renderTable(
+      ['judge', 'judged', 'not judged', 'up to date', 'mean TC', 'mean Coh', 'exact args', 'disagreements', 'LLM calls', 'cached', 'tokens in', 'tokens out'],
+      r.judges.map((j: JudgeSummary) => [
+        j.id,
+        j.judged,
+        j.notJudged,
+        j.skipped,
+        fixed(j.meanTc),
+        fixed(j.meanCoh),
+        fixed(j.meanExact),
+        j.disagreements,
+        j.llmCalls,
+        j.cacheHits,
+        j.inputTokens,
+        j.outputTokens,
+      ]),
+    ),
+  ];
+  if (r.judges.some((j) => j.id === OFFLINE_JUDGE_ID)) {
+    lines.push('The offline judge scores only what exact checks decide (argument completeness, names, types, formats, relevancy): see "exact args"; TC and Coh need an LLM judge (--judge gemini).');
+  }
+  if (r.judges.some((j) => j.notJudged > 0)) lines.push('Records not judged keep tc/coh null and a note saying why; re-run to try them again.');
+  return lines.join('\n');
+}
+
+/**
+ * `agent-seer judge <harness-dir> [--judge provider:model]… [--base-url URL] [--spec FILE]
+ * [--concurrency N] [--rpm N] [--cache-dir DIR] [--force] [--json]`
+ *
+ * Exit 0 when every record is judged (or already was), 1 when some record could not be judged
+ * by some judge or the run failed, 2 for bad input (no harness, no spec, bad options, no key).
+ */
+export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal): Promise<number> {
+  if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
+  const dir = resolve(io.cwd, args.dir);
+  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const isDir = await stat(join(dir, 'records')).then((s) => s.isDirectory(), () => false);
+  if (!isDir) throw new UsageError(`${args.dir}: not a harness folder (no records/ inside)`);
+  const concurrency = intOption('concurrency', args.concurrency, 4, 1) ?? 4;
+  const rpm = intOption('rpm', args.rpm, undefined, 1);
+
+  const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
+  const cacheDir = resolve(io.cwd, args.cacheDir ?? join(dir, '.cache'));
+  const judges: HarnessJudge[] = [];
+  for (const raw of wanted) {
+    const parsed = parseJudgeOption(raw);
+    let judge: HarnessJudge;
+    if (parsed.provider === 'offline') judge = { id: OFFLINE_JUDGE_ID };
+    else {
+      let provider;
+      try {
+        provider = createProvider({ provider: parsed.provider, model: parsed.model, baseUrl: args.baseUrl, env: io.env });
+      } catch (e) {
+        if (e instanceof LlmConfigError) throw new UsageError(e.message);
+        throw e;
+      }
+      const llm = new StructuredLlm({
+        provider,
+        cache: new DiskCache(join(cacheDir, 'llm')),
+        stats: new LlmStats(),
+        limits: { concurrency, ...(rpm !== undefined ? { rpm } : {}) },
+        defaultTemperature: 0,
+      });
+      judge = { id: `${provider.id}:${provider.model}`, llm };
+    }
+    if (judges.some((j) => j.id === judge.id)) throw new UsageError(`--judge ${raw} is given twice`);
+    judges.push(judge);
+  }
+
+  const { manifest } = await readHarness(dir);
+  const found = await findHarnessSpec(dir, manifest, { specFile: args.spec, cwd: io.cwd });
+  if (!found.ok) throw new UsageError(found.error);
+  for (const w of found.warnings) io.err(`agent-seer: warning: ${w}`);
+
+  io.err(`agent-seer: judging ${rel(dir)} against ${rel(found.file)} with ${judges.map((j) => j.id).join(', ')}…`);
+  let last = 0;
+  const onProgress = (p: JudgeProgress): void => {
+    const now = Date.now();
+    if (p.outcome === 'not-judged') io.err(`judge: ${p.recordId} (${p.judgeId}): not judged (see the record's notes)`);
+    if (now - last < PROGRESS_EVERY_MS && p.done < p.total) return;
+    last = now;
+    io.err(`judge: ${p.done}/${p.total} · ${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`);
+  };
+  let result: JudgeHarnessResult;
+  try {
+    result = await judgeHarness(dir, { judges, spec: found.spec, concurrency, force: args.force, onProgress, ...(signal ? { signal } : {}) });
+  } catch (e) {
+    if (signal?.aborted) {
+      io.err('agent-seer: cancelled; finished judgments are saved, re-run to continue');
+      return EXIT.failed;
+    }
+    throw e;
+  }
+  for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
+  if (args.json) {
+    io.out(JSON.stringify({ dir, spec: found.file, records: result.records, judges: result.judges, problems: result.problems }, null, 2));
+  } else {
+    io.out(judgeSummaryText(result, rel(dir)));
+  }
+  return result.judges.some((j) => j.notJudged > 0) ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,154 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { specHash } from '../../core/harness/hash';
+import { readHarness } from '../../core/harness/store';
+import { findHarnessSpec } from '../../core/judge/judgeHarness';
+import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../core/report/analyze';
+import { renderHtml } from '../../core/report/render/html';
+import { renderMarkdown } from '../../core/report/render/markdown';
+import type { ReportModel } from '../../core/report/schema';
+import { f3 } from '../../core/report/tables';
+import type { Spec } from '../../core/spec/model';
+import { loadSpecText } from '../../core/spec/snapshot';
+import { EXIT, UsageError, type Io } from '../errors';
+
+/** Output formats of `agent-seer report`. */
+export const REPORT_FORMATS = ['md', 'html', 'json'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** Parsed arguments of `agent-seer report`. */
+export interface ReportArgs {
+  dirs: string[];
+  format: string;
+  out?: string;
+  /** Judges to report (first = primary, the one thresholds apply to). */
+  judges: string[];
+  minTc?: string;
+  minCoh?: string;
+  /** Spec files; each harness takes the one whose hash matches its manifest. */
+  specs: string[];
+  seed?: string;
+  resamples?: string;
+}
+
+function threshold(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const x = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`${name} takes a score between 0 and 1, got "${raw}"`);
+  return x;
+}
+
+function integer(name: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const x = Number(raw);
+  if (!Number.isInteger(x) || x < min) throw new UsageError(`${name} takes an integer ≥ ${min}, got "${raw}"`);
+  return x;
+}
+
+/** Loads the --spec files once: hash → spec. */
+async function loadSpecs(files: readonly string[], cwd: string): Promise<{ file: string; spec: Spec; hash: string }[]> {
+  const out = [];
+  for (const f of files) {
+    const file = resolve(cwd, f);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw new UsageError(`cannot read the spec file ${f}`);
+    }
+    const loaded = loadSpecText(text, file);
+    if (!loaded.ok) throw new UsageError(`${f}: ${loaded.problem.message}`);
+    out.push({ file, spec: loaded.spec, hash: specHash(loaded.spec) });
+  }
+  return out;
+}
+
+/** Servers whose mean is below a threshold, under the primary judge; one message each. */
+export function thresholdFailures(model: ReportModel, minTc: number | undefined, minCoh: number | undefined): string[] {
+  const primary = model.judges[0];
+  if (!primary) return [];
+  const failures: string[] = [];
+  const check = (server: string, what: string, flag: string, mean: number | null, min: number | undefined) => {
+    if (min === undefined) return;
+    if (mean === null) failures.push(`${server}: no ${what} scores from judge ${primary.judge ?? '(none)'}, so ${flag} ${min} cannot pass`);
+    else if (mean < min) failures.push(`${server}: mean ${what} ${f3(mean)} is below ${flag} ${min}`);
+  };
+  for (const s of primary.servers) {
+    check(s.name, 'TC', '--min-tc', s.tc.mean, minTc);
+    check(s.name, 'Coh', '--min-coh', s.coh.mean, minCoh);
+  }
+  return failures;
+}
+
+/**
+ * `agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
+ * [--min-tc X] [--min-coh X] [--spec FILE]… [--seed N] [--resamples B]`
+ *
+ * Output on stdout (or --out), progress and warnings on stderr. Exit 1 when a server's mean under
+ * the primary judge is below a threshold (a CI gate), 2 on bad input (no harness, unknown judge).
+ */
+export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
+  if (!args.dirs.length) throw new UsageError('report needs at least one harness folder');
+  if (!(REPORT_FORMATS as readonly string[]).includes(args.format)) throw new UsageError(`--format takes md, html or json, got "${args.format}"`);
+  const format = args.format as ReportFormat;
+  const minTc = threshold('--min-tc', args.minTc);
+  const minCoh = threshold('--min-coh', args.minCoh);
+  const seed = integer('--seed', args.seed, 0);
+  const resamples = integer('--resamples', args.resamples, 1);
+  const rel = (f: string) => relative(io.cwd, f) || f;
+  const progress = (s: string) => io.err(`agent-seer: ${s}`);
+
+  const specs = await loadSpecs(args.specs, io.cwd);
+  const inputs: HarnessInput[] = [];
+  const warnings: string[] = [];
+  for (const d of args.dirs) {
+    const dir = resolve(io.cwd, d);
+    const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+    if (!isDir) throw new UsageError(`no harness folder at ${d}`);
+    const read = await readHarness(dir);
+    if (!read.manifest && read.records.length === 0) throw new UsageError(`${d} is not a harness folder (no valid manifest.json and no records)`);
+    for (const p of read.problems) {
+      warnings.push(`${rel(p.file)}: ${p.message}`);
+      io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
+    }
+    let spec: Spec | undefined;
+    const byHash = read.manifest ? specs.find((s) => s.hash === read.manifest?.spec.hash) : undefined;
+    if (byHash) spec = byHash.spec;
+    else {
+      const only = specs.length === 1 && args.dirs.length === 1 ? specs[0] : undefined;
+      const found = await findHarnessSpec(dir, read.manifest, { specFile: only?.file, cwd: io.cwd });
+      if (found.ok) {
+        spec = found.spec;
+        for (const w of found.warnings) warnings.push(`${rel(dir)}: ${w}`);
+      } else {
+        warnings.push(`${rel(dir)}: ${found.error}`);
+      }
+    }
+    progress(`read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}`);
+    inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec });
+  }
+
+  let model: ReportModel;
+  try {
+    progress(`computing the report (bootstrap B = ${resamples ?? 10_000})`);
+    model = analyzeHarnesses(inputs, { judges: args.judges, seed, resamples, warnings });
+  } catch (e) {
+    if (e instanceof UnknownJudgeError) throw new UsageError(e.message);
+    throw e;
+  }
+
+  const text =
+    format === 'json' ? `${JSON.stringify(model, null, 2)}\n` : format === 'md' ? renderMarkdown(model) : renderHtml(model);
+  if (args.out) {
+    const file = resolve(io.cwd, args.out);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, text, 'utf8');
+    progress(`wrote ${rel(file)}`);
+  } else {
+    io.out(text.replace(/\n$/, ''));
+  }
+
+  const failures = thresholdFailures(model, minTc, minCoh);
+  for (const f of failures) io.err(`agent-seer: ${f}`);
+  return failures.length ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,272 @@
+/**
+ * Judging one record: lay it out (`buildView`), decide what a program can (`viewFacts`), ask the
+ * LLM judge for tool calling and coherence (two structured calls, re-asked on malformed replies
+ * by `StructuredLlm`), enforce the exact facts and the cascades on the replies, and aggregate.
+ * Without an LLM it is the offline judge: only what the exact checks decide is scored.
+ *
+ * A judge that fails (a reply still malformed after the re-asks, a transport fault) leaves that
+ * aspect `null` with `status: 'not-judged'` and a note: a record is never scored 0 or 1 by
+ * accident.
+ */
+import { canonicalJson, sha256, specHash } from '../harness/hash';
+import type { HarnessRecord } from '../harness/format';
+import type { StructuredLlm, StructuredResult } from '../llm';
+import { PromptLibrary } from '../pipeline/prompts';
+import type { Spec } from '../spec/model';
+import { aggregate, scoreCohTurn, scoreTcTurn, type ScoredCohTurn, type ScoredTcTurn } from './aggregate';
+import { COH_ASPECTS } from './keys';
+import { cohTurnPlan, factsText, referenceText, tcTurnPlan, toolCatalog, toolSchemas, transcript } from './render';
+import { CohReply, TcReply, type AspectStatus, type StoredJudgment, type Trajectory, type TurnDetail } from './schemas';
+import { buildView, viewFacts, type JudgeMode, type JudgeView } from './view';
+
+/** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
+export const JUDGE_VERSION = 'judge-1';
+/** The judge samples at temperature 0, as the paper does, for repeatable scores. */
+export const JUDGE_TEMPERATURE = 0;
+/** Judge id of the offline judge. */
+export const OFFLINE_JUDGE_ID = 'offline';
+
+/** Template names of the judge prompts (`prompts/<name>.v<N>.txt`). */
+export const JUDGE_PROMPTS = { tc: 'judge-tc', tcOracle: 'judge-tc-oracle', coh: 'judge-coh' } as const;
+
+/** The judge id of an LLM judge: `provider:model` (e.g. `gemini:gemini-2.5-flash`). */
+export function judgeIdOf(llm: StructuredLlm): string {
+  return `${llm.provider.id}:${llm.provider.model}`;
+}
+
+/** Options of {@link judgeRecord}. */
+export interface JudgeRecordOptions {
+  /** The LLM judge; absent → the offline judge. */
+  llm?: StructuredLlm;
+  /** Default `'unsupervised'`. */
+  mode?: JudgeMode;
+  /** Oracle mode: what the agent did. */
+  trajectory?: Trajectory;
+  signal?: AbortSignal;
+  /** Prompt templates; loaded from `prompts/` when absent. */
+  prompts?: PromptLibrary;
+  /** Stored as `judge.id`; defaults to {@link judgeIdOf} or `offline`. */
+  judgeId?: string;
+}
+
+/** The prompt versions a judge uses (template versions, or the offline logic version). */
+export function judgePromptVersions(prompts: PromptLibrary | undefined, mode: JudgeMode): Record<string, string> {
+  if (!prompts) return { offline: JUDGE_VERSION };
+  const tc = mode === 'oracle' ? JUDGE_PROMPTS.tcOracle : JUDGE_PROMPTS.tc;
+  return { [tc]: prompts.get(tc).version, [JUDGE_PROMPTS.coh]: prompts.get(JUDGE_PROMPTS.coh).version };
+}
+
+/**
+ * Hash of everything a judgment depends on: the record's judged content, the spec, the judge,
+ * its prompts and temperature, the mode and trajectory, and the judging logic version. A stored
+ * judgment with the same hash is current and is not redone.
+ */
+export function judgmentInputHash(
+  record: HarnessRecord,
+  spec: Spec,
+  judge: { id: string; promptVersions: Record<string, string>; temperature: number | null; mode: JudgeMode; trajectory?: Trajectory },
+): string {
+  return sha256(
+    canonicalJson({
+      v: JUDGE_VERSION,
+      judge,
+      spec: specHash(spec),
+      record: {
+        prompt: record.prompt,
+        expected_tools: record.expected_tools,
+        mock_outputs: record.mock_outputs,
+        expected_response: record.expected_response,
+        conversation: record.conversation,
+      },
+    }),
+  );
+}
+
+/** Semantic checks of a TC reply against the view (sent back to the judge on a re-ask). */
+export function validateTcReply(reply: TcReply, view: JudgeView): string[] {
+  const errors: string[] = [];
+  if (reply.turns.length !== view.turns.length) errors.push(`reply with exactly ${view.turns.length} turn(s), one per turn of the conversation; got ${reply.turns.length}`);
+  reply.turns.forEach((t, i) => {
+    const turn = view.turns[i];
+    if (!turn) return;
+    // Turns are taken by position; a judge that numbers them from 1 is not re-asked for it.
+    const n = turn.calls.length;
+    if (n >= 2 && t.ordering === null) errors.push(`turn ${i} has ${n} calls: score ordering`);
+    if (n >= 1 && t.arguments === null) errors.push(`turn ${i} has calls: score arguments`);
+    for (const f of t.findings) {
+      if (f.call !== null && !turn.calls.includes(f.call)) {
+        errors.push(`turn ${i} finding refers to call ${f.call}, which is not a call of turn ${i} (its calls: ${turn.calls.join(', ') || 'none'})`);
+      }
+    }
+  });
+  return errors;
+}
+
+/** Semantic checks of a coherence reply: one entry per turn, scores agreeing with the manifestations listed. */
+export function validateCohReply(reply: CohReply, view: JudgeView): string[] {
+  const errors: string[] = [];
+  if (reply.turns.length !== view.turns.length) errors.push(`reply with exactly ${view.turns.length} turn(s); got ${reply.turns.length}`);
+  reply.turns.forEach((t, i) => {
+    if (i >= view.turns.length) return;
+    if (i > 0 && t.context_retention === null) errors.push(`turn ${i} has earlier turns: score context_retention`);
+    for (const a of COH_ASPECTS) {
+      const r = t[a];
+      if (!r || (a === 'context_retention' && i === 0)) continue;
+      if (r.score === 3 && r.manifestations.length) errors.push(`turn ${i} ${a}: score 3 means no manifestation, but ${r.manifestations.join(', ')} are listed (lower the score or empty the list)`);
+      if (r.score < 3 && !r.manifestations.length) errors.push(`turn ${i} ${a}: score ${r.score} needs the manifestations seen (or score 3)`);
+    }
+  });
+  return errors;
+}
+
+const failureNote = (what: string, r: Extract<StructuredResult<unknown>, { ok: false }>): string =>
+  `${what} not judged: ${r.reason} after ${r.attempts} repl${r.attempts === 1 ? 'y' : 'ies'}${r.errors[0] ? ` (${r.errors[0]})` : ''}`;
+
+const pct = (x: number): string => String(Math.round(x * 100) / 100);
+
+/** Judges one record. Rejects only on cancellation and on faults no record can get past (bad key, unreachable server). */
+export async function judgeRecord(record: HarnessRecord, spec: Spec, options: JudgeRecordOptions = {}): Promise<StoredJudgment> {
+  const mode = options.mode ?? 'unsupervised';
+  const llm = options.llm;
+  const prompts = llm ? (options.prompts ?? PromptLibrary.load()) : undefined;
+  const promptVersions = judgePromptVersions(prompts, mode);
+  const judgeId = options.judgeId ?? (llm ? judgeIdOf(llm) : OFFLINE_JUDGE_ID);
+  const temperature = llm ? JUDGE_TEMPERATURE : null;
+  const inputHash = judgmentInputHash(record, spec, { id: judgeId, promptVersions, temperature, mode, trajectory: options.trajectory });
+  const notes: string[] = [];
+  const usage = { inputTokens: 0, outputTokens: 0 };
+
+  const built = buildView(record, mode, options.trajectory);
+  const base = {
+    judge: {
+      id: judgeId,
+      provider: llm ? llm.provider.id : OFFLINE_JUDGE_ID,
+      model: llm ? llm.provider.model : JUDGE_VERSION,
+      temperature,
+      mode,
+      view: built.ok ? built.view.view : record.conversation.length >= 2 ? ('multi-turn' as const) : ('single-turn' as const),
+      promptVersions,
+    },
+    inputHash,
+  };
+  if (!built.ok) {
+    return {
+      ...base,
+      tc: null,
+      coh: null,
+      dimensions: {},
+      subdimensions: {},
+      notes: [`not judged: ${built.error}`],
+      status: { tc: 'not-judged', coh: 'not-judged' },
+      exact: null,
+      turns: [],
+      findings: [],
+      disagreements: [],
+      manifestations: {},
+      usage,
+    };
+  }
+  const view = built.view;
+  notes.push(...view.notes);
+  const facts = viewFacts(view, spec);
+
+  let tcReply: TcReply | null = null;
+  let cohReply: CohReply | null = null;
+  let tcStatus: AspectStatus = llm ? 'not-judged' : 'not-scored';
+  const hasReplies = view.turns.some((t) => t.response.trim() !== '');
+  let cohStatus: AspectStatus = llm && hasReplies ? 'not-judged' : 'not-scored';
+  if (llm && !hasReplies) notes.push('coherence not scored: there is no assistant reply to judge');
+
+  if (llm && prompts) {
+    const signal = options.signal;
+    const tcName = mode === 'oracle' ? JUDGE_PROMPTS.tcOracle : JUDGE_PROMPTS.tc;
+    const toolNames = [...view.calls.map((c) => c.name), ...(view.reference?.calls.map((c) => c.name) ?? [])];
+    const tcPrompt = prompts.render(tcName, {
+      turn_count: view.turns.length,
+      turn_plan: tcTurnPlan(view),
+      tool_catalog: toolCatalog(spec),
+      tool_schemas: toolSchemas(spec, toolNames),
+      transcript: transcript(view),
+      facts: factsText(view, facts),
+      reference: mode === 'oracle' ? referenceText(view) : '',
+    });
+    // The rendered prompt is hashed into the key already; this adds what shapes the reading of the reply.
+    const cacheInputs = { logic: JUDGE_VERSION, mode };
+    const tcCall = llm.generate(
+      { stage: tcName, promptVersion: tcPrompt.version, prompt: tcPrompt.text, schema: TcReply, temperature: JUDGE_TEMPERATURE, cacheInputs, validate: (v) => validateTcReply(v, view) },
+      signal,
+    );
+    const cohCall = hasReplies
+      ? (() => {
+          const cohPrompt = prompts.render(JUDGE_PROMPTS.coh, { turn_count: view.turns.length, turn_plan: cohTurnPlan(view), transcript: transcript(view) });
+          return llm.generate(
+            { stage: JUDGE_PROMPTS.coh, promptVersion: cohPrompt.version, prompt: cohPrompt.text, schema: CohReply, temperature: JUDGE_TEMPERATURE, cacheInputs, validate: (v) => validateCohReply(v, view) },
+            signal,
+          );
+        })()
+      : undefined;
+    const [tc, coh] = await Promise.all([tcCall, cohCall]);
+    for (const r of [tc, coh]) {
+      if (!r) continue;
+      usage.inputTokens += r.usage.inputTokens;
+      usage.outputTokens += r.usage.outputTokens;
+    }
+    if (tc.ok) {
+      tcReply = tc.value;
+      tcStatus = 'scored';
+    } else notes.push(failureNote('tool calling', tc));
+    if (coh?.ok) {
+      cohReply = coh.value;
+      cohStatus = 'scored';
+    } else if (coh) notes.push(failureNote('coherence', coh));
+  }
+
+  // A failed TC reply still gets the exact part, like the offline judge; tc stays null.
+  const tcTurns: ScoredTcTurn[] = facts.turns.map((ctx, i) => scoreTcTurn(ctx, tcReply?.turns[i] ?? null));
+  const cohTurns: ScoredCohTurn[] = cohReply ? view.turns.map((t, i) => scoreCohTurn(t.index, t.index > 0, cohReply?.turns[i] ?? null)) : [];
+  const scores = aggregate(tcTurns, cohTurns);
+
+  const disagreements = tcTurns.flatMap((t) => t.disagreements);
+  for (const d of disagreements) {
+    notes.push(`turn ${d.turn} ${d.subdimension}${d.callIndex !== undefined && d.callIndex !== null ? ` (call ${d.callIndex}${d.param ? ` '${d.param}'` : ''})` : ''}: judge ${pct(d.judge)}, kept ${pct(d.final)}: ${d.reason}`);
+  }
+  for (const t of tcTurns) {
+    for (const c of t.cascades) {
+      if (c.capped.length) notes.push(`turn ${t.turn}: ${c.rule} cascade capped ${c.capped.map((x) => x.sub).join(', ')}`);
+    }
+  }
+  if (!llm) notes.push('offline judge: only what exact checks decide is scored (argument completeness, names, types, formats, relevancy); the rest needs an LLM judge');
+
+  const turns: TurnDetail[] = view.turns.map((t, i) => {
+    const tcT = tcTurns[i];
+    const cohT = cohTurns[i];
+    const rationale = { ...(tcT?.rationale ? { tc: tcT.rationale } : {}), ...(cohT?.rationale ? { coh: cohT.rationale } : {}) };
+    return {
+      turn: t.index,
+      calls: [...t.calls],
+      tc: tcT?.tc ?? null,
+      coh: cohT?.coh ?? null,
+      dimensions: { ...(tcT?.dimensions ?? {}) },
+      subdimensions: { ...(tcT?.subdimensions ?? {}), ...(cohT?.subdimensions ?? {}) },
+      cascades: (tcT?.cascades ?? []).map((c) => ({ rule: c.rule, capped: c.capped.map((x) => ({ sub: `arguments.${x.sub}`, from: x.from / 10, to: x.to / 10 })) })),
+      manifestations: { ...(cohT?.manifestations ?? {}) },
+      ...(Object.keys(rationale).length ? { rationale } : {}),
+    };
+  });
+
+  return {
+    ...base,
+    tc: tcStatus === 'scored' ? scores.tc : null,
+    coh: cohStatus === 'scored' ? scores.coh : null,
+    dimensions: scores.dimensions,
+    subdimensions: scores.subdimensions,
+    notes,
+    status: { tc: tcStatus, coh: cohStatus },
+    exact: scores.exact,
+    turns,
+    findings: tcTurns.flatMap((t) => t.findings),
+    disagreements,
+    manifestations: scores.manifestations,
+    usage,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * What every LLM stage of one run shares: the spec, the model, the prompts, the ledger, the
+ * cancellation signal and the run's counters.
+ */
+import type { StructuredLlm } from '../../llm';
+import type { Spec } from '../../spec/model';
+import type { PromptLibrary } from '../prompts';
+import type { AskOutcome } from './ask';
+import { bump, mergeCounts, type Counts, type StepCounts } from './counts';
+import type { Ledger } from './ledger';
+
+/** Stage names, as they appear in cache keys, counters and progress. */
+export const STAGES = { interpret: 'interpret', scenarios: 'scenarios', mock: 'mock', turns: 'turns' } as const;
+
+/** The shared state of an LLM run. */
+export interface StageContext {
+  spec: Spec;
+  llm: StructuredLlm;
+  prompts: PromptLibrary;
+  ledger: Ledger;
+  signal: AbortSignal;
+  /** Run seed: selects the sample of stage-2 calls (a new seed asks for new scenarios). */
+  seed: number;
+  /** Repairs by `<stage>:<reason>`. */
+  repaired: Counts;
+  /** Discards by `<stage>:<reason>`. */
+  discarded: Counts;
+  /** Example outputs per tool name (the paper's optional traces), for mock grounding. */
+  examples: ReadonlyMap<string, readonly unknown[]>;
+  /** Outcomes of this run's steps by request key (see `AskContext.steps`). */
+  steps: Map<string, Promise<AskOutcome<unknown>>>;
+}
+
+/** Adds a step's counts to the run's. */
+export function count(ctx: StageContext, counts: StepCounts): void {
+  mergeCounts(ctx.repaired, counts.repaired);
+  mergeCounts(ctx.discarded, counts.discarded);
+}
+
+/** Counts one repair. */
+export function repaired(ctx: StageContext, key: string, by = 1): void {
+  bump(ctx.repaired, key, by);
+}
+
+/** Counts one discard. */
+export function discarded(ctx: StageContext, key: string, by = 1): void {
+  bump(ctx.discarded, key, by);
+}

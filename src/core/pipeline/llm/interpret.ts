@@ -1,0 +1,59 @@
+/**
+ * Stage 1 with a model: one request per tool for the paper's semantic fields, cached by the
+ * tool's hash (an unchanged tool is never interpreted twice, whatever else changed). A tool the
+ * model cannot describe after the re-asks falls back to the offline interpretation, so a
+ * summary always exists; the fallback is counted.
+ */
+import { toolHash } from '../../harness/hash';
+import type { Tool } from '../../spec/model';
+import { interpretOffline } from '../offline';
+import { ToolInterpretation } from '../schemas';
+import { ask } from './ask';
+import { count, repaired, STAGES, type StageContext } from './context';
+
+/** Longest tool definition sent as is; longer ones lose their parameter descriptions. */
+const MAX_TOOL_JSON = 24_000;
+
+/** The tool as shown to the model: name, description, schemas and annotations, within a size limit. */
+export function toolJsonForPrompt(tool: Tool): string {
+  const shown = { name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations ?? undefined };
+  let text = JSON.stringify(shown, null, 2);
+  if (text.length > MAX_TOOL_JSON) {
+    // Parameter descriptions are what make huge schemas huge; names and types are what matter.
+    const strip = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'description' && k !== 'examples').map(([k, x]) => [k, strip(x)])) : v;
+    text = JSON.stringify({ ...shown, inputSchema: strip(tool.inputSchema), outputSchema: strip(tool.outputSchema) });
+    if (text.length > MAX_TOOL_JSON) text = `${text.slice(0, MAX_TOOL_JSON)}…`;
+  }
+  return text;
+}
+
+/** The outcome of interpreting one tool. */
+export interface InterpretOutcome {
+  interpretation: ToolInterpretation;
+  /** `'llm'` or `'offline'` (fallback). */
+  source: 'llm' | 'offline';
+  version: string;
+}
+
+/** Interprets one tool (never fails: falls back to the offline interpretation). */
+export async function interpretTool(ctx: StageContext, tool: Tool): Promise<InterpretOutcome> {
+  const rendered = ctx.prompts.render('interpret', { tool_json: toolJsonForPrompt(tool) });
+  const outcome = await ask(ctx, {
+    stage: STAGES.interpret,
+    request: {
+      stage: STAGES.interpret,
+      promptVersion: rendered.version,
+      prompt: rendered.text,
+      schema: ToolInterpretation,
+      cacheInputs: { tool: toolHash(tool) },
+    },
+    // A mis-copied name is fixed here rather than re-asked: the tool is known.
+    check: () => [],
+    accept: (value) => ({ ...value, tool_name: tool.name, enterprise_context: value.enterprise_context.slice(0, 8) }),
+  });
+  count(ctx, outcome.counts);
+  if (outcome.ok) return { interpretation: outcome.value, source: 'llm', version: rendered.version };
+  repaired(ctx, `${STAGES.interpret}:offline-fallback`);
+  return { interpretation: interpretOffline(ctx.spec, tool), source: 'offline', version: rendered.version };
+}

@@ -1,0 +1,28 @@
+/** Small helpers the analysis and the agreement modules share. */
+import { bootstrapCi } from './stats';
+
+/** Bootstrap settings of a report. */
+export interface Bootstrap {
+  resamples: number;
+  seed: number;
+  level: number;
+}
+
+/** NaN (an undefined statistic) → null, as the JSON contract wants. */
+export const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** 32-bit FNV-1a of a label: each interval gets its own seed, so adding a server moves no other CI. */
+export function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Seeded percentile-bootstrap CI of the mean of `xs`, its seed derived from the report seed and `label`; null without data. */
+export function labelledCi(xs: readonly number[], boot: Bootstrap, label: string): [number, number] | null {
+  const c = bootstrapCi(xs, { resamples: boot.resamples, level: boot.level, seed: hash32(`${boot.seed}\u241f${label}`) });
+  return Number.isFinite(c[0]) && Number.isFinite(c[1]) ? c : null;
+}

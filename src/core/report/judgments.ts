@@ -1,0 +1,252 @@
+/**
+ * Reads one stored judgment into the numbers the report needs. The judge (`src/core/judge`)
+ * stores record-level `dimensions` (`usage`, `selection`, `ordering`, `arguments`, 0–1),
+ * `subdimensions` (`arguments.value`, `coherence.logical_flow`, …, 0–1), `turns[].dimensions`,
+ * `manifestations` (aspect → codes) and `exact`. The harness format keeps these maps loose, so
+ * this is the one place that knows the spellings (it also accepts the paper's Table 14 names,
+ * `arguments.value_accuracy`, and nested maps); everything after it sees a fixed shape. Anything
+ * unreadable is `null`, never a throw: a half-judged harness still gets a report.
+ */
+import type { HarnessRecord, Judgment } from '../harness/format';
+import {
+  ARGUMENT_SUBDIMENSIONS,
+  COHERENCE_ASPECTS,
+  TC_DIMENSIONS,
+  type ArgumentSubdimension,
+  type CoherenceAspect,
+  type TcDimension,
+} from './names';
+
+/** TC dimension scores of one turn (or of a whole record); null = not applicable or not scored. */
+export type DimensionScores = Record<TcDimension, number | null>;
+
+/** What the report reads from one judgment. Scores in 0–1 except `aspects` (raw 1–3). */
+export interface JudgmentView {
+  tc: number | null;
+  coh: number | null;
+  /** The offline judge's exact argument score (0–1); null when the judge has none. */
+  exact: number | null;
+  /** Record-level dimension scores. */
+  dims: DimensionScores;
+  /** Per-turn dimension scores when the judge stored them, else the record-level ones (one entry). */
+  turns: DimensionScores[];
+  /** Argument sub-dimension scores (record level: the judge's mean over turns). */
+  args: Record<ArgumentSubdimension, number | null>;
+  /** Coherence aspects on the raw 1–3 scale (Table 8). */
+  aspects: Record<CoherenceAspect, number | null>;
+  /** Coherence failure manifestations (Table 19 codes), one entry per mention. */
+  issues: string[];
+}
+
+const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const DIM_ALIASES: Record<string, TcDimension> = {
+  usage: 'usage',
+  toolusage: 'usage',
+  selection: 'selection',
+  toolselection: 'selection',
+  ordering: 'ordering',
+  toolordering: 'ordering',
+  arguments: 'arguments',
+  args: 'arguments',
+  toolarguments: 'arguments',
+};
+
+/** Namespaces whose short keys (`value`, `completeness`) are argument sub-dimensions. */
+const ARG_NAMESPACES = new Set(['arguments', 'args', 'argument', 'toolarguments']);
+const ARG_KEYS: Record<string, ArgumentSubdimension> = {
+  completeness: 'completeness',
+  name: 'name_accuracy',
+  nameaccuracy: 'name_accuracy',
+  value: 'value_accuracy',
+  valueaccuracy: 'value_accuracy',
+  type: 'type_compliance',
+  typecompliance: 'type_compliance',
+  format: 'format_compliance',
+  formatcompliance: 'format_compliance',
+  relevancy: 'relevancy',
+  relevance: 'relevancy',
+};
+const COH_NAMESPACES = new Set(['coherence', 'coh']);
+const ASPECT_KEYS: Record<string, CoherenceAspect> = {
+  logicalflow: 'logical_flow',
+  completeness: 'completeness',
+  conciseness: 'conciseness',
+  topicrelevance: 'topic_relevance',
+  contextretention: 'context_retention',
+};
+
+/** A finite number, `null` for an explicit null, `undefined` for anything else. */
+function scoreOf(v: unknown): number | null | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (v === null) return null;
+  if (isRecord(v) && (typeof v.score === 'number' || v.score === null)) return scoreOf(v.score);
+  return undefined;
+}
+
+/** Leaves of a (possibly nested) score map as (namespace, key, score); `a.b` keys split like nesting. */
+function leaves(value: unknown, ns: string[] = [], out: [string[], string, number | null][] = [], depth = 0): [string[], string, number | null][] {
+  if (!isRecord(value) || depth > 4) return out;
+  for (const [k, v] of Object.entries(value)) {
+    const parts = k.split('.').map(norm);
+    const key = parts.pop() ?? '';
+    const path = [...ns, ...parts];
+    const s = scoreOf(v);
+    if (s !== undefined) out.push([path, key, s]);
+    else if (isRecord(v)) leaves(v, [...path, key], out, depth + 1);
+  }
+  return out;
+}
+
+/** 0–1; a sub-score left on the judge's 0–10 scale is read as such. */
+const unit = (v: number): number => (v > 1 ? Math.min(1, v / 10) : Math.max(0, v));
+const meanOrNull = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+function readDims(map: unknown): DimensionScores {
+  const dims: DimensionScores = { usage: null, selection: null, ordering: null, arguments: null };
+  for (const [ns, key, s] of leaves(map)) {
+    const d = ns.length === 0 ? DIM_ALIASES[key] : undefined;
+    if (d && s !== null) dims[d] = unit(s);
+  }
+  return dims;
+}
+
+const hasAny = (d: DimensionScores): boolean => TC_DIMENSIONS.some((k) => d[k] !== null);
+
+function readArgs(map: unknown): Record<ArgumentSubdimension, number | null> {
+  const acc = new Map<ArgumentSubdimension, number[]>();
+  for (const [ns, key, s] of leaves(map)) {
+    const sub = ns.some((n) => ARG_NAMESPACES.has(n)) ? ARG_KEYS[key] : undefined;
+    if (!sub || s === null) continue;
+    acc.set(sub, [...(acc.get(sub) ?? []), unit(s)]);
+  }
+  return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, meanOrNull(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
+}
+
+/** Coherence aspects on the raw 1–3 scale: the judge stores (raw − 1)/2; values above 1 are taken as raw. */
+function readAspects(map: unknown): Record<CoherenceAspect, number | null> {
+  const out = Object.fromEntries(COHERENCE_ASPECTS.map((a) => [a, null])) as Record<CoherenceAspect, number | null>;
+  for (const [ns, key, s] of leaves(map)) {
+    const aspect = ns.some((n) => COH_NAMESPACES.has(n)) ? ASPECT_KEYS[key] : undefined;
+    if (!aspect || s === null || out[aspect] !== null) continue;
+    out[aspect] = s > 1 ? Math.min(3, s) : 1 + 2 * Math.max(0, s);
+  }
+  return out;
+}
+
+/** Every manifestation code of Table 19 (plus the taxonomy's eval-artifact code), for codes cited in notes. */
+export const MANIFESTATION_CODES = [
+  'asks_again', 'forgets_preferences', 'pronoun_confusion', 'contradicts_self', 'loses_thread', 'ignores_corrections',
+  'topic_shift', 'non_sequitur', 'poor_transitions', 'breaks_causality', 'temporal_confusion',
+  'cuts_off', 'partial_answer', 'too_shallow', 'ignores_constraints', 'missing_key_info', 'no_actionable_advice',
+  'repeats_directly', 'rephrases_same_point', 'too_much_fluff', 'over_explains', 'excessive_caution',
+  'complete_topic_shift', 'misses_main_point', 'too_generic', 'hallucination', 'wrong_question',
+  'no_shared_context',
+] as const;
+
+const CODE_IN_NOTE = new RegExp(`\\b(${MANIFESTATION_CODES.join('|')})\\b`, 'g');
+const snake = (s: string): string =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+
+/** Strings of a manifestations value: an array of codes, or a map aspect → codes. */
+function codesIn(value: unknown, out: string[], depth = 0): void {
+  if (depth > 3) return;
+  if (typeof value === 'string') {
+    const code = snake(value);
+    if (code && code.length <= 60) out.push(code);
+  } else if (Array.isArray(value)) for (const v of value) codesIn(v, out, depth + 1);
+  else if (isRecord(value)) for (const v of Object.values(value)) codesIn(v, out, depth + 1);
+}
+
+/**
+ * Coherence issues of a judgment, one entry per mention. The record-level `manifestations` map
+ * holds each code once per record (turns repeat it), so it is preferred; else the turns' maps;
+ * else codes the notes cite verbatim (free text is matched only against the fixed codes).
+ */
+function readIssues(j: Judgment): string[] {
+  const out: string[] = [];
+  const loose = j as Record<string, unknown>;
+  if (loose.manifestations !== undefined) codesIn(loose.manifestations, out);
+  else if (Array.isArray(loose.turns)) for (const t of loose.turns) if (isRecord(t)) codesIn(t.manifestations, out);
+  if (out.length === 0 && loose.manifestations === undefined) {
+    for (const note of j.notes) for (const m of note.matchAll(CODE_IN_NOTE)) out.push(m[1] as string);
+  }
+  return out;
+}
+
+/** Per-turn dimension scores from `turns[].dimensions`; the record-level ones when there are none. */
+function readTurns(j: Judgment, recordDims: DimensionScores): DimensionScores[] {
+  const raw = (j as Record<string, unknown>).turns;
+  const turns: DimensionScores[] = [];
+  if (Array.isArray(raw)) {
+    for (const t of raw) {
+      if (!isRecord(t)) continue;
+      const d = readDims(isRecord(t.dimensions) ? t.dimensions : t);
+      if (hasAny(d)) turns.push(d);
+    }
+  }
+  if (turns.length === 0 && hasAny(recordDims)) turns.push(recordDims);
+  return turns;
+}
+
+const score01 = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : null);
+
+/** Reads one judgment. */
+export function readJudgment(j: Judgment): JudgmentView {
+  const dims = readDims(j.dimensions);
+  return {
+    tc: score01(j.tc),
+    coh: score01(j.coh),
+    exact: score01((j as Record<string, unknown>).exact),
+    dims,
+    turns: readTurns(j, dims),
+    args: readArgs(j.subdimensions),
+    aspects: readAspects(j.subdimensions),
+    issues: readIssues(j),
+  };
+}
+
+/**
+ * Every judge id used in the records: judges with the most TC scores first, then the most
+ * judgments, then by id. The first is the report's primary judge, so an LLM judge that scores TC
+ * comes before the offline judge (which scores only exact checks) when both judged everything.
+ */
+export function judgeIdsOf(records: readonly HarnessRecord[]): string[] {
+  const count = new Map<string, { tc: number; all: number }>();
+  for (const r of records) {
+    for (const [id, j] of Object.entries(r.judgments ?? {})) {
+      const c = count.get(id) ?? { tc: 0, all: 0 };
+      c.all++;
+      if (typeof j.tc === 'number') c.tc++;
+      count.set(id, c);
+    }
+  }
+  return [...count].sort((a, b) => b[1].tc - a[1].tc || b[1].all - a[1].all || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([id]) => id);
+}
+
+/** The Table 10 taxonomy: issue group → the Table 19 manifestation codes grouped under it. */
+export const ISSUE_GROUPS: readonly { group: string; codes: readonly string[] }[] = [
+  { group: 'Missing info / shallow response', codes: ['cuts_off', 'partial_answer', 'too_shallow', 'missing_key_info', 'no_actionable_advice'] },
+  { group: 'Off-topic or wrong focus', codes: ['misses_main_point', 'too_generic', 'wrong_question', 'complete_topic_shift'] },
+  { group: 'Non-sequitur or topic shift', codes: ['non_sequitur', 'topic_shift', 'poor_transitions', 'breaks_causality', 'temporal_confusion'] },
+  { group: 'Self-contradiction / hallucination', codes: ['contradicts_self', 'hallucination'] },
+  { group: 'Ignores user constraints', codes: ['ignores_constraints', 'ignores_corrections'] },
+  { group: 'No shared context (eval artifact)', codes: ['no_shared_context'] },
+  { group: 'Unnecessary elaboration', codes: ['repeats_directly', 'rephrases_same_point', 'too_much_fluff', 'over_explains', 'excessive_caution'] },
+  { group: 'Lost thread / forgot prior info', codes: ['loses_thread', 'asks_again', 'forgets_preferences', 'pronoun_confusion'] },
+];
+
+/** Group label for codes outside the taxonomy. */
+export const OTHER_ISSUE_GROUP = 'Other';
+
+const GROUP_OF = new Map(ISSUE_GROUPS.flatMap((g) => g.codes.map((c) => [c, g.group] as const)));
+
+/** The Table 10 group of a manifestation code. */
+export function issueGroupOf(code: string): string {
+  return GROUP_OF.get(code) ?? OTHER_ISSUE_GROUP;
+}

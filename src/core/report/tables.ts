@@ -1,0 +1,365 @@
+/**
+ * The report's tables as plain data (title, headers, rows of strings), defined once and drawn
+ * twice: as Markdown by `render/markdown.ts` and as DOM tables by the webview script
+ * (`media/report/report.ts`, which bundles this file). Pure, no Node or DOM APIs, and no zod
+ * (only type imports from the schema), so the browser bundle stays small.
+ *
+ * Cells are plain text: renderers escape them (Markdown) or set them with `textContent` (DOM).
+ */
+import { ARGUMENT_SUBDIMENSIONS, COHERENCE_ASPECTS, TC_DIMENSIONS } from './names';
+import type { JudgePair, JudgeReport, PairedAgreement, ReportModel, ScoreSummary, ServerReport } from './schema';
+
+/** One table. */
+export interface ReportTable {
+  /** Stable id (for anchors and tests). */
+  id: string;
+  title: string;
+  /** What the table shows and where the paper has it. */
+  caption: string;
+  headers: string[];
+  /** Per column: numbers right-aligned. */
+  align: ('left' | 'right')[];
+  rows: string[][];
+}
+
+/** A group of tables under one heading. */
+export interface ReportSection {
+  id: string;
+  title: string;
+  tables: ReportTable[];
+}
+
+/** A score to 3 decimals; an em dash for null. */
+export const f3 = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : x.toFixed(3));
+/** A signed difference to 3 decimals. */
+export const signed = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`);
+/** A share in whole percent ("<1%" for small non-zero shares). */
+export const pct = (x: number | null | undefined): string => {
+  if (x === null || x === undefined) return '—';
+  const p = x * 100;
+  if (p > 0 && p < 0.5) return '<1%';
+  if (p < 100 && p > 99.5) return '>99%';
+  return `${Math.round(p)}%`;
+};
+/** An interval to 3 decimals. */
+export const interval = (c: [number, number] | null | undefined): string => (c ? `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]` : '');
+/** A p-value ("<0.001" below that). */
+export const pValue = (p: number | null | undefined): string => (p === null || p === undefined ? '—' : p < 0.001 ? '<0.001' : p.toFixed(3));
+const withCi = (s: ScoreSummary): string => (s.mean === null ? '—' : `${f3(s.mean)} ${interval(s.ci)}`.trim());
+const count = (n: number): string => String(n);
+
+const R = 'right' as const;
+const L = 'left' as const;
+
+function table(id: string, title: string, caption: string, headers: string[], rows: string[][], align?: ('left' | 'right')[]): ReportTable {
+  return { id, title, caption, headers, align: align ?? headers.map((_, i) => (i === 0 ? L : R)), rows };
+}
+
+/** Server rows plus the pooled row when there are several servers. */
+const rowsOf = (j: JudgeReport): ServerReport[] => (j.servers.length > 1 ? [...j.servers, j.corpus] : j.servers);
+
+const LABELS: Record<string, string> = {
+  usage: 'Usage',
+  selection: 'Selection',
+  ordering: 'Ordering',
+  arguments: 'Arguments',
+  completeness: 'Completeness',
+  name_accuracy: 'Name accuracy',
+  value_accuracy: 'Value accuracy',
+  type_compliance: 'Type compliance',
+  format_compliance: 'Format compliance',
+  relevancy: 'Relevancy',
+  logical_flow: 'Logical flow',
+  conciseness: 'Conciseness',
+  topic_relevance: 'Topic relevance',
+  context_retention: 'Context retention',
+  params: 'parameters',
+  optionalRatio: 'optional ratio',
+  tools: 'tool count',
+  tc: 'TC',
+  coh: 'Coh',
+  tcHarmonic: 'TC (harmonic)',
+  tcMinimum: 'TC (minimum)',
+  arithmetic: 'arithmetic',
+  harmonic: 'harmonic',
+  minimum: 'minimum',
+};
+/** Display label of a dimension, sub-dimension, aspect or variable name. */
+export const label = (k: string): string => LABELS[k] ?? k;
+
+function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
+  const id = (s: string) => `${s}-${model.judges.indexOf(j)}`;
+  const rows = rowsOf(j);
+  const hasExact = rows.some((s) => s.exact.n > 0);
+  const tables: ReportTable[] = [];
+
+  tables.push(
+    table(
+      id('scores'),
+      'Scores by server',
+      `Table 3. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per record.${hasExact ? ' Exact = the offline judge\'s exact argument score (not TC).' : ''}`,
+      ['Server', 'n', 'Judged', 'TC [95% CI]', 'σ', 'Coh [95% CI]', 'Simp.', 'w̄', ...(hasExact ? ['Exact'] : [])],
+      rows.map((s) => [
+        s.name,
+        count(s.n),
+        count(s.judged),
+        withCi(s.tc),
+        f3(s.tc.sd),
+        withCi(s.coh),
+        f3(s.simpleTc),
+        s.meanWorkflowLength === null ? '—' : s.meanWorkflowLength.toFixed(1),
+        ...(hasExact ? [f3(s.exact.mean)] : []),
+      ]),
+    ),
+  );
+
+  tables.push(
+    table(
+      id('tiers'),
+      'Simple vs complex',
+      'Table 7. Mean TC and Coh by complexity tier; Δ = complex − simple (negative = degradation).',
+      ['Server', 'Simple TC', 'Complex TC', 'Δ TC', 'Simple Coh', 'Complex Coh', 'Δ Coh'],
+      rows.map((s) => [s.name, withCi(s.tiers.simple.tc), withCi(s.tiers.complex.tc), signed(s.tcDelta), f3(s.tiers.simple.coh.mean), f3(s.tiers.complex.coh.mean), signed(s.cohDelta)]),
+    ),
+  );
+
+  const c = j.corpus;
+  tables.push(
+    table(
+      id('failure-rates'),
+      'Dimension failure rates',
+      'Table 4. Share of records scoring 1 (perfect), between 0 and 1 (partial) and 0 (zero) per TC dimension, all servers. Ordering is scored only for records with two or more calls.',
+      ['Dimension', 'n', 'Perfect', 'Partial', 'Zero', 'Mean'],
+      TC_DIMENSIONS.map((d) => {
+        const s = c.dimensions[d];
+        return [label(d), count(s.n), pct(s.perfect), pct(s.partial), pct(s.zero), f3(s.mean)];
+      }),
+    ),
+  );
+
+  tables.push(
+    table(
+      id('dimensions'),
+      'Mean dimension scores',
+      'Table 11. Mean TC dimension scores by server.',
+      ['Server', 'Usage', 'Selection', 'Ordering', 'Arguments'],
+      rows.map((s) => [s.name, ...TC_DIMENSIONS.map((d) => f3(s.dimensions[d].mean))]),
+    ),
+  );
+
+  const af = c.argumentFailures;
+  tables.push(
+    table(
+      id('argument-failures'),
+      'Argument sub-dimension failures',
+      `Section 5.3 and Table 14. "Lowest" counts each failing record once, for its lowest sub-dimension (ties go to the cascade root); "Any below 1.0" counts every sub-dimension below 1. ${af.failing} of ${af.n} records with argument scores fail at least one.`,
+      ['Sub-dimension', 'Lowest', 'Any below 1.0', 'Mean'],
+      ARGUMENT_SUBDIMENSIONS.map((k) => [label(k), count(af.lowest[k]), count(af.anyBelowOne[k]), f3(af.means[k])]),
+    ),
+  );
+
+  tables.push(
+    table(
+      id('aggregation'),
+      'Aggregation sensitivity',
+      'Table 16. TC re-aggregated across the four dimensions per turn (then averaged over turns and records) by arithmetic mean, harmonic mean and minimum.',
+      ['Server', 'n', 'Arithmetic', 'Harmonic', 'Minimum'],
+      rows.map((s) => [s.name, count(s.aggregation.n), f3(s.aggregation.arithmetic), f3(s.aggregation.harmonic), f3(s.aggregation.minimum)]),
+    ),
+    table(
+      id('aggregation-ranks'),
+      'Rank agreement of aggregation rules',
+      'Appendix B. Spearman ρ between aggregation rules, over server means (the paper\'s grain) and over records.',
+      ['Grain', 'Rules', 'ρ', 'p', 'n'],
+      j.aggregationRanks.map((a) => [a.grain, `${label(a.a)} vs ${label(a.b)}`, f3(a.rho), pValue(a.p), count(a.n)]),
+      [L, L, R, R, R],
+    ),
+  );
+
+  tables.push(
+    table(
+      id('correlations'),
+      'Schema complexity and scores',
+      'Section 5.2 and Table 15. Pearson r with two-sided p (t test, n − 2 df). Tool grain: each in-spec tool\'s parameter count and optional ratio against the mean scores of the records that call it.',
+      ['Grain', 'x', 'y', 'r', 'p', 'n'],
+      j.correlations.map((r) => [r.grain, label(r.x), label(r.y), f3(r.r), pValue(r.p), count(r.n)]),
+      [L, L, L, R, R, R],
+    ),
+  );
+
+  tables.push(
+    table(
+      id('coherence-aspects'),
+      'Coherence aspects',
+      'Table 8. Mean and sd of each coherence aspect on the raw 1–3 scale, all servers.',
+      ['Aspect', 'n', 'Mean', 'sd'],
+      COHERENCE_ASPECTS.map((a) => {
+        const s = c.coherenceAspects[a];
+        return [label(a), count(s.n), s.mean === null ? '—' : s.mean.toFixed(2), s.sd === null ? '—' : s.sd.toFixed(2)];
+      }),
+    ),
+    table(
+      id('coherence-issues'),
+      'Coherence issue taxonomy',
+      'Table 10. Records with at least one coherence manifestation of each group (mentions: every manifestation counted), all servers.',
+      ['Issue group', 'Records', 'Mentions'],
+      c.coherenceIssues.map((i) => [i.group, count(i.records), count(i.mentions)]),
+    ),
+  );
+
+  tables.push(
+    table(
+      id('tools'),
+      'Lowest-scoring tools',
+      'The 15 tools with the lowest mean TC over the records that call them.',
+      ['Server', 'Tool', 'Params', 'Optional', 'Records', 'TC', 'Coh'],
+      j.tools
+        .filter((t) => t.meanTc !== null)
+        .slice(0, 15)
+        .map((t) => [t.server, t.tool, t.params === null ? '—' : count(t.params), pct(t.optionalRatio), count(t.records), f3(t.meanTc), f3(t.meanCoh)]),
+      [L, L, R, R, R, R, R],
+    ),
+  );
+
+  return { id: id('judge'), title: j.judge === null ? 'Scores (no judgments yet)' : `Scores — judge ${j.judge}`, tables };
+}
+
+function structureSection(model: ReportModel): ReportSection {
+  const primary = model.judges[0];
+  const servers = primary?.servers ?? [];
+  const tables: ReportTable[] = [];
+  tables.push(
+    table(
+      'coverage',
+      'Tool coverage and usage uniformity',
+      'Table 5. Spec = tools in the spec, Used = spec tools in at least one record, Gini over calls per used tool (0 = uniform). Unknown = calls naming a tool the spec does not have.',
+      ['Server', 'Spec', 'Used', 'Coverage', 'Gini', 'Unknown', 'Categories', 'Multi-tool records', 'Co-occurring pairs'],
+      servers.map((s, i) => {
+        const st = model.structure[i];
+        return [
+          s.name,
+          s.toolsInSpec === null ? '—' : count(s.toolsInSpec),
+          count(s.toolsUsed),
+          pct(s.coverage),
+          f3(s.gini),
+          count(s.unknownToolCalls),
+          count(s.categories),
+          st ? count(st.multiToolRecords) : '—',
+          st ? count(st.cooccurrence.length) : '—',
+        ];
+      }),
+    ),
+  );
+  tables.push(
+    table(
+      'profile',
+      'Schema complexity profile',
+      `Table 15. |T| = tools, p̄ = mean parameters per tool, p_max = most parameters, Opt% = pooled optional share, depth = deepest nesting, w̄ = mean calls per record; TC and Coh under ${primary?.judge ?? 'no judge'}.`,
+      ['Server', '|T|', 'p̄', 'p_max', 'Opt%', 'Depth', 'w̄', 'TC', 'Coh'],
+      model.structure.map((st, i) => {
+        const s = servers[i];
+        const p = st.profile;
+        return [
+          st.name,
+          p ? count(p.tools) : '—',
+          p ? p.meanParams.toFixed(1) : '—',
+          p ? count(p.maxParams) : '—',
+          p ? pct(p.optionalRatio) : '—',
+          p ? count(p.maxDepth) : '—',
+          s?.meanWorkflowLength === null || s?.meanWorkflowLength === undefined ? '—' : s.meanWorkflowLength.toFixed(1),
+          f3(s?.tc.mean),
+          f3(s?.coh.mean),
+        ];
+      }),
+    ),
+  );
+  for (const st of model.structure) {
+    tables.push(
+      table(
+        `categories-${model.structure.indexOf(st)}`,
+        `Categories — ${st.name}`,
+        'Records per scenario category and tier (Appendix G).',
+        ['Category', 'Simple', 'Complex'],
+        st.categories.map((c) => [c.category, count(c.simple), count(c.complex)]),
+      ),
+      table(
+        `pairs-${model.structure.indexOf(st)}`,
+        `Most frequent tool pairs — ${st.name}`,
+        'Top co-occurring pairs (same record, undirected) and sequential transitions (A immediately before B).',
+        ['Kind', 'Tools', 'Records / transitions'],
+        [
+          ...st.cooccurrence.slice(0, 10).map((e) => ['co-occurrence', `${e.source} + ${e.target}`, count(e.weight)]),
+          ...st.adjacency.slice(0, 10).map((e) => ['transition', `${e.source} → ${e.target}`, count(e.weight)]),
+        ],
+        [L, L, R],
+      ),
+    );
+  }
+  return { id: 'structure', title: 'Harness structure', tables };
+}
+
+function agreementRows(name: string, a: PairedAgreement): string[] {
+  const ba = a.blandAltman;
+  return [
+    name,
+    count(a.n),
+    f3(a.pearson.r),
+    f3(a.spearman.r),
+    f3(a.mae),
+    pct(a.within01),
+    `${signed(a.meanDiff)} ${interval(a.meanDiffCi)}`.trim(),
+    ba.lower === null || ba.upper === null ? '—' : `[${ba.lower.toFixed(3)}, ${ba.upper.toFixed(3)}]`,
+  ];
+}
+
+function agreementSection(p: JudgePair, i: number): ReportSection {
+  return {
+    id: `agreement-${i}`,
+    title: `Judge agreement — ${p.b} vs ${p.a}`,
+    tables: [
+      table(
+        `agreement-records-${i}`,
+        'Record-level agreement',
+        `Table 13 and Appendix A.8. Records scored by both judges, paired by (server, record id). Δμ = mean of ${p.b} − ${p.a} with its bootstrap CI; LoA = Bland–Altman limits (Δμ ± 1.96 sd).`,
+        ['Score', 'n', 'Pearson r', 'Spearman ρ', 'MAE', '±0.1', 'Δμ [95% CI]', 'LoA'],
+        [agreementRows('Tool calling', p.tc), agreementRows('Coherence', p.coh)],
+      ),
+      table(
+        `agreement-servers-${i}`,
+        'Per-server means under each judge',
+        `Table 12. Means of the paired records with bootstrap CIs. Server-rank Spearman ρ: TC ${f3(p.tc.serverRank.r)} (n = ${p.tc.serverRank.n}), Coh ${f3(p.coh.serverRank.r)} (n = ${p.coh.serverRank.n}).`,
+        ['Server', 'n', `TC ${p.a}`, `TC ${p.b}`, `Coh ${p.a}`, `Coh ${p.b}`],
+        p.tc.servers.map((s, k) => {
+          const coh = p.coh.servers[k];
+          return [
+            s.name,
+            count(Math.max(s.n, coh?.n ?? 0)),
+            `${f3(s.a)} ${interval(s.aCi)}`.trim(),
+            `${f3(s.b)} ${interval(s.bCi)}`.trim(),
+            coh ? `${f3(coh.a)} ${interval(coh.aCi)}`.trim() : '—',
+            coh ? `${f3(coh.b)} ${interval(coh.bCi)}`.trim() : '—',
+          ];
+        }),
+      ),
+      table(
+        `agreement-arguments-${i}`,
+        'Argument sub-dimension failures under each judge',
+        'Table 14. Records with the sub-dimension below 1.0, all records.',
+        ['Sub-dimension', p.a, p.b],
+        p.argumentFailures.map((f) => [label(f.subdimension), count(f.a), count(f.b)]),
+      ),
+    ],
+  };
+}
+
+/** Every table of a report, grouped into sections, in reading order. */
+export function reportTables(model: ReportModel): ReportSection[] {
+  return [...model.judges.map((j) => judgeSection(j, model)), structureSection(model), ...model.agreement.map(agreementSection)];
+}
+
+/** A one-line summary of the primary judge's numbers per server (for the CLI and headers). */
+export function headline(model: ReportModel): string[] {
+  const j = model.judges[0];
+  if (!j) return [];
+  return rowsOf(j).map((s) => `${s.name}: n=${s.n}, TC ${withCi(s.tc)}, Coh ${withCi(s.coh)}${s.exact.n ? `, exact ${f3(s.exact.mean)}` : ''}`);
+}

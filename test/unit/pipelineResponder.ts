@@ -1,0 +1,189 @@
+/**
+ * A scripted "model" for the pipeline tests and the generate bench: given a request the fake
+ * LLM server received, it recognises the stage from the structured-output schema and answers
+ * from the prompt itself, the way a model would:
+ * - interpret: the tool named in the prompt's JSON block;
+ * - scenarios: one scenario per `### <tool>` listed (simple, coverage) or pairs of them
+ *   (complex), with schema-valid arguments taken from the offline generator;
+ * - mock: the offline mock generator's outputs for the workflow in the prompt;
+ * - turns: the workflow split in two halves.
+ * Replies depend only on the request's content, never on arrival order, so an interrupted and
+ * resumed run gets the same answers as an uninterrupted one.
+ */
+import type { FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
+import { generateOffline, mockOffline } from '../../src/core/pipeline/offline';
+import { idLikeValues, textLeaves } from '../../src/core/pipeline/integrity';
+import { mockResultToLlm, type LlmScenarioBatch, type Scenario, type TurnSplit } from '../../src/core/pipeline/schemas';
+import type { Spec } from '../../src/core/spec/model';
+
+/** Which stage a request is for, from its structured-output schema. */
+export type Stage = 'interpret' | 'scenarios' | 'mock' | 'turns' | 'unknown';
+
+/** The stage of a request. */
+export function stageOf(req: FakeRequest): Stage {
+  const props = (req.jsonSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  if ('tool_name' in props) return 'interpret';
+  if ('categories' in props) return 'scenarios';
+  if ('mock_workflow' in props) return 'mock';
+  if ('turns' in props) return 'turns';
+  return 'unknown';
+}
+
+/** The kind of a scenarios request. */
+export function scenarioKind(prompt: string): 'simple' | 'complex' | 'coverage' {
+  if (prompt.includes('## Tools not used yet')) return 'coverage';
+  if (prompt.includes('novel, multi-step requests')) return 'complex';
+  return 'simple';
+}
+
+/** The first user message (the rendered template), whatever re-asks followed. */
+export function firstPrompt(req: FakeRequest): string {
+  return req.messages.find((m) => m.role === 'user')?.content ?? '';
+}
+
+/** Text of the first fenced block of `lang` after `heading` in `text`. */
+export function fenced(text: string, heading: string, lang: string): string | undefined {
+  const at = text.indexOf(heading);
+  if (at < 0) return undefined;
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```').exec(text.slice(at));
+  return m?.[1];
+}
+
+/** Tool names listed as `### name` in a part of a prompt. */
+export function listedTools(text: string): string[] {
+  return [...text.matchAll(/^### (\S+)/gm)].map((m) => m[1] as string);
+}
+
+/** The tools a scenarios prompt asks to cover (for coverage prompts, only the unused ones). */
+export function targetsOf(prompt: string): string[] {
+  if (scenarioKind(prompt) === 'coverage') {
+    const start = prompt.indexOf('## Tools not used yet');
+    const ends = ['## Other tools', '## What to write'].map((h) => prompt.indexOf(h, start)).filter((i) => i > start);
+    return listedTools(prompt.slice(start, Math.min(...ends)));
+  }
+  return listedTools(prompt);
+}
+
+/** Options of {@link createResponder}. */
+export interface ResponderOptions {
+  spec: Spec;
+  seed?: number;
+  /** Tools the first-round (simple/complex) batches leave out, so coverage follow-ups must fire. */
+  skipInitially?: (tool: string) => boolean;
+  /** Tools the "model" never manages to use, in any round (the offline fallback must cover them). */
+  neverUse?: (tool: string) => boolean;
+  /** Turn splits with one turn for these scenario prompts (to exercise the single-turn discard). */
+  singleTurn?: (prompt: string) => boolean;
+  /** Complex batches also get a one-call scenario (to exercise tier re-labelling). */
+  oneCallComplex?: boolean;
+}
+
+/** A deterministic responder plus per-stage request counts. */
+export interface Responder {
+  respond(req: FakeRequest): FakeReply;
+  /** Sample arguments per tool (schema-valid, from the offline generator). */
+  args: Map<string, Record<string, unknown>>;
+  /** A canonical batch for a scenarios prompt (what `respond` would send). */
+  batchFor(prompt: string): LlmScenarioBatch;
+}
+
+/** Builds a responder for a spec. */
+export function createResponder(options: ResponderOptions): Responder {
+  const { spec } = options;
+  const seed = options.seed ?? 7;
+  const offline = generateOffline(spec, { seed, simple: 2, complex: 2 });
+  const args = new Map<string, Record<string, unknown>>();
+  // Prefer arguments a tool got as the first call of a workflow (they carry no chained IDs).
+  for (const pass of [0, 1]) {
+    for (const r of offline.records) {
+      r.expected_tools.forEach((c, i) => {
+        if ((pass === 0 ? i === 0 : true) && !args.has(c.name)) args.set(c.name, c.arguments);
+      });
+    }
+  }
+
+  const scenario = (names: readonly string[], title: string): LlmScenarioBatch['categories'][number]['scenarios'][number] => {
+    const calls = names.map((n) => ({ name: n, arguments: args.get(n) ?? {}, explanation: `Call ${n}.` }));
+    const ids = [...new Set(calls.flatMap((c) => idLikeValues(c.arguments).map((v) => String(v.value))))];
+    return {
+      title,
+      prompt: `Please ${names.map((n) => `run ${n}`).join(', then ')}${ids.length ? ` using ${ids.join(', ')}` : ''}.`,
+      agent_workflow: calls.map((c) => ({ name: c.name, arguments_json: JSON.stringify(c.arguments), explanation: c.explanation })),
+      novelty_reason: 'Exercises the listed tools.',
+      agent_followup: 'Anything else?',
+    };
+  };
+
+  const batchFor = (prompt: string): LlmScenarioBatch => {
+    const kind = scenarioKind(prompt);
+    let targets = targetsOf(prompt).filter((n) => spec.tools.some((t) => t.name === n));
+    if (kind !== 'coverage' && options.skipInitially) targets = targets.filter((n) => !options.skipInitially!(n));
+    if (options.neverUse) targets = targets.filter((n) => !options.neverUse!(n));
+    const scenarios: LlmScenarioBatch['categories'][number]['scenarios'] = [];
+    if (kind === 'complex') {
+      for (let i = 0; i < targets.length; i += 2) {
+        const pair = targets.slice(i, i + 2);
+        if (pair.length === 1 && targets.length > 1) pair.push(targets[0]!);
+        scenarios.push(scenario(pair.length > 1 ? pair : [pair[0]!, pair[0]!], `Complex ${pair.join(' + ')}`));
+      }
+      if (options.oneCallComplex && targets[0]) scenarios.unshift(scenario([targets[0]], `Too simple ${targets[0]}`));
+    } else {
+      for (const t of targets) scenarios.push(scenario([t], `Use ${t}`));
+    }
+    // Requested counts smaller than the tool list are topped up to cover it (as the prompt allows).
+    const m = /Write at least (\d+) scenarios/.exec(prompt);
+    const want = Number(m?.[1] ?? 1);
+    while (scenarios.length < want && targets[0]) scenarios.push(scenario([targets[scenarios.length % targets.length]!], `Again ${scenarios.length}`));
+    return { categories: [{ category: kind === 'complex' ? 'Workflows' : 'Operations', scenarios }] };
+  };
+
+  const workflowOf = (prompt: string): { name: string; arguments: Record<string, unknown>; explanation: string }[] =>
+    JSON.parse(fenced(prompt, '## The workflow', 'json') ?? '[]') as { name: string; arguments: Record<string, unknown>; explanation: string }[];
+  const userPrompt = (prompt: string): string => fenced(prompt, "## The user's request", 'text') ?? '';
+
+  const respond = (req: FakeRequest): FakeReply => {
+    const prompt = firstPrompt(req);
+    switch (stageOf(req)) {
+      case 'interpret': {
+        const tool = JSON.parse(fenced(prompt, '## Tool definition', 'json') ?? '{}') as { name?: string; description?: string };
+        return {
+          json: {
+            tool_name: tool.name ?? '?',
+            what_it_does: (tool.description ?? `Runs ${tool.name}.`).slice(0, 200),
+            what_it_needs: 'The parameters its schema lists.',
+            why_its_used: `To use ${tool.name} in a workflow.`,
+            enterprise_context: ['operations'],
+          },
+        };
+      }
+      case 'scenarios':
+        return { json: batchFor(prompt) };
+      case 'mock': {
+        const workflow = workflowOf(prompt);
+        const s: Scenario = { title: 't', prompt: userPrompt(prompt), agent_workflow: workflow, novelty_reason: '', agent_followup: '' };
+        const mock = mockOffline(spec, s, { seed });
+        const quote = mock.mock_workflow.flatMap((m) => textLeaves(m.output)).find((l) => l.length >= 3 && l.length <= 60);
+        return { json: mockResultToLlm({ ...mock, expected_response: `${mock.expected_response}${quote ? ` (${quote})` : ''}` }) };
+      }
+      case 'turns': {
+        const workflow = workflowOf(prompt);
+        const user = userPrompt(prompt);
+        const n = workflow.length;
+        const all = workflow.map((_, i) => i);
+        const split: TurnSplit =
+          options.singleTurn?.(user) || n < 2
+            ? { turns: [{ prompt: user, calls: all, followup: 'All done.' }] }
+            : {
+                turns: [
+                  { prompt: user, calls: all.slice(0, Math.ceil(n / 2)), followup: 'Here is what I found.' },
+                  { prompt: 'Thanks, now carry on with the rest.', calls: all.slice(Math.ceil(n / 2)), followup: 'Done.' },
+                ],
+              };
+        return { json: split };
+      }
+      default:
+        return { status: 400, message: 'responder: unknown stage' };
+    }
+  };
+  return { respond, args, batchFor };
+}
