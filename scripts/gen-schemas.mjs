@@ -16,3 +16,7 @@ for (const [key, file] of Object.entries(HARNESS_SCHEMA_FILES)) {
   writeFileSync(join(root, 'schemas', file), `${JSON.stringify(schemas[key], null, 2)}\n`);
   console.log(`wrote schemas/${file}`);
 }
+
+const report = require(join(root, 'out', 'src', 'core', 'report', 'schema.js'));
+writeFileSync(join(root, 'schemas', report.REPORT_SCHEMA_FILE), `${JSON.stringify(report.reportJsonSchema(), null, 2)}\n`);
+console.log(`wrote schemas/${report.REPORT_SCHEMA_FILE}`);

@@ -135,7 +135,7 @@ function draw<T extends ChartConfiguration>(canvas: HTMLCanvasElement, config: T
 
 function histogram(parent: HTMLElement, id: string, title: string, bins: readonly number[], color: string, caption: string, theme: Theme): void {
   if (!bins.some((b) => b > 0)) {
-    noData(parent, id, title, 'No scores yet.');
+    noData(parent, id, title, 'No scores from this judge.');
     return;
   }
   draw(figure(parent, id, title, caption), {
@@ -155,7 +155,7 @@ function histogram(parent: HTMLElement, id: string, title: string, bins: readonl
 function failureRates(parent: HTMLElement, id: string, s: ServerReport, theme: Theme): void {
   const dims = TC_DIMENSIONS.filter((d) => s.dimensions[d].n > 0);
   if (!dims.length) {
-    noData(parent, id, 'Dimension failure rates', 'No dimension scores yet.');
+    noData(parent, id, 'Dimension failure rates', 'No dimension scores from this judge.');
     return;
   }
   const share = (d: (typeof TC_DIMENSIONS)[number], k: 'perfect' | 'partial' | 'zero') => Math.round((s.dimensions[d][k] ?? 0) * 1000) / 10;

@@ -92,11 +92,11 @@ function kTokens(n: number): string {
 
 /** One progress line: stages, records, retries, tokens. */
 export function progressLine(p: PipelineProgress): string {
-  const stages = (['interpret', 'scenarios', 'mock', 'turns'] as const)
-    .filter((s) => p.stages[s].total > 0)
-    .map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
+  const llmStages = (['interpret', 'scenarios', 'mock', 'turns'] as const).filter((s) => p.stages[s].total > 0);
+  // Offline runs have no LLM stages: show the writing instead.
+  const stages = (llmStages.length ? llmStages : (['write'] as const)).map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
   const llm = p.llm.calls || p.llm.cacheHits ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out` : '';
-  return `generate: ${[...stages, `records ${p.records}`].join(' · ')}${llm}`;
+  return `generate: ${[...stages, ...(llmStages.length ? [`records ${p.records}`] : [])].join(' · ')}${llm}`;
 }
 
 const percent = (x: number): string => `${Math.round(x * 100)}%`;

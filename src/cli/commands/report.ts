@@ -2,7 +2,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
-import { findHarnessSpec } from '../../core/judge/judgeHarness';
+import { findHarnessSpec } from '../../core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../core/report/analyze';
 import { renderHtml } from '../../core/report/render/html';
 import { renderMarkdown } from '../../core/report/render/markdown';

@@ -41,6 +41,8 @@ export const DEFAULT_COMPLEX = 10;
 export const DEFAULT_SEED = 1;
 /** Coverage follow-up rounds per group (and global rounds after them). */
 export const DEFAULT_COVERAGE_ROUNDS = 2;
+/** The rate-limit window the runner's clients use: a minute plus a second of margin. */
+export const RPM_WINDOW_MS = 61_000;
 /** Folder of the LLM cache and ledger inside the output folder. */
 export const CACHE_DIR = '.cache';
 
@@ -225,7 +227,14 @@ export function createPipelineLlm(options: { chat: ChatProvider; outDir: string;
   cacheDir: string;
 } {
   const cacheDir = resolve(options.cacheDir ?? join(options.outDir, CACHE_DIR));
-  const limits: CallLimits = { ...options.limits, concurrency: options.concurrency ?? options.limits?.concurrency ?? 4, ...(options.rpm !== undefined ? { rpm: options.rpm } : {}) };
+  const limits: CallLimits = {
+    ...options.limits,
+    concurrency: options.concurrency ?? options.limits?.concurrency ?? 4,
+    ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
+    // A request that leaves at the very edge of our window arrives inside the server's; a second
+    // of margin costs under 2% of throughput and saves the 429 round trips.
+    rpmWindowMs: options.limits?.rpmWindowMs ?? RPM_WINDOW_MS,
+  };
   const llm = new StructuredLlm({ provider: options.chat, cache: new DiskCache(join(cacheDir, 'llm')), stats: options.stats ?? new LlmStats(), limits });
   return { llm, cacheDir };
 }

@@ -1,0 +1,93 @@
+/**
+ * Judge findings placed in a record file's text, for inline diagnostics: a finding about an
+ * argument lands on that argument's key in `expected_tools[i].arguments`, one about a call on
+ * the call's `name`, anything else on the record's `prompt`.
+ */
+import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
+import { lineColumn } from '../spec/jsonText';
+import type { TextRange } from '../lint';
+import { StoredJudgment, type StoredFinding } from './schemas';
+
+export interface JudgmentDiagnostic {
+  /** The sub-dimension, e.g. `arguments.value`: the diagnostic's code. */
+  code: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  judgeId: string;
+  range: TextRange;
+}
+
+/** A finding at or below this score is an error; above, a warning. */
+const ERROR_AT_OR_BELOW = 0.3;
+
+function toRange(text: string, node: Node): TextRange {
+  const a = lineColumn(text, node.offset);
+  const b = lineColumn(text, node.offset + node.length);
+  return { start: { line: a.line - 1, character: a.column - 1 }, end: { line: b.line - 1, character: b.column - 1 } };
+}
+
+/** `arguments.value` → `value accuracy`-style words for messages. */
+export function subdimensionLabel(key: string): string {
+  const [dim, sub] = key.split('.');
+  const words: Record<string, string> = {
+    name: 'name accuracy',
+    value: 'value accuracy',
+    type: 'type compliance',
+    format: 'format compliance',
+    completeness: dim === 'arguments' ? 'argument completeness' : 'completeness',
+    relevancy: 'relevancy',
+  };
+  return (dim === 'arguments' ? words[sub ?? ''] : undefined) ?? (sub ?? key).replace(/_/g, ' ');
+}
+
+/** Where a finding belongs in the record text. */
+function nodeFor(root: Node, f: StoredFinding): Node | undefined {
+  if (f.callIndex === null) return findNodeAtLocation(root, ['prompt']);
+  const call = findNodeAtLocation(root, ['expected_tools', f.callIndex]);
+  if (!call) return findNodeAtLocation(root, ['prompt']);
+  if (f.param) {
+    const value = findNodeAtLocation(call, ['arguments', f.param]);
+    // The key node (the property's first child) reads better than a long value.
+    const key = value?.parent?.children?.[0];
+    if (key) return key;
+    return findNodeAtLocation(call, ['arguments']) ?? findNodeAtLocation(call, ['name']);
+  }
+  return findNodeAtLocation(call, ['name']);
+}
+
+/**
+ * Diagnostics for every unwaived finding of every judgment (or of one judge) in a record's text.
+ * Oracle-mode findings point into an agent's calls, not the record, so they are left out.
+ */
+export function judgmentDiagnostics(text: string, judgeId?: string): JudgmentDiagnostic[] {
+  const root = parseTree(text);
+  if (!root) return [];
+  const judgments = findNodeAtLocation(root, ['judgments']);
+  if (!judgments || judgments.type !== 'object') return [];
+  const out: JudgmentDiagnostic[] = [];
+  for (const prop of judgments.children ?? []) {
+    const id = prop.children?.[0]?.value;
+    const valueNode = prop.children?.[1];
+    if (typeof id !== 'string' || !valueNode || (judgeId && id !== judgeId)) continue;
+    let parsed;
+    try {
+      parsed = StoredJudgment.safeParse(JSON.parse(text.slice(valueNode.offset, valueNode.offset + valueNode.length)));
+    } catch {
+      continue;
+    }
+    if (!parsed.success || parsed.data.judge.mode !== 'unsupervised') continue;
+    for (const f of parsed.data.findings) {
+      if (f.waived || f.score >= 1) continue;
+      const node = nodeFor(root, f);
+      if (!node) continue;
+      out.push({
+        code: f.subdimension,
+        severity: f.score <= ERROR_AT_OR_BELOW ? 'error' : 'warning',
+        message: `${subdimensionLabel(f.subdimension)} ${f.score.toFixed(1)}: ${f.reason} (${id})`,
+        judgeId: id,
+        range: toRange(text, node),
+      });
+    }
+  }
+  return out;
+}
