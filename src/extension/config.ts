@@ -17,7 +17,7 @@ export interface Config {
   /** Folder (relative to the workspace folder) where harnesses are written, one subfolder per spec. */
   harnessFolder: string;
   generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined };
-  gemini: { model?: string; baseUrl?: string };
+  gemini: { model?: string; judgeModel?: string; baseUrl?: string };
   openai: { model?: string; baseUrl?: string };
 }
 
@@ -54,7 +54,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
       concurrency: Math.round(num(c.get('generation.concurrency'), 4, 1)),
       rpm: num(c.get('generation.rpm'), 0) || undefined,
     },
-    gemini: defined({ model: str(c.get('gemini.model')), baseUrl: str(c.get('gemini.baseUrl')) }),
+    gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
   };
 }

@@ -6,20 +6,15 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createProvider, type ChatProvider } from '../core/llm';
 import { runPipeline, type PipelineProgress, type PipelineResult } from '../core/pipeline/runner';
 import type { Spec } from '../core/spec/model';
 import { loadSpecText } from '../core/spec/snapshot';
 import { snapshotFileName } from '../core/spec/snapshotWriter';
 import { readConfig } from './config';
 import { errorMessage } from './log';
-import { SECRET_FOR_PROVIDER } from './secrets';
+import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
 import type { SpecsNode } from './specsTree';
-import { listChatModels, VsCodeLmProvider } from './vscodeLm';
-
-/** Which provider to use; tests and other callers may pass it to skip the picker. */
-export type ProviderChoice = { kind: 'offline' } | { kind: 'gemini' } | { kind: 'openai' } | { kind: 'vscode'; modelId: string };
 
 export interface GenerateArgs {
   provider?: ProviderChoice;
@@ -72,47 +67,6 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
   return { spec: load.spec, folder };
 }
 
-async function pickProvider(): Promise<ProviderChoice | undefined> {
-  const models = await listChatModels();
-  type Item = vscode.QuickPickItem & { choice?: ProviderChoice };
-  const items: Item[] = [
-    { label: '$(beaker) Offline', description: 'deterministic, from the spec alone; no key, no network', choice: { kind: 'offline' } },
-    { label: '$(sparkle) Gemini', description: 'Google AI Studio key (stored in SecretStorage)', choice: { kind: 'gemini' } },
-    { label: '$(server) OpenAI-compatible', description: 'OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)', choice: { kind: 'openai' } },
-  ];
-  if (models.length) {
-    items.push({ label: 'VS Code language models', kind: vscode.QuickPickItemKind.Separator });
-    for (const m of models) items.push({ label: `$(copilot) ${m.name}`, description: `${m.vendor} · ${m.family}`, choice: { kind: 'vscode', modelId: m.id } });
-  }
-  const pick = await vscode.window.showQuickPick(items, { title: 'Generate evals with which model?' });
-  return pick?.choice;
-}
-
-async function chatProviderFor(choice: Exclude<ProviderChoice, { kind: 'offline' }>, services: ExtensionServices, scope: vscode.Uri): Promise<ChatProvider | undefined> {
-  const config = readConfig(scope);
-  if (choice.kind === 'vscode') {
-    const [chat] = await vscode.lm.selectChatModels({ id: choice.modelId });
-    if (!chat) throw new Error(`the VS Code language model "${choice.modelId}" is no longer available`);
-    return new VsCodeLmProvider(chat);
-  }
-  const secretKey = SECRET_FOR_PROVIDER[choice.kind];
-  let apiKey = await services.secrets.get(secretKey);
-  const envKey = choice.kind === 'gemini' ? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY : process.env.OPENAI_API_KEY;
-  const needsKey = choice.kind === 'gemini' || !config.openai.baseUrl;
-  if (!apiKey && !envKey && needsKey) {
-    if (!(await services.secrets.prompt(choice.kind))) return undefined;
-    apiKey = await services.secrets.get(secretKey);
-  }
-  const settings = choice.kind === 'gemini' ? config.gemini : config.openai;
-  return createProvider({
-    provider: choice.kind,
-    ...(apiKey ? { apiKey } : {}),
-    ...(settings.model ? { model: settings.model } : {}),
-    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-    env: process.env,
-  });
-}
-
 function describe(p: PipelineProgress): string {
   const order = ['interpret', 'scenarios', 'mock', 'turns'] as const;
   const active = order.find((s) => p.stages[s].done < p.stages[s].total) ?? p.stage;
@@ -125,7 +79,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   const found = await specOf(target, services);
   if (!found) return { status: 'no-spec' };
   const { spec, folder } = found;
-  const choice = args.provider ?? (await pickProvider());
+  const choice = args.provider ?? (await pickProvider('generate'));
   if (!choice) return { status: 'cancelled-before-start' };
   const config = readConfig(folder.uri);
   const outDir = path.join(folder.uri.fsPath, config.harnessFolder, snapshotFileName(spec.name).replace(/\.json$/, ''));
@@ -133,7 +87,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   let provider: Parameters<typeof runPipeline>[0]['provider'] = 'offline';
   if (choice.kind !== 'offline') {
     try {
-      const chat = await chatProviderFor(choice, services, folder.uri);
+      const chat = await chatProviderFor(choice, services, folder.uri, 'generate');
       if (!chat) return { status: 'cancelled-before-start' };
       provider = { chat };
     } catch (err) {

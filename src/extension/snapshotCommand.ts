@@ -11,9 +11,11 @@ import { writeSnapshot } from '../core/spec/snapshotWriter';
 import { readConfig } from './config';
 import { errorMessage } from './log';
 import type { ServerApproval } from './serverApproval';
+import type { WorkspaceModel } from './workspaceModel';
 
 export interface SnapshotDeps {
   approval: ServerApproval;
+  model: WorkspaceModel;
   log: vscode.LogOutputChannel;
   /** Values typed for `${input:id}` in this session (never persisted: they may be secrets). */
   inputValues: Map<string, string>;
@@ -77,6 +79,9 @@ export async function snapshotServer(def: ServerDefinition, deps: SnapshotDeps):
           provenance: `${vscode.workspace.asRelativePath(def.file)}#${def.name}`,
         });
         deps.log.info(`Wrote ${listing.spec.tools.length} tools of "${def.name}" to ${file}`);
+        // Index the new file now rather than waiting for the file watcher.
+        await deps.model.indexFor(file)?.updateFile(file);
+        deps.model.notifyChanged();
         return { status: 'written', file, tools: listing.spec.tools.length } as const;
       } catch (err) {
         if (abort.signal.aborted) return { status: 'cancelled' } as const;

@@ -83,6 +83,11 @@ export class WorkspaceModel extends Disposable {
     if (any) this.changed.fire();
   }
 
+  /** Tells listeners now (after a change made through an index directly). */
+  notifyChanged(): void {
+    this.changed.fire();
+  }
+
   /** The index of the folder that contains a file. */
   indexFor(file: string): WorkspaceIndex | undefined {
     let best: WorkspaceIndex | undefined;

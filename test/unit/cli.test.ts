@@ -1,10 +1,10 @@
 /** The CLI end to end: in-process through `run` for output and exit codes, and the built binary for no-stack-trace. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { run } from '../../src/cli/main';
 import type { Io } from '../../src/cli/errors';
 import { repoRoot, specsDir, configsDir } from './fixturePaths';
@@ -23,9 +23,13 @@ async function cli(args: string[], cwd = repoRoot): Promise<Captured> {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
+const made: string[] = [];
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'agent-seer-cli-'));
+  const dir = mkdtempSync(join(tmpdir(), 'agent-seer-cli-'));
+  made.push(dir);
+  return dir;
 }
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 test('inspect --json reports the fixture README numbers and findings for a spec', async () => {
   const r = await cli(['inspect', join(specsDir, 'git-official.json'), '--json']);

@@ -1,0 +1,70 @@
+/**
+ * Choosing a model, shared by Generate Evals and Judge: the picker (offline, Gemini,
+ * OpenAI-compatible, the user's VS Code chat models) and turning a choice into a ChatProvider
+ * with the key from SecretStorage or the environment.
+ */
+import * as vscode from 'vscode';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, type ChatProvider } from '../core/llm';
+import { readConfig } from './config';
+import { SECRET_FOR_PROVIDER } from './secrets';
+import type { ExtensionServices } from './services';
+import { listChatModels, VsCodeLmProvider } from './vscodeLm';
+
+/** Which provider to use; callers (and tests) may pass it to skip the picker. */
+export type ProviderChoice = { kind: 'offline' } | { kind: 'gemini' } | { kind: 'openai' } | { kind: 'vscode'; modelId: string };
+
+/** What the model is for: the judge defaults to Gemini Flash, generation to Flash Lite. */
+export type ModelPurpose = 'generate' | 'judge';
+
+export async function pickProvider(purpose: ModelPurpose): Promise<ProviderChoice | undefined> {
+  const models = await listChatModels();
+  type Item = vscode.QuickPickItem & { choice?: ProviderChoice };
+  const offline =
+    purpose === 'judge'
+      ? 'exact schema checks only; no key, no network (LLM-only aspects are not scored)'
+      : 'deterministic, from the spec alone; no key, no network';
+  const items: Item[] = [
+    { label: '$(beaker) Offline', description: offline, choice: { kind: 'offline' } },
+    { label: '$(sparkle) Gemini', description: 'Google AI Studio key (stored in SecretStorage)', choice: { kind: 'gemini' } },
+    { label: '$(server) OpenAI-compatible', description: 'OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)', choice: { kind: 'openai' } },
+  ];
+  if (models.length) {
+    items.push({ label: 'VS Code language models', kind: vscode.QuickPickItemKind.Separator });
+    for (const m of models) items.push({ label: `$(copilot) ${m.name}`, description: `${m.vendor} · ${m.family}`, choice: { kind: 'vscode', modelId: m.id } });
+  }
+  const title = purpose === 'judge' ? 'Judge with which model?' : 'Generate evals with which model?';
+  return (await vscode.window.showQuickPick(items, { title }))?.choice;
+}
+
+/** A ChatProvider for a non-offline choice; undefined when the user declined to give a key. */
+export async function chatProviderFor(
+  choice: Exclude<ProviderChoice, { kind: 'offline' }>,
+  services: ExtensionServices,
+  scope: vscode.Uri,
+  purpose: ModelPurpose,
+): Promise<ChatProvider | undefined> {
+  const config = readConfig(scope);
+  if (choice.kind === 'vscode') {
+    const [chat] = await vscode.lm.selectChatModels({ id: choice.modelId });
+    if (!chat) throw new Error(`the VS Code language model "${choice.modelId}" is no longer available`);
+    return new VsCodeLmProvider(chat);
+  }
+  const secretKey = SECRET_FOR_PROVIDER[choice.kind];
+  let apiKey = await services.secrets.get(secretKey);
+  const envKey = choice.kind === 'gemini' ? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY : process.env.OPENAI_API_KEY;
+  const needsKey = choice.kind === 'gemini' || !config.openai.baseUrl;
+  if (!apiKey && !envKey && needsKey) {
+    if (!(await services.secrets.prompt(choice.kind))) return undefined;
+    apiKey = await services.secrets.get(secretKey);
+  }
+  const settings = choice.kind === 'gemini' ? config.gemini : config.openai;
+  const judgeModel = choice.kind === 'gemini' && purpose === 'judge' ? config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL : undefined;
+  const model = judgeModel ?? settings.model;
+  return createProvider({
+    provider: choice.kind,
+    ...(apiKey ? { apiKey } : {}),
+    ...(model ? { model } : {}),
+    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    env: process.env,
+  });
+}
