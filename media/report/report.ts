@@ -28,6 +28,7 @@ import { EdgeLine, ForceDirectedGraphController } from 'chartjs-chart-graph';
 import type { GraphEdge, JudgePair, PairedAgreement, ReportModel, ServerReport, ServerStructure } from '../../src/core/report/schema';
 import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/report/names';
+import { isReportMessage, type ToExtension } from '../../src/core/report/protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip, ScatterController, LineController, PointElement, LineElement, ForceDirectedGraphController, EdgeLine);
 
@@ -436,11 +437,12 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
   }
 }
 
-function boot(): void {
-  const root = document.getElementById('report');
-  const data = document.getElementById('report-data');
-  if (!root || !data) return;
-  const model = JSON.parse(data.textContent ?? 'null') as ReportModel;
+/** The webview API, present only inside VS Code. */
+declare function acquireVsCodeApi(): { postMessage(message: ToExtension): void } | undefined;
+
+function show(root: HTMLElement, model: ReportModel): void {
+  root.replaceChildren();
+  charts.splice(0).forEach((c) => c.destroy());
   renderReport(root, model);
   // Graph layouts draw on the next frame; signal readiness after it.
   requestAnimationFrame(() =>
@@ -449,6 +451,22 @@ function boot(): void {
       document.documentElement.dataset.ready = 'true';
     }),
   );
+}
+
+function boot(): void {
+  const root = document.getElementById('report');
+  if (!root) return;
+  const data = document.getElementById('report-data');
+  if (data) {
+    show(root, JSON.parse(data.textContent ?? 'null') as ReportModel);
+    return;
+  }
+  // In a webview the model arrives by message, after we say we are listening.
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    if (isReportMessage(event.data)) show(root, event.data.model);
+  });
+  const vscode = typeof acquireVsCodeApi === 'function' ? acquireVsCodeApi() : undefined;
+  vscode?.postMessage({ type: 'ready' });
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);

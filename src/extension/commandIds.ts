@@ -11,6 +11,9 @@ export const COMMAND_IDS = [
   'agentSeer.refreshHarnesses',
   'agentSeer.generateEvals',
   'agentSeer.setApiKey',
+  'agentSeer.judge',
+  'agentSeer.openReport',
+  'agentSeer.toggleLowestFirst',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

@@ -7,6 +7,8 @@ import type { ServerDefinition } from '../core/spec/configs/types';
 import type { CommandId } from './commandIds';
 import type { ExtensionServices } from './services';
 import { generateEvals, type GenerateArgs } from './generateCommand';
+import { judge, type JudgeArgs } from './judgeCommand';
+import { openReport } from './reportPanel';
 import { snapshotServer, type SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
 
@@ -52,6 +54,9 @@ export const COMMANDS = {
     await s.harnesses.rescan();
   },
   'agentSeer.generateEvals': (s, target, args) => generateEvals(s, target, (args as GenerateArgs | undefined) ?? {}),
+  'agentSeer.judge': (s, target, args) => judge(s, target, (args as JudgeArgs | undefined) ?? {}),
+  'agentSeer.openReport': (s, target) => openReport(s, target),
+  'agentSeer.toggleLowestFirst': (s) => s.harnessTree.toggleLowestFirst(),
   'agentSeer.setApiKey': async (s, provider) => {
     const which =
       provider === 'gemini' || provider === 'openai'

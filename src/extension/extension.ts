@@ -7,6 +7,7 @@ import { registerCommands } from './commands';
 import { SpecDiagnostics } from './diagnostics';
 import { HarnessModel } from './harnessModel';
 import { HarnessTree } from './harnessTree';
+import { JudgmentDiagnostics } from './judgmentDiagnostics';
 import { createLog, errorMessage } from './log';
 import { Secrets } from './secrets';
 import { ServerApproval } from './serverApproval';
@@ -26,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
     const harnesses = new HarnessModel(log);
     const harnessTree = new HarnessTree(harnesses);
+    const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
     const services: ExtensionServices = {
       log,
       model,
@@ -33,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       diagnostics,
       harnesses,
       harnessTree,
+      judgmentDiagnostics,
       approval: new ServerApproval(context.workspaceState),
       secrets: new Secrets(context.secrets),
       extensionUri: context.extensionUri,
@@ -44,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       diagnostics,
       harnesses,
       harnessTree,
+      judgmentDiagnostics,
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
       vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),

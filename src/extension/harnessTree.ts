@@ -28,9 +28,38 @@ export function recordFile(harness: LoadedHarness, record: HarnessRecord): strin
   return path.join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
 }
 
+/** The score shown for a record: an LLM judge's TC when there is one, else the exact score. */
+export function displayScore(record: HarnessRecord): { label: string; value: number; judge: string } | undefined {
+  const entries = Object.entries(record.judgments ?? {}) as [string, { tc?: number | null; coh?: number | null; exact?: number | null }][];
+  const withTc = entries.find(([, j]) => typeof j.tc === 'number');
+  if (withTc) {
+    const [judge, j] = withTc;
+    const coh = typeof j.coh === 'number' ? ` · Coh ${j.coh.toFixed(2)}` : '';
+    return { label: `TC ${(j.tc as number).toFixed(2)}${coh}`, value: j.tc as number, judge };
+  }
+  const exact = entries.find(([, j]) => typeof j.exact === 'number');
+  if (exact) return { label: `exact ${(exact[1].exact as number).toFixed(2)}`, value: exact[1].exact as number, judge: exact[0] };
+  return undefined;
+}
+
+function scoreColor(value: number): vscode.ThemeColor {
+  if (value >= 0.9) return new vscode.ThemeColor('testing.iconPassed');
+  if (value >= 0.7) return new vscode.ThemeColor('list.warningForeground');
+  return new vscode.ThemeColor('testing.iconFailed');
+}
+
 export class HarnessTree extends Disposable implements vscode.TreeDataProvider<HarnessNode> {
   private readonly emitter = this.register(new vscode.EventEmitter<HarnessNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
+  /** When on, a run lists its judged scenarios lowest score first instead of by tier and category. */
+  private lowestFirst = false;
+
+  /** Switches between the tier/category layout and lowest-score-first; returns the new mode. */
+  toggleLowestFirst(): boolean {
+    this.lowestFirst = !this.lowestFirst;
+    this.emitter.fire(undefined);
+    return this.lowestFirst;
+  }
 
   constructor(private readonly model: HarnessModel) {
     super();
@@ -50,6 +79,12 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
       case 'server':
         return node.runs.map((harness) => ({ kind: 'run', harness }));
       case 'run': {
+        if (this.lowestFirst) {
+          return node.harness.records
+            .map((record) => ({ record, score: displayScore(record)?.value ?? Number.POSITIVE_INFINITY }))
+            .sort((a, b) => a.score - b.score || a.record.id.localeCompare(b.record.id))
+            .map(({ record }) => ({ kind: 'scenario', harness: node.harness, record }));
+        }
         const tiers = [...new Set(node.harness.records.map((r) => r.tier))].sort();
         return tiers.map((tier) => ({ kind: 'tier', harness: node.harness, tier }));
       }
@@ -114,9 +149,12 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
       case 'scenario': {
         const r = node.record;
         const item = new vscode.TreeItem(r.title, C.Collapsed);
-        item.description = `${r.expected_tools.length} call${r.expected_tools.length === 1 ? '' : 's'}${r.conversation.length ? ` · ${r.conversation.length} turns` : ''}`;
-        item.tooltip = new vscode.MarkdownString().appendText(r.prompt);
-        item.iconPath = new vscode.ThemeIcon(r.conversation.length ? 'comment-discussion' : 'comment');
+        const score = displayScore(r);
+        const shape = `${r.expected_tools.length} call${r.expected_tools.length === 1 ? '' : 's'}${r.conversation.length ? ` · ${r.conversation.length} turns` : ''}`;
+        item.description = score ? `${score.label} · ${shape}` : shape;
+        item.tooltip = new vscode.MarkdownString().appendText(score ? `${r.prompt}\n\n${score.label} (${score.judge})` : r.prompt);
+        const icon = r.conversation.length ? 'comment-discussion' : 'comment';
+        item.iconPath = score ? new vscode.ThemeIcon(score.value >= 0.9 ? 'pass' : score.value >= 0.7 ? 'warning' : 'error', scoreColor(score.value)) : new vscode.ThemeIcon(icon);
         item.contextValue = HARNESS_CONTEXT.scenario;
         const file = vscode.Uri.file(recordFile(node.harness, r));
         item.resourceUri = file;

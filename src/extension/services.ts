@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { SpecDiagnostics } from './diagnostics';
 import type { HarnessModel } from './harnessModel';
 import type { HarnessTree } from './harnessTree';
+import type { JudgmentDiagnostics } from './judgmentDiagnostics';
 import type { Secrets } from './secrets';
 import type { ServerApproval } from './serverApproval';
 import type { SpecsTree } from './specsTree';
@@ -15,6 +16,7 @@ export interface ExtensionServices {
   diagnostics: SpecDiagnostics;
   harnesses: HarnessModel;
   harnessTree: HarnessTree;
+  judgmentDiagnostics: JudgmentDiagnostics;
   approval: ServerApproval;
   secrets: Secrets;
   /** The extension's folder (prompts/, media/, README.md). */

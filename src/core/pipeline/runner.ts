@@ -1,8 +1,9 @@
 /**
  * `runPipeline`: a spec in, a harness folder out, with progress, cancellation and resume.
  *
- * - **offline** runs helper stages of the offline generator and writes its records (same seed
- *   → byte-identical records).
+ * - **offline** runs the deterministic offline generator (`generateOffline`, built from the
+ *   offline stage functions) and writes its records one by one (same seed → byte-identical
+ *   records).
  * - **LLM** runs stream: each tool's interpretation, then each group's scenario batches as soon
  *   as its tools are interpreted, each accepted scenario's mock outputs and turn split as soon
  *   as it is accepted, and each record the moment it is complete. Calls share one

@@ -32,6 +32,11 @@ export interface HtmlOptions {
   cspSource?: string;
   /** The page script. Default: `dist/report.js` inlined (see {@link loadReportScript}). */
   script?: ReportScript;
+  /**
+   * Where the page gets its model: `embedded` (a JSON block in the page, for standalone files)
+   * or `message` (a webview: the page posts `ready` and waits for a `report` message).
+   */
+  data?: 'embedded' | 'message';
 }
 
 /** Escapes text for HTML element content and double-quoted attributes. */
@@ -57,7 +62,9 @@ export function scriptForHtml(code: string): string {
 
 const NONCE = /^[A-Za-z0-9+/_=-]{8,}$/;
 // A CSP source expression: scheme, host with wildcards, port, path; nothing that ends the directive or attribute.
-const CSP_SOURCE = /^[A-Za-z][A-Za-z0-9+.-]*:(\/\/)?[A-Za-z0-9*.:/_%-]*$/;
+const CSP_SOURCE_TOKEN = /^('self'|[A-Za-z][A-Za-z0-9+.-]*:(\/\/)?[A-Za-z0-9*.:/_%-]*)$/;
+/** A webview's cspSource: one or more source expressions (code-server gives several). */
+const CSP_SOURCE = { test: (v: string): boolean => v.trim().split(/\s+/).every((t) => CSP_SOURCE_TOKEN.test(t)) };
 
 /**
  * Finds the bundled page script: beside the running bundle (`dist/cli.js`, `dist/extension.js`
@@ -156,7 +163,7 @@ export function renderHtml(model: ReportModel, options: HtmlOptions = {}): strin
     '</head>',
     '<body>',
     '<main id="report"><p class="meta">Loading the report… (it needs JavaScript)</p></main>',
-    `<script type="application/json" id="report-data">${jsonForHtml(model)}</script>`,
+    ...(options.data === 'message' ? [] : [`<script type="application/json" id="report-data">${jsonForHtml(model)}</script>`]),
     scriptTag,
     '</body>',
     '</html>',

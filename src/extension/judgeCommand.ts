@@ -1,0 +1,113 @@
+/**
+ * "Judge" on a harness run or a scenario in the Harnesses tree: pick a judge, find the spec the
+ * harness was generated from, judge with progress and cancellation. Judgments are written into
+ * the record files as each finishes, so cancelling keeps them.
+ */
+import * as vscode from 'vscode';
+import { writeRecord } from '../core/harness/store';
+import { findHarnessSpec, judgeHarness, judgeRecord, judgeIdOf, OFFLINE_JUDGE_ID, type JudgeHarnessResult } from '../core/judge';
+import { DiskCache, LlmStats, StructuredLlm } from '../core/llm';
+import { PromptLibrary } from '../core/pipeline/prompts';
+import * as path from 'node:path';
+import type { HarnessNode } from './harnessTree';
+import type { LoadedHarness } from './harnessModel';
+import { errorMessage } from './log';
+import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
+import type { ExtensionServices } from './services';
+import { readConfig } from './config';
+
+export interface JudgeArgs {
+  provider?: ProviderChoice;
+}
+
+export type JudgeOutcome =
+  | { status: 'no-harness' | 'cancelled-before-start' | 'no-spec' }
+  | { status: 'failed' | 'cancelled'; message: string }
+  | { status: 'done'; judgeId: string; result: JudgeHarnessResult | { records: 1 } };
+
+export async function judge(services: ExtensionServices, target: unknown, args: JudgeArgs = {}): Promise<JudgeOutcome> {
+  const node = target as HarnessNode | undefined;
+  let harness: LoadedHarness | undefined;
+  if (node && 'harness' in node) harness = node.harness;
+  else {
+    await services.harnesses.ready;
+    const all = services.harnesses.all;
+    const pick = all.length === 1 ? all[0] : (await vscode.window.showQuickPick(all.map((h) => ({ label: vscode.workspace.asRelativePath(h.dir), h })), { title: 'Judge which harness?' }))?.h;
+    harness = pick;
+  }
+  if (!harness) return { status: 'no-harness' };
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(harness.dir));
+  const found = await findHarnessSpec(harness.dir, harness.manifest, { cwd: folder?.uri.fsPath ?? harness.dir });
+  if (!found.ok) {
+    void vscode.window.showErrorMessage(`Agent Seer: ${found.error}`);
+    return { status: 'no-spec' };
+  }
+  for (const w of found.warnings) services.log.warn(w);
+  const spec = found.spec;
+
+  const choice = args.provider ?? (await pickProvider('judge'));
+  if (!choice) return { status: 'cancelled-before-start' };
+  let llm: StructuredLlm | undefined;
+  if (choice.kind !== 'offline') {
+    try {
+      const chat = await chatProviderFor(choice, services, vscode.Uri.file(harness.dir), 'judge');
+      if (!chat) return { status: 'cancelled-before-start' };
+      const config = readConfig(vscode.Uri.file(harness.dir));
+      llm = new StructuredLlm({
+        provider: chat,
+        cache: new DiskCache(path.join(harness.dir, '.cache', 'llm')),
+        stats: new LlmStats(),
+        limits: { concurrency: config.generation.concurrency, ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}) },
+      });
+    } catch (err) {
+      const message = errorMessage(err);
+      void vscode.window.showErrorMessage(`Agent Seer: ${message}`);
+      return { status: 'failed', message };
+    }
+  }
+  const judgeId = llm ? judgeIdOf(llm) : OFFLINE_JUDGE_ID;
+  const prompts = llm ? PromptLibrary.load(vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath) : undefined;
+  const dir = harness.dir;
+  const scenario = node?.kind === 'scenario' ? node.record : undefined;
+
+  services.log.info(`Judging ${scenario ? `scenario ${scenario.id} of ` : ''}${dir} with ${judgeId}`);
+  const outcome = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Judging with ${judgeId}`, cancellable: true },
+    async (progress, token): Promise<JudgeOutcome> => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        if (scenario) {
+          const judgment = await judgeRecord(scenario, spec, { ...(llm ? { llm } : {}), ...(prompts ? { prompts } : {}), signal: abort.signal });
+          await writeRecord(dir, { ...scenario, judgments: { ...(scenario.judgments ?? {}), [judgeId]: judgment } });
+          return { status: 'done', judgeId, result: { records: 1 } };
+        }
+        const result = await judgeHarness(dir, {
+          judges: [{ id: judgeId, ...(llm ? { llm } : {}) }],
+          spec,
+          signal: abort.signal,
+          ...(prompts ? { prompts } : {}),
+          onProgress: (p) => progress.report({ message: `${p.done}/${p.total}`, increment: 100 / Math.max(1, p.total) }),
+        });
+        return { status: 'done', judgeId, result };
+      } catch (err) {
+        const message = errorMessage(err);
+        if (abort.signal.aborted) return { status: 'cancelled', message };
+        void vscode.window.showErrorMessage(`Agent Seer: judging failed: ${message}`);
+        return { status: 'failed', message };
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+  await services.harnesses.reload(dir);
+  if (outcome.status === 'done' && 'judges' in outcome.result) {
+    const s = outcome.result.judges[0];
+    if (s) {
+      const tc = s.meanTc !== null ? `mean TC ${s.meanTc.toFixed(2)}` : `mean exact ${s.meanExact?.toFixed(2) ?? '–'}`;
+      services.log.info(`Judged ${s.judged} records (${s.notJudged} not judged, ${s.skipped} already current) with ${judgeId}: ${tc}`);
+      void vscode.window.showInformationMessage(`Agent Seer: judged ${s.judged + s.skipped} records with ${judgeId}; ${tc}.`);
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,127 @@
+/**
+ * "Open Report": the HTML report in a webview. Strict CSP with a fresh nonce, the page script
+ * loaded from the extension's dist/, theme colours from VS Code's CSS variables, and the data
+ * sent by message after the page says it is ready (never spliced into the page).
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { findHarnessSpec } from '../core/judge';
+import { analyzeHarnesses, type HarnessInput } from '../core/report/analyze';
+import { isReadyMessage, type ToWebview } from '../core/report/protocol';
+import { renderHtml } from '../core/report/render/html';
+import type { ReportModel } from '../core/report/schema';
+import type { LoadedHarness } from './harnessModel';
+import type { HarnessNode } from './harnessTree';
+import { Disposable } from './lifecycle';
+import { errorMessage } from './log';
+import type { ExtensionServices } from './services';
+
+export const REPORT_VIEW_TYPE = 'agentSeer.report';
+
+/** Builds the report model for some harnesses (specs found as the judge finds them). */
+export async function buildReport(harnesses: readonly LoadedHarness[]): Promise<ReportModel> {
+  const inputs: HarnessInput[] = [];
+  for (const h of harnesses) {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(h.dir));
+    const found = await findHarnessSpec(h.dir, h.manifest, { cwd: folder?.uri.fsPath ?? h.dir });
+    inputs.push({ dir: h.dir, records: h.records, ...(h.manifest ? { manifest: h.manifest } : {}), ...(found.ok ? { spec: found.spec } : {}) });
+  }
+  return analyzeHarnesses(inputs);
+}
+
+export class ReportPanel extends Disposable {
+  private static current: ReportPanel | undefined;
+  private model: ReportModel | undefined;
+  private ready = false;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly extensionUri: vscode.Uri,
+  ) {
+    super();
+    this.register(panel.onDidDispose(() => this.dispose()));
+    this.register(
+      panel.webview.onDidReceiveMessage((m: unknown) => {
+        // Only the page's handshake is expected; anything else is ignored.
+        if (!isReadyMessage(m)) return;
+        this.ready = true;
+        this.post();
+      }),
+    );
+  }
+
+  /** Shows (or reuses) the panel with a model. Returns the panel, for tests. */
+  static show(extensionUri: vscode.Uri, model: ReportModel, title: string): ReportPanel {
+    if (!ReportPanel.current) {
+      const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
+      });
+      ReportPanel.current = new ReportPanel(panel, extensionUri);
+    }
+    const p = ReportPanel.current;
+    p.panel.title = title;
+    p.model = model;
+    p.render();
+    p.panel.reveal();
+    return p;
+  }
+
+  /** The open panel, if any (tests read its state). */
+  static get open(): ReportPanel | undefined {
+    return ReportPanel.current;
+  }
+
+  get webviewPanel(): vscode.WebviewPanel {
+    return this.panel;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  private render(): void {
+    if (!this.model) return;
+    const webview = this.panel.webview;
+    this.ready = false;
+    webview.html = renderHtml(this.model, {
+      nonce: randomBytes(16).toString('base64'),
+      cspSource: webview.cspSource,
+      script: { src: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'report.js')).toString() },
+      data: 'message',
+    });
+  }
+
+  private post(): void {
+    if (!this.model || !this.ready) return;
+    const message: ToWebview = { type: 'report', model: this.model };
+    void this.panel.webview.postMessage(message);
+  }
+
+  override dispose(): void {
+    if (ReportPanel.current === this) ReportPanel.current = undefined;
+    super.dispose();
+    this.panel.dispose();
+  }
+}
+
+/** The command: a run node reports that run; otherwise every harness in the workspace. */
+export async function openReport(services: ExtensionServices, target: unknown): Promise<ReportPanel | undefined> {
+  const node = target as HarnessNode | undefined;
+  await services.harnesses.ready;
+  const harnesses = node && 'harness' in node ? [node.harness] : node?.kind === 'server' ? node.runs : services.harnesses.all;
+  if (!harnesses.length) {
+    void vscode.window.showInformationMessage('No harnesses to report on. Generate evals first.');
+    return undefined;
+  }
+  try {
+    const model = await buildReport(harnesses);
+    const names = [...new Set(harnesses.map((h) => h.manifest?.spec.name ?? vscode.workspace.asRelativePath(h.dir)))];
+    return ReportPanel.show(services.extensionUri, model, `Agent Seer report: ${names.join(', ')}`);
+  } catch (err) {
+    services.log.error(`Cannot build the report: ${errorMessage(err)}`);
+    void vscode.window.showErrorMessage(`Agent Seer: cannot build the report: ${errorMessage(err)}`);
+    return undefined;
+  }
+}
