@@ -134,3 +134,18 @@ test('a missing root gives an empty result with a problem, not a throw', async (
   const found = await detectWorkspace(missing);
   assert.deepEqual([found.definitions, found.specFiles, found.problems], [[], [], [{ file: missing, message: 'cannot list folder: ENOENT' }]]);
 });
+
+test('a harness folder\'s spec.json copy and records are not workspace specs', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'agent-seer-detect-harness-'));
+  mkdirSync(join(root, 'specs'));
+  copyFileSync(join(specsDir, 'slack.json'), join(root, 'specs', 'slack.json'));
+  const harness = join(root, 'evals', 'slack');
+  mkdirSync(join(harness, 'records'), { recursive: true });
+  copyFileSync(join(specsDir, 'slack.json'), join(harness, 'spec.json'));
+  writeFileSync(join(harness, 'manifest.json'), '{"formatVersion":1}');
+  // A spec-shaped file inside records/ would be found if records/ were walked.
+  copyFileSync(join(specsDir, 'slack.json'), join(harness, 'records', 'odd.json'));
+  const found = await detectWorkspace(root);
+  assert.deepEqual(found.specFiles, [join(root, 'specs', 'slack.json')]);
+  rmSync(root, { recursive: true, force: true });
+});

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SKIPPED_DIRECTORIES } from '../spec/detect';
-import { MANIFEST_FILE, RECORDS_DIR } from './store';
+import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
 /** Whether a manifest's text is one of ours (cheap check before a full read). */
 export function isHarnessManifest(text: string): boolean {

@@ -2,6 +2,7 @@
  * The harness on disk:
  * ```
  * <out>/manifest.json
+ * <out>/spec.json          (a copy of the spec, written by the runner)
  * <out>/records/<id>.json
  * ```
  * Files are written atomically (a temp file in the same folder, then rename), so a crash or a
@@ -14,11 +15,9 @@ import { randomBytes, createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HarnessManifest, HarnessRecord } from './format';
+import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
-/** Folder of the record files inside a harness folder. */
-export const RECORDS_DIR = 'records';
-/** File name of the manifest inside a harness folder. */
-export const MANIFEST_FILE = 'manifest.json';
+export { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from './layout';
 
 /** Stable pretty JSON: 2-space indent and a trailing newline. */
 export function stableJson(value: unknown): string {

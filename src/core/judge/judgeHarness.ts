@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import { specHash } from '../harness/hash';
-import { readHarness, writeRecord, type HarnessProblem } from '../harness/store';
+import { readHarness, writeRecord, type HarnessProblem, HARNESS_SPEC_FILE } from '../harness/store';
 import type { StructuredLlm } from '../llm';
 import { abortReason } from '../llm';
 import { PromptLibrary } from '../pipeline/prompts';
@@ -214,7 +214,7 @@ export type SpecLookup =
   | { ok: false; error: string };
 
 /** File name of a spec copy kept inside a harness folder (looked for first). */
-export const HARNESS_SPEC_FILE = 'spec.json';
+export { HARNESS_SPEC_FILE };
 
 /**
  * Finds the spec a harness was generated from: `specFile` when given; otherwise a `spec.json`

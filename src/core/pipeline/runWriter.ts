@@ -6,7 +6,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessManifest, HarnessRecord, ManifestCounts } from '../harness/format';
-import { recordFileStem, RECORDS_DIR, writeManifest, writeRecord } from '../harness/store';
+import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeFileAtomic, writeManifest, writeRecord } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
 
@@ -66,10 +66,16 @@ export class RunWriter {
     return next;
   }
 
-  /** Creates `records/` (so even a run cancelled at once leaves a readable harness) and writes the initial manifest. */
-  start(): Promise<void> {
+  /**
+   * Creates `records/` (so even a run cancelled at once leaves a readable harness), writes a
+   * copy of the spec as `spec.json` (the harness then judges and reports on its own, wherever
+   * it is moved) and the initial manifest.
+   */
+  start(spec: Spec): Promise<void> {
     return this.enqueue(async () => {
       await mkdir(join(this.outDir, RECORDS_DIR), { recursive: true });
+      const copy = { ...(spec.server ? { server: spec.server } : {}), provenance: spec.source, tools: spec.tools };
+      await writeFileAtomic(join(this.outDir, HARNESS_SPEC_FILE), stableJson(copy));
       await writeManifest(this.outDir, this.manifest);
     });
   }

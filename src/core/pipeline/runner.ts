@@ -286,7 +286,7 @@ async function runOffline(o: RunPipelineOptions): Promise<PipelineResult> {
   const startedAt = new Date(started).toISOString();
   const base: HarnessManifest = { ...offlineManifest(o.spec, opts, result, { startedAt }), status: 'running', recordIds: [], counts: emptyCounts(o.spec, result.skipped) };
   const writer = new RunWriter(outDir, base);
-  await writer.start();
+  await writer.start(o.spec);
   progress.add('write', result.records.length);
   let status: PipelineResult['status'] = 'complete';
   for (const record of result.records) {
@@ -364,7 +364,7 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     status: 'running',
     recordIds: [],
   });
-  await writer.start();
+  await writer.start(o.spec);
 
   let failure: unknown;
   const fail = (e: unknown): void => {

@@ -154,9 +154,13 @@ export async function detectWorkspace(root: string, options: DetectOptions = {})
         if (code !== 'ENOENT' || dir.path === root) problems.push({ file: dir.path, message: `cannot list folder: ${code ?? String(error)}` });
         return;
       }
+      // A harness folder (manifest.json beside records/) holds generated data and a copy of its
+      // spec: neither is a workspace spec, and its records need no reading.
+      const harness = entries.some((e) => e.name === 'manifest.json' && e.isFile()) && entries.some((e) => e.name === 'records' && e.isDirectory());
       for (const entry of entries) {
         const name = entry.name;
         const rel = dir.rel ? `${dir.rel}/${name}` : name;
+        if (harness && (name === 'spec.json' || name === 'records')) continue;
         if (entry.isDirectory()) {
           if (!SKIPPED_DIRECTORIES.has(name)) nextLevel.push({ path: join(dir.path, name), rel });
           continue;

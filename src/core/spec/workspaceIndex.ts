@@ -5,7 +5,8 @@
  * module owns the logic, so it is tested without VS Code.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from '../complexity';
 import { formatForPath, parseConfig } from './configs';
 import type { ServerDefinition } from './configs/types';
@@ -23,6 +24,17 @@ export interface IndexedSpec {
 
 /** Largest JSON file read as a possible spec (bigger ones are skipped as data). */
 const MAX_SPEC_BYTES = 20 * 1024 * 1024;
+
+/** A harness folder's copy of its spec (`<harness>/spec.json` beside `manifest.json`) is not a workspace spec. */
+async function isHarnessCopy(file: string): Promise<boolean> {
+  if (basename(file) !== HARNESS_SPEC_FILE) return false;
+  try {
+    await stat(join(dirname(file), MANIFEST_FILE));
+    return (await stat(join(dirname(file), RECORDS_DIR))).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 export class WorkspaceIndex {
   private readonly configs = new Map<string, { definitions: ServerDefinition[]; problems: LoadProblem[] }>();
@@ -57,6 +69,7 @@ export class WorkspaceIndex {
   async updateFile(file: string): Promise<boolean> {
     const rel = relative(this.root, file).split(sep).join('/');
     if (rel.startsWith('..')) return false;
+    if (await isHarnessCopy(file)) return this.forget(file);
     let text: string | undefined;
     try {
       const s = await stat(file);
