@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { detectCommand } from './commands/detect';
+import { exportCommand } from './commands/export';
 import { generateCommand } from './commands/generate';
 import { inspectCommand } from './commands/inspect';
 import { judgeCommand } from './commands/judge';
@@ -42,6 +43,10 @@ Usage:
                                              row per server; several --judge: agreement too);
                                              --min-tc/--min-coh: exit 1 when a server's mean
                                              under the first judge is below (a CI gate)
+
+  agent-seer export <harness-dir> [--out FILE] [--spec FILE]
+                                             what an agent under test may see: tools and task
+                                             prompts, without the oracle
 
 Exit codes: 0 success, 1 the run failed, 2 bad input.`;
 
@@ -191,6 +196,11 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
           },
           io,
         );
+      }
+      case 'export': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { out: { type: 'string' }, spec: { type: 'string' } } });
+        if (positionals.length > 1) throw new UsageError('export takes one harness folder');
+        return await exportCommand({ dir: positionals[0], out: values.out, spec: values.spec }, io);
       }
       default:
         throw new UsageError(`unknown command "${command}" (try agent-seer --help)`);

@@ -225,3 +225,24 @@ test('the built binary prints no stack trace on bad input and exits 2', () => {
   assert.equal(help.status, 0);
   assert.match(help.stdout, /agent-seer inspect/);
 });
+
+test('export gives an agent the tools and task prompts, and nothing of the oracle', async () => {
+  const dir = tempDir();
+  const gen = await cli(['generate', join(specsDir, 'slack.json'), '--out', join(dir, 'h'), '--simple', '3', '--complex', '3', '--json']);
+  assert.equal(gen.code, 0, gen.err);
+  const r = await cli(['export', join(dir, 'h')]);
+  assert.equal(r.code, 0, r.err);
+  const view = JSON.parse(r.out) as { server: string; tools: { name: string; inputSchema: unknown }[]; tasks: Record<string, unknown>[] };
+  assert.equal(view.server, 'Slack MCP Server');
+  assert.equal(view.tools.length, 8);
+  assert.ok(view.tools.every((t) => t.inputSchema));
+  assert.ok(view.tasks.length >= 6);
+  for (const task of view.tasks) assert.deepEqual(Object.keys(task).sort(), ['id', 'prompt', 'turns']);
+  // No expected call, mock output or expected response text leaks.
+  const records = readdirSync(join(dir, 'h', 'records')).map((f) => JSON.parse(readFileSync(join(dir, 'h', 'records', f), 'utf8')) as { expected_response: string });
+  for (const rec of records) assert.ok(!r.out.includes(rec.expected_response), 'expected response leaked');
+  assert.doesNotMatch(r.out, /expected_tools|mock_outputs|expected_response|"arguments"/);
+
+  const notHarness = await cli(['export', dir + '/nope']);
+  assert.equal(notHarness.code, 2);
+});

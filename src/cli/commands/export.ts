@@ -1,0 +1,40 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { readHarness, exportForAgent } from '../../core/harness/store';
+import { findHarnessSpec } from '../../core/judge';
+import { EXIT, UsageError, type Io } from '../errors';
+
+/**
+ * `agent-seer export <harness-dir> [--out FILE] [--spec FILE]`: what an agent under test may see
+ * — the tools (name, description, input schema) and each task's prompt and turn prompts — and
+ * nothing of the oracle (expected calls, mock outputs, expected response, categories).
+ */
+export async function exportCommand(args: { dir?: string; out?: string; spec?: string }, io: Io): Promise<number> {
+  if (!args.dir) throw new UsageError('export needs a harness folder');
+  const dir = resolve(io.cwd, args.dir);
+  const read = await readHarness(dir);
+  if (!read.manifest && !read.records.length) throw new UsageError(`${args.dir}: not a harness folder (no manifest.json or records/)`);
+  for (const p of read.problems) io.err(`agent-seer: ${p.file}: ${p.message}`);
+  const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: args.spec } : {}), cwd: io.cwd });
+  if (!found.ok) throw new UsageError(found.error);
+  const tools = found.spec.tools.map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    inputSchema: t.inputSchema ?? { type: 'object' },
+  }));
+  const names = tools.map((t) => t.name);
+  const view = {
+    server: read.manifest?.spec.name ?? found.spec.name,
+    tools,
+    tasks: read.records.map((r) => {
+      const { tools: _offered, ...task } = exportForAgent(r, names);
+      return task;
+    }),
+  };
+  const text = `${JSON.stringify(view, null, 2)}\n`;
+  if (args.out) {
+    await writeFile(resolve(io.cwd, args.out), text);
+    io.err(`agent-seer: wrote ${view.tasks.length} tasks and ${tools.length} tools to ${args.out}`);
+  } else io.out(text.trimEnd());
+  return EXIT.ok;
+}
