@@ -8,13 +8,9 @@ import * as vscode from 'vscode';
 import { lintSpecText, type LintDiagnostic } from '../core/lint';
 import { readConfig } from './config';
 import { Disposable } from './lifecycle';
+import { SEVERITY } from './severity';
 import type { WorkspaceModel } from './workspaceModel';
 
-const SEVERITY: Record<LintDiagnostic['severity'], vscode.DiagnosticSeverity> = {
-  error: vscode.DiagnosticSeverity.Error,
-  warning: vscode.DiagnosticSeverity.Warning,
-  info: vscode.DiagnosticSeverity.Information,
-};
 
 export class SpecDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agent-seer'));

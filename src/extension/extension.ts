@@ -42,12 +42,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       inputValues: new Map(),
     };
     context.subscriptions.push(
-      model,
-      specsTree,
-      diagnostics,
-      harnesses,
-      harnessTree,
-      judgmentDiagnostics,
+      ...[model, specsTree, diagnostics, harnesses, harnessTree, judgmentDiagnostics],
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
       vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),

@@ -9,12 +9,8 @@ import { judgmentDiagnostics, type JudgmentDiagnostic } from '../core/judge/loca
 import type { HarnessModel } from './harnessModel';
 import { recordFile } from './harnessTree';
 import { Disposable } from './lifecycle';
+import { SEVERITY } from './severity';
 
-const SEVERITY: Record<JudgmentDiagnostic['severity'], vscode.DiagnosticSeverity> = {
-  error: vscode.DiagnosticSeverity.Error,
-  warning: vscode.DiagnosticSeverity.Warning,
-  info: vscode.DiagnosticSeverity.Information,
-};
 
 export class JudgmentDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agent-seer-judge'));

@@ -8,6 +8,7 @@ import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
 import { snapshotFileName } from '../../core/spec/snapshotWriter';
 import { EXIT, UsageError, type Io } from '../errors';
+import { intOption, PROGRESS_EVERY_MS } from '../options';
 import { formatProblem } from '../format';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
@@ -28,15 +29,6 @@ export interface GenerateArgs {
   json: boolean;
 }
 
-/** Milliseconds between progress lines on stderr. */
-const PROGRESS_EVERY_MS = 1000;
-
-function intOption(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} takes a whole number ≥ ${min}, got "${raw}"`);
-  return n;
-}
 
 /** The spec named on the command line: a snapshot file, or a config file's server snapshot. */
 async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<{ spec: Spec; server: string }> {

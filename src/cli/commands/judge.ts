@@ -4,6 +4,7 @@ import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, typ
 import { readHarness } from '../../core/harness/store';
 import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmStats, StructuredLlm } from '../../core/llm';
 import { EXIT, UsageError, type Io } from '../errors';
+import { intOption, PROGRESS_EVERY_MS } from '../options';
 import { renderTable } from '../table';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
@@ -20,15 +21,6 @@ export interface JudgeArgs {
   json: boolean;
 }
 
-/** Milliseconds between progress lines on stderr. */
-const PROGRESS_EVERY_MS = 1000;
-
-function intOption(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} takes a whole number ≥ ${min}, got "${raw}"`);
-  return n;
-}
 
 /** A `--judge` value as provider and model: `gemini` alone means the paper's judge, gemini-2.5-flash. */
 export function parseJudgeOption(raw: string): { provider: 'offline' } | { provider: 'gemini' | 'openai'; model?: string } {

@@ -11,15 +11,9 @@ export interface Bootstrap {
 /** NaN (an undefined statistic) → null, as the JSON contract wants. */
 export const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-/** 32-bit FNV-1a of a label: each interval gets its own seed, so adding a server moves no other CI. */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+// FNV-1a of a label: each interval gets its own seed, so adding a server moves no other CI.
+export { hash32 } from '../fnv';
+import { hash32 } from '../fnv';
 
 /** Seeded percentile-bootstrap CI of the mean of `xs`, its seed derived from the report seed and `label`; null without data. */
 export function labelledCi(xs: readonly number[], boot: Bootstrap, label: string): [number, number] | null {

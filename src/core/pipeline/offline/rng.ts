@@ -6,15 +6,8 @@
 import type { Faker, Randomizer } from '@faker-js/faker';
 import { faker as sharedFaker } from '@faker-js/faker/locale/en';
 
-/** 32-bit FNV-1a hash of a string. */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+export { hash32 } from '../../fnv';
+import { hash32 } from '../../fnv';
 
 /** Joins key parts into one seed. */
 export function seedOf(...parts: readonly (string | number)[]): number {

@@ -6,7 +6,7 @@
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { looksBinary } from '../jsonText';
 import type { SourceRange } from '../model';
-import { ParseContext, buildDefinition, isDisabled, isRecord, type ServerFields } from './common';
+import { ParseContext, buildDefinition, isDisabled, isRecord, standardFields, type ServerFields } from './common';
 import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult, ServerDefinition } from './types';
 
@@ -54,12 +54,7 @@ function codexFields(raw: Record<string, unknown>, ctx: ParseContext, name: stri
   }
   if (typeof raw.bearer_token_env_var === 'string') headers.Authorization = `Bearer \${env:${raw.bearer_token_env_var}}`;
   return {
-    type: raw.type,
-    command: raw.command,
-    args: raw.args,
-    env: raw.env,
-    cwd: raw.cwd,
-    url: raw.url,
+    ...standardFields(raw),
     urlTransport: 'http', // Codex speaks Streamable HTTP to a `url`
     headers,
     disabled: isDisabled(raw),

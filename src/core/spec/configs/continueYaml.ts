@@ -6,7 +6,7 @@
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { looksBinary } from '../jsonText';
 import type { SourceRange } from '../model';
-import { ParseContext, buildDefinition, isDisabled, isRecord, type ServerFields } from './common';
+import { ParseContext, buildDefinition, isRecord, standardFields, type ServerFields } from './common';
 import type { ConfigFormat, ConfigParseResult, ServerDefinition } from './types';
 
 /** This adapter's format. */
@@ -19,16 +19,8 @@ export function matchesPath(path: string): boolean {
 
 function continueFields(raw: Record<string, unknown>): ServerFields {
   const requestOptions = isRecord(raw.requestOptions) ? raw.requestOptions : {};
-  return {
-    type: raw.type,
-    command: raw.command,
-    args: raw.args,
-    env: raw.env,
-    cwd: raw.cwd,
-    url: raw.url,
-    headers: requestOptions.headers ?? raw.headers,
-    disabled: isDisabled(raw),
-  };
+  // Continue keeps HTTP headers under requestOptions.
+  return { ...standardFields(raw), headers: requestOptions.headers ?? raw.headers };
 }
 
 function rangeOf(node: YamlNode | null | undefined): SourceRange | undefined {
