@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import type { CommandId } from './commandIds';
+import { errorMessage } from './log';
 import type { ExtensionServices } from './services';
 import { generateEvals, type GenerateArgs } from './generateCommand';
 import { judge, type JudgeArgs } from './judgeCommand';
@@ -66,8 +67,17 @@ export const COMMANDS = {
   },
 } satisfies Record<CommandId, Handler>;
 
+/** Registers every command; an unexpected failure becomes one logged line and a message, never a stack in the user's face. */
 export function registerCommands(services: ExtensionServices): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, (...args: unknown[]) => (handler as Handler)(services, ...args)),
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await (handler as Handler)(services, ...args);
+      } catch (err) {
+        services.log.error(`${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        void vscode.window.showErrorMessage(`Agent Seer: ${errorMessage(err)}`);
+        return undefined;
+      }
+    }),
   );
 }
