@@ -13,6 +13,14 @@ echo
 echo "== Generating an evaluation harness (offline provider)"
 node dist/cli.js generate examples/filesystem.json --out evals/filesystem --seed 1
 echo
-echo "The harness is in evals/filesystem/: manifest.json and one JSON file per scenario in records/."
+echo "== Judging it (offline judge: exact schema checks; --judge gemini for the paper's LLM judge)"
+node dist/cli.js judge evals/filesystem
+echo
+echo "== Reporting"
+node dist/cli.js report evals/filesystem --format html --out evals/filesystem/report.html
+node dist/cli.js report evals/filesystem --format md --out evals/filesystem/report.md
+echo
+echo "The harness is in evals/filesystem/: manifest.json, spec.json and one JSON file per scenario in records/;"
+echo "the report is evals/filesystem/report.html (open it in a browser) and report.md."
 echo "Look at it with:  ls evals/filesystem/records | head;  cat evals/filesystem/manifest.json"
 echo "In VS Code, open this folder: the Agent Seer sidebar lists the spec and the harness."

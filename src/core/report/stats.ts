@@ -63,11 +63,14 @@ export function harmonicMean(xs: readonly number[]): number {
   return xs.length / s;
 }
 
-/** Smallest value; NaN for an empty array. */
+/** Smallest value; NaN for an empty array or when any value is NaN (as `Math.min`, without spreading a long array). */
 export function minimum(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;
   let m = Infinity;
-  for (const x of xs) if (x < m) m = x;
+  for (const x of xs) {
+    if (Number.isNaN(x)) return NaN;
+    if (x < m) m = x;
+  }
   return m;
 }
 

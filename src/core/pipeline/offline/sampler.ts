@@ -14,7 +14,7 @@ import { nameWords, singular } from '../integrity';
 import { deref, isPlainObject, typeList, type SchemaNode } from '../jsonSchemaUtil';
 import { sampleFromPattern } from './regexSample';
 import type { Rng } from './rng';
-import { alnum, hex, realisticNumber, realisticString, sentence, type Theme } from './values';
+import { alnum, countsThings, hex, realisticNumber, realisticString, sentence, type Theme } from './values';
 
 /** Everything sampling needs besides the schema. */
 export interface SampleContext {
@@ -161,8 +161,10 @@ function sampleString(schema: SchemaNode, ctx: SampleContext, name: string): str
   return fitLength(candidates.find((c) => c !== undefined) ?? fallbacks[0] ?? 'value', schema, rng);
 }
 
-function sampleNumber(schema: SchemaNode, ctx: SampleContext, name: string, integer: boolean): number {
+function sampleNumber(schema: SchemaNode, ctx: SampleContext, name: string, integerType: boolean): number {
   const description = typeof schema.description === 'string' ? schema.description : '';
+  // A `number` that counts things (`head`, `max_results`) gets whole values too, where its bounds hold one.
+  const integer = integerType || (countsThings({ name, description }) && holdsInteger(schema));
   let lo = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
   let hi = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
   const step = integer ? 1 : 0.5;
@@ -191,6 +193,14 @@ function sampleNumber(schema: SchemaNode, ctx: SampleContext, name: string, inte
     v = Number(m.toFixed(10));
   }
   return v;
+}
+
+/** Whether a numeric schema's bounds admit a whole number (a `number` in [0.1, 0.5] does not). */
+function holdsInteger(schema: SchemaNode): boolean {
+  const lo = Math.max(typeof schema.minimum === 'number' ? schema.minimum : -Infinity, typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity);
+  const hi = Math.min(typeof schema.maximum === 'number' ? schema.maximum : Infinity, typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity);
+  const mult = typeof schema.multipleOf === 'number' ? schema.multipleOf : 1;
+  return Math.ceil(lo) <= Math.floor(hi) && Number.isInteger(1 / mult) || Number.isInteger(mult);
 }
 
 /** Merges `allOf` parts into one schema (properties and required united, first type wins). */

@@ -218,6 +218,21 @@ export function realisticString(hint: ValueHint, faker: Faker, rng: Rng, theme: 
   return undefined;
 }
 
+const COUNT_WORDS = ['head', 'tail', 'line', 'limit', 'count', 'page', 'perpage', 'size', 'depth', 'max', 'min', 'top', 'first', 'last', 'n', 'k', 'num', 'number', 'offset', 'skip', 'result', 'item', 'entry', 'row', 'record', 'retry', 'attempt', 'step', 'total', 'level', 'index', 'length', 'width', 'height', 'port', 'year', 'month', 'day', 'hour', 'replica', 'batch'];
+const FRACTION_WORDS = ['score', 'threshold', 'ratio', 'fraction', 'probability', 'weight', 'temperature', 'confidence', 'similarity', 'rate', 'factor', 'scale', 'amount', 'price', 'lat', 'latitude', 'lng', 'lon', 'longitude'];
+
+/**
+ * Whether a `type: number` parameter counts things (lines, items, pages, depth), so a
+ * fractional value would be nonsense (`head: 13.65`): from its name words or a description
+ * such as "the last N lines" or "maximum number of results".
+ */
+export function countsThings(hint: Pick<ValueHint, 'name' | 'description'>): boolean {
+  const words = nameWords(hint.name).map(singular);
+  if (words.some((w) => FRACTION_WORDS.includes(w)) || /\b(decimal|fraction|ratio|between 0(\.0)? and 1(\.0)?\b|percentage|probability)/i.test(hint.description)) return false;
+  if (words.some((w) => COUNT_WORDS.includes(w) || /^max|^min/.test(w))) return true;
+  return /\bN\b|\b(number of|how many|count of)\b/i.test(hint.description);
+}
+
 /** A realistic number for a parameter, or undefined. The sampler clamps it into the schema's bounds. */
 export function realisticNumber(hint: ValueHint, rng: Rng): number | undefined {
   const words = nameWords(hint.name).map(singular);
@@ -226,6 +241,7 @@ export function realisticNumber(hint: ValueHint, rng: Rng): number | undefined {
   // Counters of a process (`thoughtNumber`, `totalThoughts`, `step`) are small.
   if (has('thought', 'step', 'attempt', 'round', 'revision', 'iteration', 'total', 'retry', 'retries')) return rng.int(1, 5);
   if (has('length')) return rng.int(1, 40);
+  if (has('head', 'tail') || (has('line', 'lines') && /\bN\b|number of/.test(hint.description))) return rng.pick([5, 10, 20, 50]);
   if (has('limit', 'perpage', 'size', 'max', 'top', 'count', 'k', 'n', 'first', 'last', 'result', 'results') || (has('per') && has('page'))) return rng.pick([5, 10, 20, 25, 50]);
   if (has('page')) return rng.int(1, 3);
   if (has('offset', 'skip', 'start', 'from')) return 0;
