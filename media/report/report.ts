@@ -3,11 +3,12 @@
  * report with the page's CSP nonce, or loaded from the extension in a webview).
  *
  * Security lines: the report model is read from the `<script type="application/json"
- * id="report-data">` block with `JSON.parse`; it is never code. Every piece of text (server,
- * tool, category, judge names: spec and LLM text) goes into the DOM with `textContent` or onto
- * a canvas with `fillText`; nothing is ever assigned to `innerHTML`. No inline styles or event
- * handler attributes are created, so a strict CSP (`default-src 'none'`, nonce-only scripts and
- * styles) holds.
+ * id="report-data">` block with `JSON.parse`, or in a webview (no data block) taken from a
+ * `{type: 'report'}` message that passes `isReportMessage`; it is never code. Every piece of
+ * text (server, tool, category, judge names: spec and LLM text) goes into the DOM with
+ * `textContent` or onto a canvas with `fillText`; nothing is ever assigned to `innerHTML`. No
+ * inline styles or event handler attributes are created, so a strict CSP (`default-src 'none'`,
+ * nonce-only scripts and styles) holds.
  */
 import {
   BarController,
@@ -441,9 +442,14 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
 declare function acquireVsCodeApi(): { postMessage(message: ToExtension): void } | undefined;
 
 function show(root: HTMLElement, model: ReportModel): void {
-  root.replaceChildren();
   charts.splice(0).forEach((c) => c.destroy());
-  renderReport(root, model);
+  delete document.documentElement.dataset.ready;
+  try {
+    renderReport(root, model);
+  } catch (e) {
+    // A model that passed the message guard but not the schema: say so instead of a blank page.
+    root.replaceChildren(el('p', 'empty', `The report could not be drawn: ${e instanceof Error ? e.message : String(e)}`));
+  }
   // Graph layouts draw on the next frame; signal readiness after it.
   requestAnimationFrame(() =>
     requestAnimationFrame(() => {

@@ -1,16 +1,18 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { specHash } from '../../core/harness/hash';
-import { readHarness } from '../../core/harness/store';
+import { readHarness, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../core/report/analyze';
 import { renderHtml } from '../../core/report/render/html';
 import { renderMarkdown } from '../../core/report/render/markdown';
 import type { ReportModel } from '../../core/report/schema';
+import { DEFAULT_RESAMPLES } from '../../core/report/stats';
 import { f3 } from '../../core/report/tables';
 import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
 import { EXIT, UsageError, type Io } from '../errors';
+import { intOption } from '../options';
 
 /** Output formats of `agent-seer report`. */
 export const REPORT_FORMATS = ['md', 'html', 'json'] as const;
@@ -35,13 +37,6 @@ function threshold(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const x = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`${name} takes a score between 0 and 1, got "${raw}"`);
-  return x;
-}
-
-function integer(name: string, raw: string | undefined, min: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const x = Number(raw);
-  if (!Number.isInteger(x) || x < min) throw new UsageError(`${name} takes an integer ≥ ${min}, got "${raw}"`);
   return x;
 }
 
@@ -93,8 +88,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const format = args.format as ReportFormat;
   const minTc = threshold('--min-tc', args.minTc);
   const minCoh = threshold('--min-coh', args.minCoh);
-  const seed = integer('--seed', args.seed, 0);
-  const resamples = integer('--resamples', args.resamples, 1);
+  const seed = intOption('seed', args.seed, undefined, 0);
+  const resamples = intOption('resamples', args.resamples, undefined, 1);
   const rel = (f: string) => relative(io.cwd, f) || f;
   const progress = (s: string) => io.err(`agent-seer: ${s}`);
 
@@ -130,7 +125,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
 
   let model: ReportModel;
   try {
-    progress(`computing the report (bootstrap B = ${resamples ?? 10_000})`);
+    progress(`computing the report (bootstrap B = ${resamples ?? DEFAULT_RESAMPLES})`);
     model = analyzeHarnesses(inputs, { judges: args.judges, seed, resamples, warnings });
   } catch (e) {
     if (e instanceof UnknownJudgeError) throw new UsageError(e.message);
@@ -142,7 +137,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   if (args.out) {
     const file = resolve(io.cwd, args.out);
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, text, 'utf8');
+    // Atomic: a CI job or an open preview never reads half a report.
+    await writeFileAtomic(file, text);
     progress(`wrote ${rel(file)}`);
   } else {
     io.out(text.replace(/\n$/, ''));

@@ -10,7 +10,7 @@
  *   history) ─ record = mean of turns
  * ```
  */
-import { applyCascades, type ArgumentScores, type CascadeApplied } from './cascade';
+import { applyCascades, CASCADE_RULES, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
 import { callFails, EXACT_ARGUMENT_SUBS, type CallFacts, type ExactArgumentSub } from './facts';
 import {
   ARGUMENT_SUBS,
@@ -19,7 +19,6 @@ import {
   TC_DIMENSIONS,
   TC_SUBDIMENSION_KEYS,
   TC_SUBDIMENSIONS,
-  type ArgumentSub,
   type TcDimension,
   type TcSubdimension,
 } from './keys';
@@ -104,15 +103,20 @@ function rawFromReply(t: TcTurnReply): RawTcScores {
   };
 }
 
+/** The argument sub-scores of a turn, keyed as the cascades name them. */
+const argumentScores = (raw: RawTcScores): ArgumentScores => Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, raw[`arguments.${s}`]])) as ArgumentScores;
+
 const emptyRaw = (): RawTcScores => Object.fromEntries(TC_SUBDIMENSION_KEYS.map((k) => [k, null])) as RawTcScores;
 
-/** The exact view of a turn: per decidable sub-dimension its score over checkable calls, whether any call fails it, whether every call was checkable. */
-export function turnExact(facts: readonly CallFacts[]): {
+/**
+ * The exact view of a turn: per decidable sub-dimension its score over checkable calls, whether
+ * any call fails it, whether every call was checkable; and the cascade triggers the facts set
+ * off on their own (it is passed to the cascades as is).
+ */
+export function turnExact(facts: readonly CallFacts[]): CascadeTriggers & {
   scores: Record<ExactArgumentSub, number | null>;
   failing: Record<ExactArgumentSub, boolean>;
   complete: boolean;
-  misnamedParam: boolean;
-  missingRequired: boolean;
 } {
   const checkable = facts.filter((f) => f.scores !== null);
   const scores = {} as Record<ExactArgumentSub, number | null>;
@@ -155,14 +159,13 @@ export function exactFindings(turn: number, facts: readonly CallFacts[]): Stored
   return out;
 }
 
-/** Which argument sub-scores a cascade set off by the given scores would lower anyway. */
+/**
+ * Whether a cascade (set off by the facts or by the judge's own name, completeness or value
+ * score) caps `sub` anyway: then a low score there is the cascade, not a disagreement to undo.
+ */
 function cascadeExplains(sub: ExactArgumentSub, raw: RawTcScores, ex: ReturnType<typeof turnExact>): boolean {
-  const value = raw['arguments.value'];
-  const name = raw['arguments.name'];
-  const nameOrMissing = ex.misnamedParam || ex.missingRequired || (name !== null && name <= 2);
-  if (sub === 'type' || sub === 'format') return nameOrMissing || (value !== null && value <= 3);
-  if (sub === 'relevancy') return value !== null && value <= 3;
-  return false;
+  const args = argumentScores(raw);
+  return CASCADE_RULES.some((rule) => rule.caps.includes(sub) && rule.fires(args, ex));
 }
 
 /**
@@ -242,8 +245,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   // 4. Cascades, on the argument sub-scores.
   let cascades: CascadeApplied[] = [];
   if (nCalls > 0) {
-    const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, raw[`arguments.${s}`]])) as ArgumentScores;
-    const result = applyCascades(args, { misnamedParam: ex.misnamedParam, missingRequired: ex.missingRequired });
+    const result = applyCascades(argumentScores(raw), ex);
     cascades = result.applied;
     for (const s of ARGUMENT_SUBS) raw[`arguments.${s}`] = result.scores[s];
   }
@@ -294,7 +296,7 @@ export function unknownToolCaps(facts: readonly CallFacts[]): ScoreCap[] {
 function exactScore(ex: ReturnType<typeof turnExact>, nCalls: number): number | null {
   if (nCalls === 0 || !ex.complete) return null;
   const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, s === 'value' ? null : ex.scores[s]])) as ArgumentScores;
-  const capped = applyCascades(args, { misnamedParam: ex.misnamedParam, missingRequired: ex.missingRequired }).scores;
+  const capped = applyCascades(args, ex).scores;
   const values = EXACT_ARGUMENT_SUBS.map((s) => capped[s]).filter((v): v is number => v !== null);
   return values.length === EXACT_ARGUMENT_SUBS.length ? r4((mean(values) ?? 0) / 10) : null;
 }
@@ -382,9 +384,4 @@ export function aggregate(tcTurns: readonly ScoredTcTurn[], cohTurns: readonly S
     subdimensions,
     manifestations,
   };
-}
-
-/** Whether a sub-dimension key belongs to the arguments dimension. */
-export function isArgumentKey(key: string): key is `arguments.${ArgumentSub}` {
-  return key.startsWith('arguments.');
 }

@@ -6,8 +6,8 @@
  * also occur in an earlier tool output (chained values, never penalised), which ID-like values
  * occur nowhere earlier; and, in oracle mode, how the agent's calls line up with the reference.
  *
- * These facts go to the LLM judge as text and are enforced on its reply (`reconcileTurn`); the
- * offline judge scores from them alone.
+ * These facts go to the LLM judge as text (`render.ts`) and are enforced on its reply
+ * (`scoreTcTurn` in `aggregate.ts`); the offline judge scores from them alone.
  */
 import type { CallError } from '../harness/format';
 import { canonicalJson } from '../harness/hash';

@@ -39,10 +39,6 @@ export const DIAGNOSTIC_SUBDIMENSIONS: ReadonlySet<TcSubdimension> = new Set(['u
 export const COH_ASPECTS = ['context_retention', 'logical_flow', 'completeness', 'conciseness', 'topic_relevance'] as const;
 export type CohAspect = (typeof COH_ASPECTS)[number];
 
-/** Keys of the coherence aspects in `subdimensions` (`coherence.logical_flow`, …). */
-export const COH_KEYS = COH_ASPECTS.map((a) => `coherence.${a}` as const);
-export type CohKey = `coherence.${CohAspect}`;
-
 /** The failure manifestations each coherence aspect checks for (Table 19's lists). */
 export const COH_MANIFESTATIONS = {
   context_retention: ['asks_again', 'forgets_preferences', 'pronoun_confusion', 'contradicts_self', 'loses_thread', 'ignores_corrections'],

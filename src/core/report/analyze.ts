@@ -81,7 +81,7 @@ const EPS = 1e-9;
 const present = (xs: readonly (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
 
 /** Mean, CI, sd, median, perfect and below-0.5 shares of some scores. */
-export function summarize(scores: readonly number[], boot: Bootstrap, label: string): ScoreSummary {
+function summarize(scores: readonly number[], boot: Bootstrap, label: string): ScoreSummary {
   const n = scores.length;
   return {
     n,
@@ -488,10 +488,10 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
       if (missing > 0) warnings.push(`${missing} of ${s.n} records of ${s.name} have no score from judge ${report.judge}.`);
     }
   }
-  servers.forEach((s, i) => {
-    if (!s.profile && inputs[i]?.spec === undefined) warnings.push(`No spec for ${s.name}: the complexity profile and tool-level correlations leave it out.`);
+  for (const s of servers) {
+    if (!s.profile) warnings.push(`No spec for ${s.name}: the complexity profile and tool-level correlations leave it out.`);
     if (!s.toolNames) warnings.push(`No manifest for ${s.name}: tool coverage is unknown.`);
-  });
+  }
 
   const agreement = [];
   for (let a = 0; a < perJudge.length; a++) {

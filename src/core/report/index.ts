@@ -10,7 +10,7 @@
  *   └─ agreementOf         agreement.ts: two judges on the same records (Appendix A.8)
  *   → ReportModel          schema.ts (zod; published as schemas/report.schema.json)
  * renderMarkdown(model)                       render/markdown.ts  (tables from tables.ts)
- * renderHtml(model, {nonce?, cspSource?, script?})   render/html.ts (page script: media/report/report.ts)
+ * renderHtml(model, {nonce?, cspSource?, script?, data?})   render/html.ts (page script: media/report/report.ts)
  * ```
  */
 export * from './names';

@@ -8,6 +8,7 @@
  * unreadable is `null`, never a throw: a half-judged harness still gets a report.
  */
 import type { HarnessRecord, Judgment } from '../harness/format';
+import { COH_MANIFESTATIONS } from '../judge/keys';
 import {
   ARGUMENT_SUBDIMENSIONS,
   COHERENCE_ASPECTS,
@@ -135,15 +136,8 @@ function readAspects(map: unknown): Record<CoherenceAspect, number | null> {
   return out;
 }
 
-/** Every manifestation code of Table 19 (plus the taxonomy's eval-artifact code), for codes cited in notes. */
-export const MANIFESTATION_CODES = [
-  'asks_again', 'forgets_preferences', 'pronoun_confusion', 'contradicts_self', 'loses_thread', 'ignores_corrections',
-  'topic_shift', 'non_sequitur', 'poor_transitions', 'breaks_causality', 'temporal_confusion',
-  'cuts_off', 'partial_answer', 'too_shallow', 'ignores_constraints', 'missing_key_info', 'no_actionable_advice',
-  'repeats_directly', 'rephrases_same_point', 'too_much_fluff', 'over_explains', 'excessive_caution',
-  'complete_topic_shift', 'misses_main_point', 'too_generic', 'hallucination', 'wrong_question',
-  'no_shared_context',
-] as const;
+/** Every manifestation code of Table 19 (the judge's vocabulary) plus the taxonomy's eval-artifact code, for codes cited in notes. */
+const MANIFESTATION_CODES: readonly string[] = [...Object.values(COH_MANIFESTATIONS).flat(), 'no_shared_context'];
 
 const CODE_IN_NOTE = new RegExp(`\\b(${MANIFESTATION_CODES.join('|')})\\b`, 'g');
 const snake = (s: string): string =>

@@ -16,18 +16,23 @@ export interface ReportMessage {
   model: ReportModel;
 }
 
+/** Every message the page sends. */
 export type ToExtension = ReadyMessage;
+/** Every message the extension sends. */
 export type ToWebview = ReportMessage;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
 }
 
+/** The page's handshake. */
 export function isReadyMessage(v: unknown): v is ReadyMessage {
   return isObject(v) && v.type === 'ready';
 }
 
-/** A report message whose model has the parts the page reads (the extension made it, but check). */
+/** A report message whose model has the parts the page reads first (the extension made it, but check). */
 export function isReportMessage(v: unknown): v is ReportMessage {
-  return isObject(v) && v.type === 'report' && isObject(v.model) && Array.isArray((v.model as { structure?: unknown }).structure) && Array.isArray((v.model as { judges?: unknown }).judges);
+  if (!isObject(v) || v.type !== 'report' || !isObject(v.model)) return false;
+  const m = v.model;
+  return Array.isArray(m.structure) && Array.isArray(m.judges) && Array.isArray(m.agreement) && Array.isArray(m.warnings) && isObject(m.settings);
 }

@@ -45,7 +45,9 @@ export const pct = (x: number | null | undefined): string => {
 export const interval = (c: [number, number] | null | undefined): string => (c ? `[${c[0].toFixed(3)}, ${c[1].toFixed(3)}]` : '');
 /** A p-value ("<0.001" below that). */
 export const pValue = (p: number | null | undefined): string => (p === null || p === undefined ? '—' : p < 0.001 ? '<0.001' : p.toFixed(3));
-const withCi = (s: ScoreSummary): string => (s.mean === null ? '—' : `${f3(s.mean)} ${interval(s.ci)}`.trim());
+/** A mean with its interval; an em dash alone when there is no mean. */
+const meanCi = (m: number | null, ci: [number, number] | null): string => (m === null ? '—' : `${f3(m)} ${interval(ci)}`.trim());
+const withCi = (s: ScoreSummary): string => meanCi(s.mean, s.ci);
 const count = (n: number): string => String(n);
 
 const R = 'right' as const;
@@ -273,17 +275,17 @@ function structureSection(model: ReportModel): ReportSection {
       }),
     ),
   );
-  for (const st of model.structure) {
+  model.structure.forEach((st, i) => {
     tables.push(
       table(
-        `categories-${model.structure.indexOf(st)}`,
+        `categories-${i}`,
         `Categories — ${st.name}`,
         'Records per scenario category and tier (Appendix G).',
         ['Category', 'Simple', 'Complex'],
         st.categories.map((c) => [c.category, count(c.simple), count(c.complex)]),
       ),
       table(
-        `pairs-${model.structure.indexOf(st)}`,
+        `pairs-${i}`,
         `Most frequent tool pairs — ${st.name}`,
         'Top co-occurring pairs (same record, undirected) and sequential transitions (A immediately before B).',
         ['Kind', 'Tools', 'Records / transitions'],
@@ -294,7 +296,7 @@ function structureSection(model: ReportModel): ReportSection {
         [L, L, R],
       ),
     );
-  }
+  });
   return { id: 'structure', title: 'Harness structure', tables };
 }
 
@@ -334,10 +336,10 @@ function agreementSection(p: JudgePair, i: number): ReportSection {
           return [
             s.name,
             count(Math.max(s.n, coh?.n ?? 0)),
-            `${f3(s.a)} ${interval(s.aCi)}`.trim(),
-            `${f3(s.b)} ${interval(s.bCi)}`.trim(),
-            coh ? `${f3(coh.a)} ${interval(coh.aCi)}`.trim() : '—',
-            coh ? `${f3(coh.b)} ${interval(coh.bCi)}`.trim() : '—',
+            meanCi(s.a, s.aCi),
+            meanCi(s.b, s.bCi),
+            coh ? meanCi(coh.a, coh.aCi) : '—',
+            coh ? meanCi(coh.b, coh.bCi) : '—',
           ];
         }),
       ),

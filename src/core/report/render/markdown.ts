@@ -6,18 +6,25 @@
 import type { ReportModel } from '../schema';
 import { headline, reportTables, type ReportTable } from '../tables';
 
-/** Escapes text for a Markdown table cell or a line of prose. */
+/**
+ * Escapes text for a Markdown table cell or a line of prose. Besides inline markup, a leading
+ * block marker (`#`, `- `, `+ `, `1. `; `>` is already `&gt;`) is escaped: headline and warning
+ * lines are list items, where a name like `# x` or `1. x` would open a heading or a nested list.
+ */
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/\r\n|\r|\n|\u2028|\u2029/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/([\\`*_[|~])/g, '\\$1');
+    .replace(/([\\`*_[|~])/g, '\\$1')
+    .replace(/^\s+/, '')
+    .replace(/^(#|[+-](?=\s|$))/, '\\$1')
+    .replace(/^(\d{1,9})([.)])(?=\s|$)/, '$1\\$2');
 }
 
 function renderTable(t: ReportTable): string {
-  const cell = (s: string) => escapeMarkdown(s);
+  const cell = escapeMarkdown;
   const lines = [
     `### ${escapeMarkdown(t.title)}`,
     '',
