@@ -4,12 +4,12 @@
  * servers; a server without a snapshot is listed so the user knows to take one.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from './complexity';
 import { formatForPath, parseConfig } from './spec/configs';
 import type { ServerDefinition } from './spec/configs/types';
 import { detectWorkspace } from './spec/detect';
-import type { LoadProblem } from './spec/model';
+import type { LoadProblem, Spec } from './spec/model';
 import { loadSpecText } from './spec/snapshot';
 import { snapshotFileName } from './spec/snapshotWriter';
 
@@ -30,14 +30,15 @@ export function workspaceRootOf(configFile: string): string {
   return basename(dir).startsWith('.') ? dirname(dir) : dir;
 }
 
-/** The config-relative path used to recognise a format (`.vscode/mcp.json`, `server.json`…). */
+/** The path that recognises a config's format (`.vscode/mcp.json`, `server.json`…): relative to its workspace folder. */
 function formatPathOf(file: string): string {
-  const dir = basename(dirname(file));
-  const parent = basename(dirname(dirname(file)));
-  if (dir === 'mcpServers' && parent === '.continue') return `.continue/mcpServers/${basename(file)}`;
-  return dir.startsWith('.') ? `${dir}/${basename(file)}` : basename(file);
+  return relative(workspaceRootOf(file), file);
 }
 
+/**
+ * Profiles every spec reachable from `paths`: spec files directly, folders by a workspace scan,
+ * config files through the snapshots written for their servers. Never throws for bad input.
+ */
 export async function inspectPaths(paths: string[], thresholds?: ComplexityThresholds): Promise<InspectResult> {
   const result: InspectResult = { servers: [], problems: [], unsnapshotted: [] };
   const specFiles = new Set<string>();
@@ -106,8 +107,8 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
     let text: string;
     try {
       text = await readFile(file, 'utf8');
-    } catch {
-      result.problems.push({ file, message: 'cannot read' });
+    } catch (err) {
+      result.problems.push({ file, message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
       continue;
     }
     const load = loadSpecText(text, file);
@@ -117,7 +118,7 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
   return result;
 }
 
-function addSpec(result: InspectResult, spec: Parameters<typeof analyzeSpec>[0], thresholds?: ComplexityThresholds): void {
+function addSpec(result: InspectResult, spec: Spec, thresholds?: ComplexityThresholds): void {
   if (result.servers.some((s) => s.source === spec.source)) return;
   result.servers.push(analyzeSpec(spec, thresholds));
 }

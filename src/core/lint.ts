@@ -4,7 +4,7 @@
  * inline diagnostics and by anything else that wants positions.
  */
 import { analyzeSpec, type ComplexityThresholds, type Finding, type ServerProfile } from './complexity';
-import { lineColumn } from './spec/jsonText';
+import { lineColumnIndex } from './spec/jsonText';
 import type { LoadProblem, SourceRange } from './spec/model';
 import { loadSpecText } from './spec/snapshot';
 
@@ -32,9 +32,9 @@ export interface LintResult {
   diagnostics: LintDiagnostic[];
 }
 
-function toRange(text: string, r: SourceRange): TextRange {
-  const a = lineColumn(text, r.offset);
-  const b = lineColumn(text, r.offset + r.length);
+function toRange(at: ReturnType<typeof lineColumnIndex>, r: SourceRange): TextRange {
+  const a = at(r.offset);
+  const b = at(r.offset + r.length);
   return { start: { line: a.line - 1, character: a.column - 1 }, end: { line: b.line - 1, character: b.column - 1 } };
 }
 
@@ -52,12 +52,13 @@ export function lintSpecText(text: string, file: string, thresholds?: Complexity
   }
   const { spec } = load;
   const profile = analyzeSpec(spec, thresholds);
+  const at = lineColumnIndex(text);
   const whole: TextRange = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   const diagnostics = profile.findings.map((f): LintDiagnostic => {
     // toolIndex, not the name: two tools may share a name (itself a finding).
     const loc = f.toolIndex !== undefined ? spec.locations?.[f.toolIndex] : undefined;
     const r = (f.param !== undefined ? loc?.params[f.param] : undefined) ?? loc?.name ?? loc?.tool ?? f.location;
-    const d: LintDiagnostic = { code: f.code, severity: f.severity, message: f.message, range: r ? toRange(text, r) : whole };
+    const d: LintDiagnostic = { code: f.code, severity: f.severity, message: f.message, range: r ? toRange(at, r) : whole };
     if (f.tool !== undefined) d.tool = f.tool;
     if (f.param !== undefined) d.param = f.param;
     return d;

@@ -16,6 +16,7 @@ import {
 } from '../../src/core/complexity';
 import type { Spec, Tool } from '../../src/core/spec/model';
 import { loadSpecText } from '../../src/core/spec/snapshot';
+import { lintSpecText } from '../../src/core/lint';
 import { specsDir } from './fixturePaths';
 
 const str = (description?: string): Record<string, unknown> => (description ? { type: 'string', description } : { type: 'string' });
@@ -467,4 +468,24 @@ test('FINDING_CODES: kebab-case codes, each with a title and a one-sentence expl
   // The density and optional-ratio rules cite the paper's correlations.
   assert.match(FINDING_CODES['many-params'].explanation, /parameter density, not tool count/);
   assert.match(FINDING_CODES['high-optional-ratio'].explanation, /r = -0\.66/);
+});
+
+test('lintSpecText places findings on the tool name or the parameter key, and bad JSON where it breaks', () => {
+  const text = JSON.stringify({ tools: [{ name: 'a', description: 'Does a.', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }] }, null, 2);
+  const lines = text.split('\n');
+  const at = (r: { start: { line: number; character: number }; end: { line: number; character: number } }): string => {
+    assert.equal(r.start.line, r.end.line);
+    return (lines[r.start.line] ?? '').slice(r.start.character, r.end.character);
+  };
+  const { diagnostics } = lintSpecText(text, 'spec.json');
+  const placed = diagnostics.map((d) => [d.code, d.tool, d.param ?? null, at(d.range)]);
+  assert.deepEqual(placed, [
+    ['tool-no-description', 'b', null, '"b"'],
+    ['param-no-description', 'b', 'q', '"q"'],
+  ]);
+
+  const broken = lintSpecText('{\n  "tools": [\n    {"name" "x"}\n  ]\n}', 'broken.json');
+  assert.equal(broken.profile, undefined);
+  assert.equal(broken.diagnostics[0]?.code, 'invalid-json');
+  assert.equal(broken.diagnostics[0]?.range.start.line, 2);
 });

@@ -14,7 +14,7 @@ function tsFiles(dir: string): string[] {
 }
 
 /** Matches `import … from 'vscode'`, `import('vscode')`, `require('vscode')` and `export … from 'vscode'`. */
-export const VSCODE_IMPORT = /(?:from\s*|import\s*\(\s*|require\s*\(\s*|import\s+)['"]vscode['"]/;
+const VSCODE_IMPORT = /(?:from\s*|import\s*\(\s*|require\s*\(\s*|import\s+)['"]vscode['"]/;
 
 test('the import rule recognises every form of importing vscode', () => {
   for (const line of [

@@ -1,7 +1,7 @@
 /**
  * The offline generator over every real spec of the fixture corpus: coverage, schema-valid
  * arguments (rechecked here, not trusted from the record), referential integrity, valid mock
- * outputs, turn splits, determinism, speed; plus the per-stage functions on their own.
+ * outputs, turn splits, determinism; plus the per-stage functions on their own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,9 @@ import {
   turnsOffline,
   type OfflineResult,
 } from '../../src/core/pipeline/offline';
+import { exclusions } from '../../src/core/pipeline/offline/sampler';
 import { analysisOf } from '../../src/core/pipeline/offline/scenarios';
+import { descriptionPhrase } from '../../src/core/pipeline/offline/text';
 import { ScenarioBatch, ToolInterpretation, type Scenario } from '../../src/core/pipeline/schemas';
 import { checkTurns } from '../../src/core/pipeline/turns';
 import { findTool, validateCall, validateOutput } from '../../src/core/pipeline/validateCall';
@@ -39,18 +41,11 @@ function loadSpec(file: string): Spec {
 const specs = new Map(files.map((f) => [f, loadSpec(f)]));
 const OPTIONS = { seed: 1, simple: 6, complex: 4 };
 
-// One timed pass over the corpus; the per-spec tests below inspect its results.
-const started = performance.now();
+// One pass over the corpus; the per-spec tests below inspect its results (speed is bench/'s business).
 const results = new Map<string, OfflineResult>([...specs].map(([f, s]) => [f, generateOffline(s, OPTIONS)]));
-const elapsedMs = performance.now() - started;
 
 test('the corpus is all there', () => {
   assert.equal(files.length, 32);
-});
-
-test(`all ${files.length} fixtures generate in a few seconds`, (t) => {
-  t.diagnostic(`generateOffline over ${files.length} specs: ${Math.round(elapsedMs)} ms`);
-  assert.ok(elapsedMs < 10_000, `${Math.round(elapsedMs)} ms`);
 });
 
 for (const file of files) {
@@ -315,4 +310,39 @@ test('argument sampling satisfies demanding schemas (formats, patterns, bounds, 
   assert.match(String(contact.seen_at), /^2026-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   const code = one.records.flatMap((r) => r.expected_tools).find((c) => c.name === 'set_code')!.arguments;
   assert.match(String(code.code), /^[A-Z]{3}-\d{4}$/);
+});
+
+test('counts are whole numbers, and parameters the description calls alternatives are not both filled', () => {
+  const description = "Read a file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file.";
+  const lines = (which: string) => ({ type: 'number', description: `If provided, returns only the ${which} N lines of the file` });
+  const tools = [
+    { name: 'read_text_file', description, inputSchema: { type: 'object', properties: { path: { type: 'string' }, tail: lines('last'), head: lines('first') }, required: ['path'] } },
+    { name: 'search', inputSchema: { type: 'object', properties: { query: { type: 'string' }, max_results: { type: 'number', minimum: 1, maximum: 50 }, score: { type: 'number', minimum: 0, maximum: 1 } }, required: ['query', 'max_results', 'score'] } },
+  ];
+  const spec: Spec = { name: 'fs', source: 'inline', invalidTools: [], tools };
+  let fractions = 0;
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    const r = generateOffline(spec, { seed, simple: 4, complex: 2 });
+    assert.equal(r.manifestCounts.coverage.ratio, 1);
+    for (const c of r.records.flatMap((rec) => rec.expected_tools)) {
+      assert.ok(validateCall(spec, c).ok, `seed ${seed} ${JSON.stringify(c)}`);
+      for (const k of ['head', 'tail', 'max_results']) if (k in c.arguments) assert.ok(Number.isInteger(c.arguments[k]), `seed ${seed} ${k}: ${String(c.arguments[k])}`);
+      assert.ok(!('head' in c.arguments && 'tail' in c.arguments), `seed ${seed}: head and tail together`);
+      if (typeof c.arguments.score === 'number' && !Number.isInteger(c.arguments.score)) fractions++;
+    }
+  }
+  assert.ok(fractions > 0, 'a score between 0 and 1 keeps its fractions');
+});
+
+test('exclusions: parameters named together with words of exclusion', () => {
+  const none = (): string => '';
+  assert.deepEqual([...(exclusions(['path', 'head', 'tail'], none, "Use the 'head' parameter for the first N lines, or the 'tail' parameter for the last N lines.").get('head') ?? [])], ['tail']);
+  assert.deepEqual([...(exclusions(['since', 'days'], (k) => (k === 'days' ? 'Cannot be used together with since.' : ''), undefined).get('since') ?? [])], ['days']);
+  assert.equal(exclusions(['owner', 'repo'], (k) => (k === 'owner' ? 'The owner of the repo.' : ''), 'List the issues of a repo.').size, 0);
+});
+
+test('task phrases read like requests: no alternative second verb, no placeholder for the argument', () => {
+  assert.equal(descriptionPhrase('Create a new file or completely overwrite an existing file with new content. Use with caution.'), 'create a new file');
+  assert.equal(descriptionPhrase('Get a detailed listing of all files and directories in a specified path. Results are prefixed.'), 'get a detailed listing of all files and directories');
+  assert.equal(descriptionPhrase('Move or rename files and directories.'), 'move or rename files and directories');
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lineColumn, parseJsonText } from '../../src/core/spec/jsonText';
+import { lineColumn, lineColumnIndex, parseJsonText } from '../../src/core/spec/jsonText';
 import type { SourceRange, Spec } from '../../src/core/spec/model';
 import { isSpecShaped, loadSpecText, type SpecLoad } from '../../src/core/spec/snapshot';
 import { specsDir } from './fixturePaths';
@@ -178,6 +178,21 @@ test('lineColumn counts 1-based lines and columns', () => {
   assert.deepEqual(lineColumn(text, 0), { line: 1, column: 1 });
   assert.deepEqual(lineColumn(text, 4), { line: 2, column: 2 });
   assert.deepEqual(lineColumn(text, 7), { line: 4, column: 1 });
+});
+
+test('JSON nested deeper than the stack allows is a problem with a position, not a throw', () => {
+  const depth = 200_000;
+  const text = `{"tools": [\n${'['.repeat(depth)}${']'.repeat(depth)}]}`;
+  const load = loadSpecText(text, 'deep.json');
+  assert.ok(!load.ok);
+  assert.deepEqual(load.problem, { file: 'deep.json', line: 2, column: depth, message: 'invalid JSON: nested too deeply' });
+});
+
+test('lineColumnIndex agrees with lineColumn at every offset, past the end too', () => {
+  for (const text of ['', 'ab\ncd\n\nef', '\n\nx\r\ny\n']) {
+    const at = lineColumnIndex(text);
+    for (let offset = 0; offset <= text.length + 2; offset++) assert.deepEqual(at(offset), lineColumn(text, offset), `offset ${offset} of ${JSON.stringify(text)}`);
+  }
 });
 
 test('strict parsing rejects comments that config parsing allows', () => {

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { detectWorkspace } from '../../core/spec/detect';
 import { EXIT, UsageError, type Io } from '../errors';
-import { formatProblem } from '../format';
+import { formatProblem, relativeTo } from '../format';
 import { renderTable } from '../table';
 
 /** `agent-seer detect <folder> [--json]` */
@@ -12,7 +12,7 @@ export async function detectCommand(args: { folder?: string; json: boolean }, io
   const s = await stat(root).catch(() => undefined);
   if (!s?.isDirectory()) throw new UsageError(`${args.folder}: not a folder`);
   const found = await detectWorkspace(root);
-  const rel = (f: string) => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   if (args.json) {
     io.out(
       JSON.stringify(

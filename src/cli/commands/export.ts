@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { readHarness, exportForAgent } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/judge';
 import { EXIT, UsageError, type Io } from '../errors';
+import { formatProblem, relativeTo } from '../format';
 
 /**
  * `agent-seer export <harness-dir> [--out FILE] [--spec FILE]`: what an agent under test may see
@@ -14,7 +15,7 @@ export async function exportCommand(args: { dir?: string; out?: string; spec?: s
   const dir = resolve(io.cwd, args.dir);
   const read = await readHarness(dir);
   if (!read.manifest && !read.records.length) throw new UsageError(`${args.dir}: not a harness folder (no manifest.json or records/)`);
-  for (const p of read.problems) io.err(`agent-seer: ${p.file}: ${p.message}`);
+  for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
   const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: args.spec } : {}), cwd: io.cwd });
   if (!found.ok) throw new UsageError(found.error);
   const tools = found.spec.tools.map((t) => ({

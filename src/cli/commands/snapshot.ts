@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { workspaceRootOf } from '../../core/inspect';
 import { parseConfig } from '../../core/spec/configs';
 import { resolveVariables } from '../../core/spec/configs/variables';
 import { listServerTools } from '../../core/spec/live';
 import { writeSnapshot } from '../../core/spec/snapshotWriter';
 import { EXIT, UsageError, type Io } from '../errors';
-import { formatProblem } from '../format';
+import { formatProblem, relativeTo } from '../format';
 
 export interface SnapshotArgs {
   config?: string;
@@ -22,8 +22,8 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
   if (!args.config) throw new UsageError('snapshot needs a config file');
   if (!args.out) throw new UsageError('snapshot needs --out <folder>');
   const file = resolve(io.cwd, args.config);
-  const text = await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`${args.config}: no such file`);
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`${args.config}: ${error.code === 'ENOENT' ? 'no such file' : `cannot read: ${error.code ?? error.message}`}`);
   });
   const parsed = parseConfig(text, file);
   if (!parsed.isConfig) throw new UsageError(formatProblem(parsed.problems[0] ?? { file: args.config, message: 'not an MCP config file' }));
@@ -41,7 +41,8 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
     if (eq < 1) throw new UsageError(`--input takes id=value, got "${pair}"`);
     inputs[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  const { definition, unresolved } = resolveVariables(def, { workspaceFolder: workspaceRootOf(file), env: io.env, inputs });
+  const workspaceFolder = workspaceRootOf(file);
+  const { definition, unresolved } = resolveVariables(def, { workspaceFolder, env: io.env, inputs });
   const missingInputs = unresolved.filter((v) => v.kind === 'input');
   if (missingInputs.length) {
     throw new UsageError(
@@ -58,12 +59,13 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
   });
   const out = await writeSnapshot(listing, resolve(io.cwd, args.out), {
     name: def.name,
-    provenance: `${relative(workspaceRootOf(file), file) || file}#${def.name}`,
+    // `/` on every platform: the snapshot is versioned and must not differ between checkouts.
+    provenance: `${relativeTo(workspaceFolder)(file).split(sep).join('/')}#${def.name}`,
   });
   if (args.json) {
     io.out(JSON.stringify({ server: def.name, file: out, tools: listing.spec.tools.length, invalidTools: listing.spec.invalidTools.length, pages: listing.pages }, null, 2));
   } else {
-    io.out(`Wrote ${listing.spec.tools.length} tools of "${def.name}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relative(io.cwd, out) || out}`);
+    io.out(`Wrote ${listing.spec.tools.length} tools of "${def.name}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relativeTo(io.cwd)(out)}`);
     if (listing.spec.invalidTools.length) io.out(`${listing.spec.invalidTools.length} entries were not valid tools and were left out.`);
   }
   return EXIT.ok;

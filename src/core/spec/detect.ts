@@ -6,6 +6,7 @@
  */
 import { close, fstat, open, read, readdir, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
 import { formatForPath, parseConfig } from './configs';
 import type { ServerDefinition } from './configs/types';
 import { parseJsonText } from './jsonText';
@@ -156,11 +157,11 @@ export async function detectWorkspace(root: string, options: DetectOptions = {})
       }
       // A harness folder (manifest.json beside records/) holds generated data and a copy of its
       // spec: neither is a workspace spec, and its records need no reading.
-      const harness = entries.some((e) => e.name === 'manifest.json' && e.isFile()) && entries.some((e) => e.name === 'records' && e.isDirectory());
+      const harness = entries.some((e) => e.name === MANIFEST_FILE && e.isFile()) && entries.some((e) => e.name === RECORDS_DIR && e.isDirectory());
       for (const entry of entries) {
         const name = entry.name;
         const rel = dir.rel ? `${dir.rel}/${name}` : name;
-        if (harness && (name === 'spec.json' || name === 'records')) continue;
+        if (harness && (name === HARNESS_SPEC_FILE || name === RECORDS_DIR)) continue;
         if (entry.isDirectory()) {
           if (!SKIPPED_DIRECTORIES.has(name)) nextLevel.push({ path: join(dir.path, name), rel });
           continue;

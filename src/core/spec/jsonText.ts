@@ -23,14 +23,33 @@ export function lineColumn(text: string, offset: number): { line: number; column
   return { line, column: offset - lastBreak };
 }
 
+/**
+ * `lineColumn` for many offsets into one text: line starts are found once, then each lookup is a
+ * binary search. Placing every finding of a large spec by rescanning from the start was quadratic.
+ */
+export function lineColumnIndex(text: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (starts[lo] as number) + 1 };
+  };
+}
+
 /** True for text that is almost certainly not text (NUL bytes in the first few KB). */
 export function looksBinary(text: string): boolean {
   return text.slice(0, 8192).includes('\u0000');
 }
 
 /**
- * Parses JSON or JSONC. With `strict`, comments and trailing commas are errors (snapshot files
- * are plain JSON); otherwise they are allowed (config files).
+ * Parses JSON or JSONC. With `strict`, comments and trailing commas are errors; otherwise they are
+ * allowed, as config files need (snapshots are read leniently too: a hand-edited one still loads).
  */
 export function parseJsonText(text: string, file: string, options: { strict?: boolean } = {}): ParsedJson {
   if (looksBinary(text)) return { ok: false, problem: { file, message: 'binary file, not JSON' } };
@@ -38,11 +57,21 @@ export function parseJsonText(text: string, file: string, options: { strict?: bo
   // locations) by one against the text the caller holds.
   const body = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
   const errors: ParseError[] = [];
-  const tree = parseTree(body, errors, {
-    allowTrailingComma: !options.strict,
-    disallowComments: options.strict ?? false,
-    allowEmptyContent: false,
-  });
+  let tree: Node | undefined;
+  let value: unknown;
+  try {
+    tree = parseTree(body, errors, {
+      allowTrailingComma: !options.strict,
+      disallowComments: options.strict ?? false,
+      allowEmptyContent: false,
+    });
+    value = tree ? nodeValue(tree) : undefined;
+  } catch (error) {
+    // The parser and `nodeValue` recurse once per nesting level: a hostile file can overflow the stack.
+    if (!(error instanceof RangeError)) throw error;
+    const { line, column } = lineColumn(body, deepestOffset(body));
+    return { ok: false, problem: { file, line, column, message: 'invalid JSON: nested too deeply' } };
+  }
   const first = errors[0];
   if (first || !tree) {
     const offset = first?.offset ?? 0;
@@ -50,7 +79,26 @@ export function parseJsonText(text: string, file: string, options: { strict?: bo
     const what = first ? describeError(printParseErrorCode(first.error)) : 'empty file';
     return { ok: false, problem: { file, line, column, message: `invalid JSON: ${what}` } };
   }
-  return { ok: true, value: nodeValue(tree), tree };
+  return { ok: true, value, tree };
+}
+
+/** Offset of the first `{` or `[` at the deepest nesting (strings skipped; comments are not, which only blurs the position). */
+function deepestOffset(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let at = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > deepest) [deepest, at] = [depth, i];
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return at;
 }
 
 function describeError(code: string): string {

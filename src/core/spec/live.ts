@@ -15,7 +15,7 @@ import { StdioClientTransport, type StdioServerParameters } from '@modelcontextp
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { ServerDefinition, Transport } from './configs/types';
-import { ServerInfo, Tool, type Spec } from './model';
+import { ServerInfo, Tool, toolIssueMessage, type Spec } from './model';
 
 /** Options for {@link listServerTools}. Every wait is bounded. */
 export interface LiveListOptions {
@@ -538,10 +538,8 @@ async function fetchAllTools(client: Client, name: string, o: Resolved, signal: 
       if (parsed.success) {
         tools.push(parsed.data);
       } else {
-        const issue = parsed.error.issues[0];
-        const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
         const label = typeof (raw as { name?: unknown } | null)?.name === 'string' ? `"${(raw as { name: string }).name}" ` : '';
-        invalidTools.push({ index, message: `${label}${where}${issue?.message ?? 'not a tool'}` });
+        invalidTools.push({ index, message: `${label}${toolIssueMessage(parsed.error)}` });
       }
       index++;
     }

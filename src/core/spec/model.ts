@@ -42,6 +42,13 @@ export const Tool = z.looseObject({
 });
 export type Tool = z.infer<typeof Tool>;
 
+/** Why an entry failed the `Tool` schema, as one line: the first issue, prefixed with its path. */
+export function toolIssueMessage(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+  return `${where}${issue?.message ?? 'not a tool'}`;
+}
+
 /** What a server says about itself at initialisation. */
 export const ServerInfo = z.looseObject({
   name: z.string(),

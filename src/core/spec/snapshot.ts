@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import type { Node } from 'jsonc-parser';
 import { childByKey, nodeValue, parseJsonText } from './jsonText';
-import { ServerInfo, Tool, type LoadProblem, type Spec, type SourceRange, type ToolLocation } from './model';
+import { ServerInfo, Tool, toolIssueMessage, type LoadProblem, type Spec, type SourceRange, type ToolLocation } from './model';
 
 export type SpecLoad = { ok: true; spec: Spec } | { ok: false; problem: LoadProblem; notSpec?: boolean };
 
@@ -69,9 +69,7 @@ export function loadSpecText(text: string, file: string): SpecLoad {
   (found.toolsNode.children ?? []).forEach((toolNode, index) => {
     const result = Tool.safeParse(nodeValue(toolNode));
     if (!result.success) {
-      const issue = result.error.issues[0];
-      const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-      invalidTools.push({ index, message: `${where}${issue?.message ?? 'not a tool'}`, location: range(toolNode) });
+      invalidTools.push({ index, message: toolIssueMessage(result.error), location: range(toolNode) });
       return;
     }
     tools.push(result.data);

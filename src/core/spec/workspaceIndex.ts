@@ -5,15 +5,15 @@
  * module owns the logic, so it is tested without VS Code.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from '../complexity';
 import { formatForPath, parseConfig } from './configs';
 import type { ServerDefinition } from './configs/types';
 import { detectWorkspace } from './detect';
 import type { LoadProblem, Spec } from './model';
-import { isSpecShaped, loadSpecText } from './snapshot';
-import { looksBinary, parseJsonText } from './jsonText';
+import { looksBinary } from './jsonText';
+import { loadSpecText } from './snapshot';
 
 /** A spec file found in the workspace, analysed. */
 export interface IndexedSpec {
@@ -68,7 +68,7 @@ export class WorkspaceIndex {
   /** Re-reads one file after a change; a deleted file is forgotten. Returns whether anything changed. */
   async updateFile(file: string): Promise<boolean> {
     const rel = relative(this.root, file).split(sep).join('/');
-    if (rel.startsWith('..')) return false;
+    if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) return false; // outside the root (or, on Windows, on another drive)
     if (await isHarnessCopy(file)) return this.forget(file);
     let text: string | undefined;
     try {
@@ -92,17 +92,15 @@ export class WorkspaceIndex {
     if (!rel.toLowerCase().endsWith('.json') || looksBinary(text)) return this.forget(file);
     // Cheap filter before a full parse: a spec mentions "tools".
     if (!text.includes('"tools"') && !text.trimStart().startsWith('[')) return this.forget(file);
-    const parsed = parseJsonText(text, file);
-    if (parsed.ok && !isSpecShaped(parsed.value)) return this.forget(file);
-    if (!parsed.ok) {
-      // Only a file we already knew as a spec keeps a problem entry (it is being edited).
+    const load = loadSpecText(text, file);
+    if (!load.ok) {
+      if (load.notSpec) return this.forget(file);
+      // Broken JSON: only a file we already knew as a spec keeps a problem entry (it is being edited).
       if (!this.specs.has(file) && !this.specProblems.has(file)) return false;
       this.specs.delete(file);
-      this.specProblems.set(file, parsed.problem);
+      this.specProblems.set(file, load.problem);
       return true;
     }
-    const load = loadSpecText(text, file);
-    if (!load.ok) return this.forget(file);
     this.specProblems.delete(file);
     this.specs.set(file, { file, spec: load.spec, profile: analyzeSpec(load.spec, this.thresholds) });
     return true;

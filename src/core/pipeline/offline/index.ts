@@ -16,6 +16,7 @@ import { FORMAT_VERSION } from '../../harness/format';
 import { specHash, toolHash, toolHashes } from '../../harness/hash';
 import type { Spec } from '../../spec/model';
 import { computeChecks } from '../checks';
+import { recordCounts } from '../runWriter';
 import { mockOffline } from './mock';
 import { analysisOf, buildScenario, callability, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
 import { turnsOffline } from './turns';
@@ -28,11 +29,11 @@ export { turnsOffline, type TurnsOfflineOptions } from './turns';
 /** Provider id written into offline records. */
 export const OFFLINE_PROVIDER = 'offline';
 /** Model id of the offline generator; bump when its output changes shape. */
-export const OFFLINE_MODEL = 'offline-v1';
+export const OFFLINE_MODEL = 'offline-v2';
 /** Generator version per stage (the offline counterpart of prompt template versions). */
 export const OFFLINE_PROMPT_VERSIONS: Readonly<Record<string, string>> = {
   interpret: 'offline-1',
-  scenarios: 'offline-1',
+  scenarios: 'offline-2',
   mock: 'offline-1',
   turns: 'offline-1',
 };
@@ -158,24 +159,7 @@ export function generateOffline(spec: Spec, options: GenerateOfflineOptions): Of
     });
   }
 
-  const toolNames = [...new Set(spec.tools.map((t) => t.name))];
-  const uncovered = toolNames.filter((t) => !covered.has(t));
-  const manifestCounts: ManifestCounts = {
-    records: records.length,
-    byTier: { simple: records.filter((r) => r.tier === 'simple').length, complex: records.filter((r) => r.tier === 'complex').length },
-    multiCall: records.filter((r) => r.expected_tools.length >= 2).length,
-    multiTurn: records.filter((r) => r.conversation.length >= 2).length,
-    coverageRound,
-    coverage: {
-      tools: toolNames.length,
-      covered: toolNames.length - uncovered.length,
-      ratio: toolNames.length ? (toolNames.length - uncovered.length) / toolNames.length : 1,
-      uncovered,
-    },
-    repaired,
-    discarded,
-    skipped,
-  };
+  const manifestCounts = recordCounts(spec, records, { repaired, discarded, coverageRound, skipped });
   return { records, manifestCounts, skipped };
 }
 

@@ -41,6 +41,8 @@ export interface SampleContext {
   arrayItems: [number, number];
   /** Use `default`s when present (makes calls look typical). */
   preferDefaults?: boolean;
+  /** The tool's description: it may say which top-level parameters exclude each other. */
+  toolDescription?: string;
 }
 
 /** Names of optional parameters we avoid filling: pagination cursors, deprecated or debug switches. */
@@ -195,12 +197,17 @@ function sampleNumber(schema: SchemaNode, ctx: SampleContext, name: string, inte
   return v;
 }
 
-/** Whether a numeric schema's bounds admit a whole number (a `number` in [0.1, 0.5] does not). */
+/**
+ * Whether whole numbers are safe for a numeric schema: its bounds hold one and `multipleOf`, if
+ * any, is whole (a `number` in [0.1, 0.5], or in steps of 0.25, keeps fractions).
+ */
 function holdsInteger(schema: SchemaNode): boolean {
-  const lo = Math.max(typeof schema.minimum === 'number' ? schema.minimum : -Infinity, typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity);
-  const hi = Math.min(typeof schema.maximum === 'number' ? schema.maximum : Infinity, typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity);
-  const mult = typeof schema.multipleOf === 'number' ? schema.multipleOf : 1;
-  return Math.ceil(lo) <= Math.floor(hi) && Number.isInteger(1 / mult) || Number.isInteger(mult);
+  if (typeof schema.multipleOf === 'number' && !Number.isInteger(schema.multipleOf)) return false;
+  const min = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
+  const max = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
+  const lo = Math.max(schema.exclusiveMinimum === true ? Math.floor(min) + 1 : Math.ceil(min), typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity);
+  const hi = Math.min(schema.exclusiveMaximum === true ? Math.ceil(max) - 1 : Math.floor(max), typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity);
+  return lo <= hi;
 }
 
 /** Merges `allOf` parts into one schema (properties and required united, first type wins). */
@@ -264,6 +271,31 @@ function freeForm(name: string, valueSchema: SchemaNode | undefined, ctx: Sample
   return Object.fromEntries(pairs);
 }
 
+/** Words by which a description says two parameters do not go together. */
+const EXCLUSIVE = /\b(cannot|can't|can ?not|must not|may not|should not|do not|don't)\b[^.]*\b(combined?|together|with|both)\b|mutually exclusive|\binstead of\b|\beither\b|\bnot both\b|\bonly one of\b|\balternative(ly)?\b|\bor (the )?['"`]/i;
+
+/**
+ * Which parameters exclude which: two parameters named in one sentence that says they do not
+ * go together (in either one's description, or the tool's), e.g. "Use the 'head' parameter to
+ * read the first N lines, or the 'tail' parameter to read the last N lines". A parameter's own
+ * description names itself implicitly ("Cannot be used with `tail`").
+ */
+export function exclusions(keys: readonly string[], describe: (key: string) => string, toolDescription?: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (keys.length < 2) return out;
+  const patterns = keys.map((k) => [k, new RegExp(`(^|[^A-Za-z0-9_])${k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_])`)] as const);
+  const scan = (text: string, self: string | undefined): void => {
+    for (const sentence of text.split(/(?<=[.!?;])\s+/)) {
+      if (!EXCLUSIVE.test(sentence)) continue;
+      const named = patterns.filter(([k, re]) => k === self || re.test(sentence)).map(([k]) => k);
+      for (const a of named) for (const b of named) if (a !== b) out.set(a, (out.get(a) ?? new Set()).add(b));
+    }
+  };
+  for (const k of keys) scan(describe(k), k);
+  if (toolDescription) scan(toolDescription, undefined);
+  return out;
+}
+
 function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, depth: number): Record<string, unknown> {
   const props = isPlainObject(schema.properties) ? schema.properties : {};
   const required = new Set((Array.isArray(schema.required) ? schema.required : []).filter((r): r is string => typeof r === 'string'));
@@ -277,7 +309,16 @@ function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, dept
   if (budget > 0 && required.size === 0 && optional.length > 0) count = Math.max(count, depth > 0 && optional.length <= 4 ? optional.length : 1);
   const PRIMARY = /^(q|query|sql|search|text|prompt|path|url|name|title|id|key|message|content|location)$/i;
   const ordered = [...ctx.rng.shuffle(optional.filter((k) => PRIMARY.test(k))), ...ctx.rng.shuffle(optional.filter((k) => !PRIMARY.test(k)))];
-  const chosen = new Set(required.size === 0 && count > 0 ? ordered.slice(0, count) : ctx.rng.shuffle(optional).slice(0, count));
+  const pool = required.size === 0 && count > 0 ? ordered : ctx.rng.shuffle(optional);
+  // Never two parameters the descriptions call alternatives (`head` or `tail`), nor one that excludes a required one.
+  const excludes = budget < 8 ? exclusions(keys, (k) => String(deref(props[k], ctx.root).description ?? ''), depth === 0 ? ctx.toolDescription : undefined) : new Map<string, Set<string>>();
+  const chosen = new Set<string>();
+  for (const k of pool) {
+    if (chosen.size >= count) break;
+    const rivals = excludes.get(k);
+    if (rivals && [...rivals].some((r) => chosen.has(r) || required.has(r))) continue;
+    chosen.add(k);
+  }
   const out: Record<string, unknown> = {};
   for (const k of keys) {
     if (!required.has(k) && !chosen.has(k)) continue;

@@ -80,10 +80,12 @@ export function buildArguments(
       fileContext: info.entity.some((w) => ['file', 'directory', 'folder', 'path', 'media'].includes(w)) && !info.params.some((p) => /^(repo|repository|owner|project_?id)$/i.test(p.name)),
       repoContext: info.params.some((p) => /^(repo|repository|project_?id)$/i.test(p.name)),
       listing: info.verbClass === 'discover',
-      optionalTop: attempt >= 3 ? 0 : opts.tier === 'simple' ? 2 : 3,
+      // Few optional parameters: people fill what they need.
+      optionalTop: attempt >= 3 ? 0 : opts.tier === 'simple' ? 1 : 2,
       optionalNested: attempt >= 3 ? 0 : 1,
       arrayItems: attempt >= 3 ? [1, 1] : [1, 2],
       preferDefaults: true,
+      toolDescription: info.tool.description,
     };
     // A schema that declares no parameters takes none (broken ones like `{"$schema": …}` included).
     const sampled = declaresNothing ? {} : sampleSchema(schema, ctx, '', 0);
@@ -324,15 +326,26 @@ function categoryOf(info: ToolInfo): string {
   return cap(plural(info.label || info.words.join(' ') || 'general'));
 }
 
-/** Mentions of values the user must state for one call (IDs nothing earlier supplies, plus a couple of short key values). */
+/** A parameter that says where the tool works (`path "/x"` reads better as `at "/x"`). */
+const LOCATION = /^(path|dir|directory|folder|file_?path|filepath)$/i;
+
+/**
+ * Mentions of values the user must state for one call (IDs nothing earlier supplies, plus a
+ * couple of short key values), as phrases: `at "/x"`, `with pattern "*.md" and …`.
+ */
 function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: ReadonlySet<string>, already: Set<string>): string[] {
   const literals = schemaLiterals(info.tool.inputSchema);
   const items: string[] = [];
+  let location: string | undefined;
+  const mention = (param: string, value: unknown): void => {
+    already.add(String(value));
+    if (location === undefined && LOCATION.test(param) && typeof value === 'string' && value.includes('/')) location = `at ${quote(value)}`;
+    else items.push(`${humanParam(param)} ${quote(value)}`);
+  };
   for (const { param, value } of idLikeValues(args, literals)) {
     const top = param.split('.')[0] ?? param;
     if (chained.has(top) || already.has(String(value))) continue;
-    already.add(String(value));
-    items.push(`${humanParam(param)} ${quote(value)}`);
+    mention(param, value);
   }
   let extra = 0;
   // Required parameters first, then optional ones the call uses (a SQL text, a query).
@@ -348,18 +361,18 @@ function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: Rea
     }
     if (extra >= 2) continue;
     if (typeof v !== 'string' || v.length > 120 || v.length === 0 || literals.has(v) || isIdLike(p.name, v) || already.has(v)) continue;
-    already.add(v);
-    items.push(`${humanParam(p.name)} ${quote(v)}`);
+    mention(p.name, v);
     extra++;
   }
-  return items;
+  const withItems = items.length ? `with ${listJoin(items)}` : '';
+  return [location, withItems].filter((m): m is string => !!m);
 }
 
 /** The clause asking for one call (used by prompts and turn prompts). */
 export function clauseFor(info: ToolInfo, args: Record<string, unknown>, sources: ReadonlyMap<string, number>, infos: readonly (ToolInfo | undefined)[], already: Set<string>): string {
-  const items = mentionsFor(info, args, new Set(sources.keys()), already);
+  const mentions = mentionsFor(info, args, new Set(sources.keys()), already);
   let text = taskPhrase(info);
-  if (items.length) text += ` with ${listJoin(items)}`;
+  if (mentions.length) text += ` ${mentions.join(' ')}`;
   const byProducer = new Map<number, string[]>();
   for (const [param, i] of sources) byProducer.set(i, [...(byProducer.get(i) ?? []), humanParam(param)]);
   const refs = [...byProducer.entries()].map(([i, params]) => {

@@ -41,7 +41,7 @@ export function descriptionPhrase(description: string | undefined): string | und
     const verb = baseVerb(first);
     if (!COMMON_VERBS.has(verb)) continue;
     let rest = s.slice(first.length).split(/ - | \(|:|;|\. |, e\.g\.|, such as| Use | Returns? /)[0] ?? '';
-    rest = rest.replace(/[.!?]+$/, '').trim();
+    rest = plainRequest(rest.replace(/[.!?]+$/, '').trim());
     const words = rest.split(' ').filter(Boolean);
     if (words.length > 14) rest = words.slice(0, 14).join(' ');
     // REST plumbing ("make a POST request to /2010-04-01/Accounts/{Sid}.json") reads badly to a user.
@@ -49,6 +49,18 @@ export function descriptionPhrase(description: string | undefined): string | und
     return `${verb} ${rest}`.replace(/\s+/g, ' ');
   }
   return undefined;
+}
+
+/**
+ * A description's object trimmed to what a user would ask: an alternative second verb goes
+ * ("a new file or completely overwrite an existing file…" → "a new file") and so does a
+ * placeholder for the argument the request names anyway ("…directories in a specified path").
+ */
+function plainRequest(rest: string): string {
+  const alt = / or (?:completely |simply |just |also )?([a-z]+)( (?:a|an|the|all|it|them|existing)\b)?/.exec(rest);
+  const verb = alt?.[1];
+  if (alt && verb && (COMMON_VERBS.has(baseVerb(verb)) || verb === 'ensure' || alt[2]) && rest.slice(0, alt.index).split(' ').length >= 2) rest = rest.slice(0, alt.index);
+  return rest.replace(/ (?:in|at|for|from|of|on) (?:a|an|the) (?:specified|given|provided) [\w-]+(?=,|$)/, '').trim();
 }
 
 /** The task a tool performs, for prompts and titles. */

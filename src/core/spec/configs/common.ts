@@ -274,6 +274,24 @@ export function serverMapDefinitions(
   return [...byName.values()];
 }
 
+/**
+ * The result for a file whose servers sit in the map `node` under `key`: its definitions, or,
+ * when `node` is not an object, a problem (the file is still a config, just a broken one).
+ */
+export function serverMapResult(
+  ctx: ParseContext,
+  node: Node,
+  key: string,
+  fieldsOf: (raw: Record<string, unknown>) => ServerFields,
+  options: { skip?: (raw: Record<string, unknown>) => boolean } = {},
+): ConfigParseResult {
+  if (node.type !== 'object') {
+    ctx.problem(`"${key}" should be an object mapping server names to definitions`, node.offset);
+    return ctx.result(true);
+  }
+  return ctx.result(true, serverMapDefinitions(ctx, node, fieldsOf, options));
+}
+
 /** Inputs as a VS Code mcp.json declares them (`[{id, type, description, password}]`). */
 export function readInputs(ctx: ParseContext, node: Node | undefined): void {
   if (!node) return;

@@ -4,7 +4,7 @@
  * settings, not a server map.
  */
 import { childByKey } from '../jsonText';
-import { ParseContext, parseJsonRoot, serverMapDefinitions, standardFields, type ServerFields } from './common';
+import { ParseContext, parseJsonRoot, serverMapResult, standardFields, type ServerFields } from './common';
 import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult } from './types';
 
@@ -36,10 +36,5 @@ export function parse(text: string, file: string): ConfigParseResult {
   const root = parseJsonRoot(ctx);
   if (!root) return ctx.result(false);
   const servers = childByKey(root, 'mcpServers');
-  if (!servers) return ctx.result(false);
-  if (servers.type !== 'object') {
-    ctx.problem('"mcpServers" should be an object mapping server names to definitions', servers.offset);
-    return ctx.result(true);
-  }
-  return ctx.result(true, serverMapDefinitions(ctx, servers, geminiFields));
+  return servers ? serverMapResult(ctx, servers, 'mcpServers', geminiFields) : ctx.result(false);
 }

@@ -4,7 +4,7 @@
  * field picks.
  */
 import { childByKey } from '../jsonText';
-import { ParseContext, describeKeys, parseJsonRoot, serverMapDefinitions, standardFields, type ServerFields } from './common';
+import { ParseContext, describeKeys, parseJsonRoot, serverMapResult, standardFields, type ServerFields } from './common';
 import type { ConfigFormat, ConfigParseResult } from './types';
 
 /** This adapter's format. */
@@ -30,11 +30,7 @@ export function parseMcpServersText(
   if (!root) return ctx.result(false);
   const servers = childByKey(root, 'mcpServers');
   if (!servers) return ctx.notConfig('a top-level "mcpServers" object', describeKeys(root));
-  if (servers.type !== 'object') {
-    ctx.problem('"mcpServers" should be an object mapping server names to definitions', servers.offset);
-    return ctx.result(true);
-  }
-  return ctx.result(true, serverMapDefinitions(ctx, servers, fieldsOf));
+  return serverMapResult(ctx, servers, 'mcpServers', fieldsOf);
 }
 
 /** Field pick for the generic shape: also accepts Windsurf's `serverUrl` and Gemini's `httpUrl`. */

@@ -1,6 +1,6 @@
 /** VS Code's `.vscode/mcp.json`: `servers` (`type: stdio|http|sse`) and `inputs` for `${input:id}`. */
 import { childByKey } from '../jsonText';
-import { ParseContext, describeKeys, parseJsonRoot, readInputs, serverMapDefinitions, standardFields } from './common';
+import { ParseContext, describeKeys, parseJsonRoot, readInputs, serverMapResult, standardFields } from './common';
 import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult } from './types';
 
@@ -25,9 +25,5 @@ export function parse(text: string, file: string): ConfigParseResult {
     if (servers) ctx.problem('"mcpServers" found where VS Code expects "servers"; read as servers', servers.offset);
   }
   if (!servers) return ctx.notConfig('a top-level "servers" object', describeKeys(root));
-  if (servers.type !== 'object') {
-    ctx.problem('"servers" should be an object mapping server names to definitions', servers.offset);
-    return ctx.result(true);
-  }
-  return ctx.result(true, serverMapDefinitions(ctx, servers, standardFields));
+  return serverMapResult(ctx, servers, 'servers', standardFields);
 }

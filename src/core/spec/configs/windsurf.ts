@@ -1,6 +1,7 @@
 /** Windsurf's `mcp_config.json`: `mcpServers`, remote servers under `serverUrl`, `disabled: true`. */
 import { standardFields, type ServerFields } from './common';
 import { parseMcpServersText } from './mcpServersJson';
+import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult } from './types';
 
 /** This adapter's format. */
@@ -8,7 +9,7 @@ export const format: ConfigFormat = 'windsurf';
 
 /** `.windsurf/mcp_config.json`, or `mcp_config.json` anywhere (Windsurf's own file is `~/.codeium/windsurf/mcp_config.json`). */
 export function matchesPath(path: string): boolean {
-  return path === 'mcp_config.json' || path.endsWith('/mcp_config.json');
+  return endsWithPath(path, 'mcp_config.json');
 }
 
 function windsurfFields(raw: Record<string, unknown>): ServerFields {

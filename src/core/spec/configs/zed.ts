@@ -5,7 +5,7 @@
  * start from the file, so they are skipped.
  */
 import { childByKey } from '../jsonText';
-import { ParseContext, isDisabled, isRecord, parseJsonRoot, serverMapDefinitions, type ServerFields } from './common';
+import { ParseContext, isDisabled, isRecord, parseJsonRoot, serverMapResult, type ServerFields } from './common';
 import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult } from './types';
 
@@ -41,10 +41,5 @@ export function parse(text: string, file: string): ConfigParseResult {
   const root = parseJsonRoot(ctx);
   if (!root) return ctx.result(false);
   const servers = childByKey(root, 'context_servers');
-  if (!servers) return ctx.result(false);
-  if (servers.type !== 'object') {
-    ctx.problem('"context_servers" should be an object mapping server names to definitions', servers.offset);
-    return ctx.result(true);
-  }
-  return ctx.result(true, serverMapDefinitions(ctx, servers, zedFields, { skip: isExtensionServer }));
+  return servers ? serverMapResult(ctx, servers, 'context_servers', zedFields, { skip: isExtensionServer }) : ctx.result(false);
 }
