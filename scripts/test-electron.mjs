@@ -17,7 +17,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 // Keep in step with SUITES in scripts/test-integration.mjs.
 const SUITES = [
-  { name: 'main', workspace: 'basic', suite: 'out/test/integration/suites/main/index.js', trust: false },
+  { name: 'main', workspace: 'basic', suite: 'out/test/integration/suites/main/index.js', trust: false, extensions: ['fake-lm'] },
   { name: 'trust', workspace: 'untrusted', suite: 'out/test/integration/suites/trust/index.js', trust: true },
 ];
 
@@ -33,7 +33,9 @@ for (const spec of suites) {
   try {
     await runTests({
       version: process.env.VSCODE_TEST_VERSION ?? 'stable',
-      extensionDevelopmentPath: repoRoot,
+      // Test-only helper extensions (e.g. the fake language model) load as development extensions
+      // beside ours; desktop VS Code takes a list here (code-server does not: see test-integration.mjs).
+      extensionDevelopmentPath: [repoRoot, ...(spec.extensions ?? []).map((e) => join(repoRoot, 'test', 'integration', 'extensions', e))],
       extensionTestsPath: join(repoRoot, spec.suite),
       extensionTestsEnv: {
         AGENT_SEER_TEST_RESULTS: resultsFile,

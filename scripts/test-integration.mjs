@@ -30,10 +30,12 @@ const require = createRequire(join(repoRoot, 'package.json'));
 /**
  * The suites. `workspace` is a folder under test/integration/workspaces/ (copied to a temp dir
  * per run); `suite` the compiled suite index; `trust: true` runs WITHOUT
- * --disable-workspace-trust so the workspace opens untrusted.
+ * --disable-workspace-trust so the workspace opens untrusted. `extensions`: test-only helper
+ * extensions (folders under test/integration/extensions/) copied into the run's extensions dir
+ * (the web workbench keeps only one extensionDevelopmentPath); fake-lm registers a fake chat model.
  */
 const SUITES = [
-  { name: 'main', workspace: 'basic', suite: 'out/test/integration/suites/main/index.js', trust: false },
+  { name: 'main', workspace: 'basic', suite: 'out/test/integration/suites/main/index.js', trust: false, extensions: ['fake-lm'] },
   { name: 'trust', workspace: 'untrusted', suite: 'out/test/integration/suites/trust/index.js', trust: true },
 ];
 
@@ -230,6 +232,12 @@ async function runOne(spec, host, chromium) {
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   const workspace = join(runDir, spec.workspace);
   cpSync(join(repoRoot, 'test', 'integration', 'workspaces', spec.workspace), workspace, { recursive: true });
+  for (const e of spec.extensions ?? []) {
+    const from = join(repoRoot, 'test', 'integration', 'extensions', e);
+    const { publisher, name, version } = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
+    // code-server finds it on start (no extensions.json yet: it scans the folder).
+    cpSync(from, join(dirs.extensions, `${publisher}.${name}-${version}`), { recursive: true });
+  }
   const resultsFile = join(runDir, 'results.json');
   const screenshot = join(runDir, 'workbench.png');
   const shotsDir = join(runDir, 'screenshots'); // taken on a test's request (helpers.screenshot)
