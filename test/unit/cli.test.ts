@@ -5,23 +5,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { run } from '../../src/cli/main';
-import type { Io } from '../../src/cli/errors';
+import { cli } from './cliRunner';
 import { repoRoot, specsDir, configsDir } from './fixturePaths';
 
-interface Captured {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], cwd = repoRoot): Promise<Captured> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = { out: (s) => out.push(s), err: (s) => err.push(s), cwd, env: { ...process.env } };
-  const code = await run(args, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 const made: string[] = [];
 function tempDir(): string {

@@ -8,8 +8,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { Io } from '../../src/cli/errors';
-import { run } from '../../src/cli/main';
 import { readHarness, writeHarness } from '../../src/core/harness/store';
 import { StoredJudgment } from '../../src/core/judge';
 import { generateOffline, offlineManifest } from '../../src/core/pipeline/offline';
@@ -17,17 +15,15 @@ import { loadSpecText } from '../../src/core/spec/snapshot';
 import { startFakeGemini } from '../fakes/fakeGemini';
 import type { FakeLlmServer } from '../fakes/fakeLlmServer';
 import { scriptJudge } from './judgeFixtures';
+import { cli as runCli, type Captured } from './cliRunner';
 import { specsDir } from './fixturePaths';
 
 const SPEC_FILE = join(specsDir, 'filesystem.json');
 const OPTIONS = { seed: 3, simple: 3, complex: 2, cover: false };
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = tmpdir()): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = { out: (s) => out.push(s), err: (s) => err.push(s), cwd, env: { PATH: process.env.PATH, ...env } };
-  const code = await run(args, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+/** The CLI with a clean environment (no API keys from the machine leak into a test). */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = tmpdir()): Promise<Captured> {
+  return runCli(args, cwd, { PATH: process.env.PATH, ...env });
 }
 
 /** An offline harness of filesystem.json; `source` overrides what the manifest says the spec file is. */

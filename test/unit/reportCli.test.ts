@@ -8,25 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Io } from '../../src/cli/errors';
-import { run } from '../../src/cli/main';
+import { cli } from './cliRunner';
 import { ReportModel } from '../../src/core/report/schema';
 import { repoRoot, specsDir } from './fixturePaths';
 import { JUDGE_A, JUDGE_B, judgedHarness, type JudgedHarness } from './reportSetup.test';
 
-interface Captured {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], cwd = repoRoot): Promise<Captured> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = { out: (s) => out.push(s), err: (s) => err.push(s), cwd, env: { ...process.env } };
-  const code = await run(args, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 let fs: JudgedHarness;
 let git: JudgedHarness;
