@@ -259,6 +259,8 @@ async function runOne(spec, host, chromium) {
         'telemetry.telemetryLevel': 'off',
         'update.mode': 'none',
         'chat.mcp.autostart': 'never',
+        // code-server saves edited files after a delay by default; tests of unsaved edits need it off.
+        'files.autoSave': 'off',
         'security.workspace.trust.startupPrompt': 'never',
         'security.workspace.trust.emptyWindow': false,
       },

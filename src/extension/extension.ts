@@ -26,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const specsTree = new SpecsTree(model);
     const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
     const harnesses = new HarnessModel(log);
-    const harnessTree = new HarnessTree(harnesses);
+    const harnessTree = new HarnessTree(harnesses, model);
     const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
     const services: ExtensionServices = {
       log,

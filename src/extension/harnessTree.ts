@@ -5,9 +5,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HarnessRecord } from '../core/harness/format';
+import { toolHashes } from '../core/harness/hash';
+import { staleTools } from '../core/harness/stale';
 import { RECORDS_DIR, recordFileStem } from '../core/harness/store';
 import type { HarnessModel, LoadedHarness } from './harnessModel';
 import { Disposable } from './lifecycle';
+import type { WorkspaceModel } from './workspaceModel';
 
 export type HarnessNode =
   | { kind: 'server'; name: string; runs: LoadedHarness[] }
@@ -61,9 +64,35 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
     return this.lowestFirst;
   }
 
-  constructor(private readonly model: HarnessModel) {
+  constructor(
+    private readonly model: HarnessModel,
+    private readonly workspace: WorkspaceModel,
+  ) {
     super();
     this.register(model.onDidChange(() => this.emitter.fire(undefined)));
+    // A spec edit can make records stale.
+    this.register(workspace.onDidChange(() => this.emitter.fire(undefined)));
+  }
+
+  /**
+   * The current tool hashes of the spec a harness was generated from, when that spec is in the
+   * workspace: the file the manifest names, else the one spec of the same name.
+   */
+  currentToolHashes(harness: LoadedHarness): Record<string, string> | undefined {
+    const m = harness.manifest;
+    if (!m) return undefined;
+    const specs = this.workspace.specs;
+    const source = m.spec.source ? path.resolve(harness.dir, m.spec.source) : undefined;
+    const byFile = specs.find((s) => s.file === source || s.file === m.spec.source);
+    const byName = specs.filter((s) => s.spec.name === m.spec.name);
+    const entry = byFile ?? (byName.length === 1 ? byName[0] : undefined);
+    return entry ? toolHashes(entry.spec) : undefined;
+  }
+
+  /** Tools of a record that changed in the workspace's spec since it was generated. */
+  staleToolsOf(harness: LoadedHarness, record: HarnessRecord): string[] {
+    const current = this.currentToolHashes(harness);
+    return current ? staleTools(record, current) : [];
   }
 
   getChildren(node?: HarnessNode): HarnessNode[] {
@@ -120,7 +149,10 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
       case 'run': {
         const m = node.harness.manifest;
         const item = new vscode.TreeItem(vscode.workspace.asRelativePath(node.harness.dir), C.Collapsed);
-        item.description = m ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records` : `${node.harness.records.length} records`;
+        const current = this.currentToolHashes(node.harness);
+        const stale = current ? node.harness.records.filter((r) => staleTools(r, current).length).length : 0;
+        const staleText = stale ? ` · ${stale} stale` : '';
+        item.description = m ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}` : `${node.harness.records.length} records`;
         item.tooltip = new vscode.MarkdownString().appendText(
           m
             ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
@@ -151,8 +183,11 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         const item = new vscode.TreeItem(r.title, C.Collapsed);
         const score = displayScore(r);
         const shape = `${r.expected_tools.length} call${r.expected_tools.length === 1 ? '' : 's'}${r.conversation.length ? ` · ${r.conversation.length} turns` : ''}`;
-        item.description = score ? `${score.label} · ${shape}` : shape;
-        item.tooltip = new vscode.MarkdownString().appendText(score ? `${r.prompt}\n\n${score.label} (${score.judge})` : r.prompt);
+        const stale = this.staleToolsOf(node.harness, r);
+        item.description = `${stale.length ? 'stale · ' : ''}${score ? `${score.label} · ${shape}` : shape}`;
+        const tip = new vscode.MarkdownString().appendText(score ? `${r.prompt}\n\n${score.label} (${score.judge})` : r.prompt);
+        if (stale.length) tip.appendText(`\n\nStale: ${stale.join(', ')} changed in the spec since this scenario was generated; generate again to refresh it.`);
+        item.tooltip = tip;
         const icon = r.conversation.length ? 'comment-discussion' : 'comment';
         item.iconPath = score ? new vscode.ThemeIcon(score.value >= 0.9 ? 'pass' : score.value >= 0.7 ? 'warning' : 'error', scoreColor(score.value)) : new vscode.ThemeIcon(icon);
         item.contextValue = HARNESS_CONTEXT.scenario;

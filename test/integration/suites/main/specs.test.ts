@@ -59,30 +59,31 @@ describe('schema-complexity diagnostics', () => {
   });
 
   it('update as the file is edited (before it is saved)', async () => {
+    const onDisk = readFileSync(specFile().fsPath, 'utf8');
     const doc = await vscode.workspace.openTextDocument(specFile());
-    await vscode.window.showTextDocument(doc);
+    const editor = await vscode.window.showTextDocument(doc);
     const before = vscode.languages.getDiagnostics(specFile()).filter((d) => (d.code as { value: string }).value === 'contradictory-annotations');
     assert.equal(before.length, 0);
     // Make the first read-only tool also destructive: a contradiction the analysis must flag.
-    const text = doc.getText();
-    const at = text.indexOf('"readOnlyHint": true');
+    // An editor edit, not a WorkspaceEdit: VS Code may save files a WorkspaceEdit touches.
+    const at = doc.getText().indexOf('"readOnlyHint": true');
     assert.ok(at > 0);
-    const edit = new vscode.WorkspaceEdit();
-    edit.insert(doc.uri, doc.positionAt(at), '"destructiveHint": true, ');
-    assert.ok(await vscode.workspace.applyEdit(edit));
+    assert.ok(await editor.edit((b) => b.insert(doc.positionAt(at), '"destructiveHint": true, ')));
+    assert.ok(doc.isDirty);
     const after = await waitFor(() => {
       const d = vscode.languages.getDiagnostics(specFile()).filter((x) => (x.code as { value: string }).value === 'contradictory-annotations');
       return d.length ? d : undefined;
     }, 10_000, 'contradictory-annotations after the edit');
     assert.equal(doc.getText(after[0]!.range), '"read_file"');
     await screenshot('diagnostics-after-edit');
-    // Undo: the finding goes away again.
+    // Undo: the finding goes away again, and the file on disk was never touched.
     await vscode.commands.executeCommand('undo');
     await waitFor(
       () => vscode.languages.getDiagnostics(specFile()).every((x) => (x.code as { value: string }).value !== 'contradictory-annotations'),
       10_000,
       'the finding to go after undo',
     );
+    assert.equal(readFileSync(specFile().fsPath, 'utf8'), onDisk);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });
