@@ -14,6 +14,7 @@ import { readConfig } from './config';
 import { errorMessage } from './log';
 import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
+import type { SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
 
 export interface GenerateArgs {
@@ -32,15 +33,19 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
   if (target instanceof vscode.Uri) file = target.fsPath;
   else if (node?.kind === 'spec') file = node.entry.file;
   else if (node?.kind === 'server') {
-    if (!node.snapshot) {
+    if (node.snapshot) file = node.snapshot.file;
+    else {
+      // No snapshot yet: take one (trust gate and confirmation included), then generate from it.
       const choice = await vscode.window.showWarningMessage(
         `"${node.definition.name}" has no snapshot yet: its tools must be listed first.`,
+        { modal: true },
         'Snapshot Tools',
       );
-      if (choice) await vscode.commands.executeCommand('agentSeer.snapshotTools', node);
-      return undefined;
+      if (!choice) return undefined;
+      const outcome = await vscode.commands.executeCommand<SnapshotOutcome | undefined>('agentSeer.snapshotTools', node);
+      if (outcome?.status !== 'written') return undefined;
+      file = outcome.file;
     }
-    file = node.snapshot.file;
   } else {
     await services.model.ready;
     const specs = services.model.specs;
