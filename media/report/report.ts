@@ -29,7 +29,7 @@ import { EdgeLine, ForceDirectedGraphController } from 'chartjs-chart-graph';
 import type { GraphEdge, JudgePair, PairedAgreement, ReportModel, ServerReport, ServerStructure } from '../../src/core/report/schema';
 import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/report/names';
-import { isReportMessage, type ToExtension } from '../../src/core/report/protocol';
+import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip, ScatterController, LineController, PointElement, LineElement, ForceDirectedGraphController, EdgeLine);
 
@@ -439,7 +439,7 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
 }
 
 /** The webview API, present only inside VS Code. */
-declare function acquireVsCodeApi(): { postMessage(message: ToExtension): void } | undefined;
+declare function acquireVsCodeApi(): { postMessage(message: ToExtension): void; setState(state: ReportViewState): void } | undefined;
 
 function show(root: HTMLElement, model: ReportModel): void {
   charts.splice(0).forEach((c) => c.destroy());
@@ -468,10 +468,13 @@ function boot(): void {
     return;
   }
   // In a webview the model arrives by message, after we say we are listening.
-  window.addEventListener('message', (event: MessageEvent<unknown>) => {
-    if (isReportMessage(event.data)) show(root, event.data.model);
-  });
   const vscode = typeof acquireVsCodeApi === 'function' ? acquireVsCodeApi() : undefined;
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    if (!isReportMessage(event.data)) return;
+    show(root, event.data.model);
+    // Remember what the report is of, so VS Code can restore this panel after a reload.
+    if (event.data.sources) vscode?.setState({ sources: event.data.sources });
+  });
   vscode?.postMessage({ type: 'ready' });
 }
 

@@ -10,6 +10,7 @@ import { HarnessTree } from './harnessTree';
 import { JudgmentDiagnostics } from './judgmentDiagnostics';
 import { createLog, errorMessage } from './log';
 import { Secrets } from './secrets';
+import { registerReportSerializer } from './reportPanel';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
 import { SpecsTree } from './specsTree';
@@ -46,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
       vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),
+      registerReportSerializer(services),
     );
     log.info('Agent Seer activated');
     return services;

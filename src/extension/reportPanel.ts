@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { findHarnessSpec } from '../core/judge';
 import { analyzeHarnesses, type HarnessInput } from '../core/report/analyze';
-import { isReadyMessage, type ToWebview } from '../core/report/protocol';
+import { isReadyMessage, isReportViewState, type ToWebview } from '../core/report/protocol';
 import { renderHtml } from '../core/report/render/html';
 import type { ReportModel } from '../core/report/schema';
 import type { LoadedHarness } from './harnessModel';
@@ -32,6 +32,7 @@ export async function buildReport(harnesses: readonly LoadedHarness[]): Promise<
 export class ReportPanel extends Disposable {
   private static current: ReportPanel | undefined;
   private model: ReportModel | undefined;
+  private sources: string[] = [];
   private ready = false;
 
   private constructor(
@@ -50,21 +51,44 @@ export class ReportPanel extends Disposable {
     );
   }
 
-  /** Shows (or reuses) the panel with a model. Returns the panel, for tests. */
-  static show(extensionUri: vscode.Uri, model: ReportModel, title: string): ReportPanel {
+  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')] };
+  }
+
+  /** Shows (or reuses) the panel with a model built from `sources`. Returns the panel, for tests. */
+  static show(extensionUri: vscode.Uri, model: ReportModel, title: string, sources: string[]): ReportPanel {
     if (!ReportPanel.current) {
-      const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
-      });
+      const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, ReportPanel.options(extensionUri));
       ReportPanel.current = new ReportPanel(panel, extensionUri);
     }
     const p = ReportPanel.current;
     p.panel.title = title;
     p.model = model;
+    p.sources = sources;
     p.render();
     p.panel.reveal();
+    return p;
+  }
+
+  /**
+   * Restores a panel VS Code kept across a reload: the page saved which harness folders it
+   * showed; the report is built again from what is on disk now.
+   */
+  static async revive(panel: vscode.WebviewPanel, state: unknown, services: ExtensionServices): Promise<ReportPanel> {
+    panel.webview.options = ReportPanel.options(services.extensionUri);
+    ReportPanel.current?.dispose();
+    const p = new ReportPanel(panel, services.extensionUri);
+    ReportPanel.current = p;
+    await services.harnesses.ready;
+    const wanted = isReportViewState(state) ? state.sources : [];
+    const harnesses = wanted.length ? services.harnesses.all.filter((h) => wanted.includes(h.dir)) : services.harnesses.all;
+    p.sources = harnesses.map((h) => h.dir);
+    if (!harnesses.length) {
+      panel.webview.html = '<!DOCTYPE html><html><body><p>The harnesses of this report are gone.</p></body></html>';
+      return p;
+    }
+    p.model = await buildReport(harnesses);
+    p.render();
     return p;
   }
 
@@ -81,6 +105,11 @@ export class ReportPanel extends Disposable {
     return this.ready;
   }
 
+  /** The harness folders the report shows. */
+  get reportSources(): readonly string[] {
+    return this.sources;
+  }
+
   private render(): void {
     if (!this.model) return;
     const webview = this.panel.webview;
@@ -95,7 +124,7 @@ export class ReportPanel extends Disposable {
 
   private post(): void {
     if (!this.model || !this.ready) return;
-    const message: ToWebview = { type: 'report', model: this.model };
+    const message: ToWebview = { type: 'report', model: this.model, sources: this.sources };
     void this.panel.webview.postMessage(message);
   }
 
@@ -104,6 +133,15 @@ export class ReportPanel extends Disposable {
     super.dispose();
     this.panel.dispose();
   }
+}
+
+/** Lets VS Code restore an open report after a window reload. */
+export function registerReportSerializer(services: ExtensionServices): vscode.Disposable {
+  return vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, {
+    deserializeWebviewPanel: async (panel, state) => {
+      await ReportPanel.revive(panel, state, services);
+    },
+  });
 }
 
 /** The command: a run node reports that run; otherwise every harness in the workspace. */
@@ -118,7 +156,7 @@ export async function openReport(services: ExtensionServices, target: unknown): 
   try {
     const model = await buildReport(harnesses);
     const names = [...new Set(harnesses.map((h) => h.manifest?.spec.name ?? vscode.workspace.asRelativePath(h.dir)))];
-    return ReportPanel.show(services.extensionUri, model, `Agent Seer report: ${names.join(', ')}`);
+    return ReportPanel.show(services.extensionUri, model, `Agent Seer report: ${names.join(', ')}`, harnesses.map((h) => h.dir));
   } catch (err) {
     services.log.error(`Cannot build the report: ${errorMessage(err)}`);
     void vscode.window.showErrorMessage(`Agent Seer: cannot build the report: ${errorMessage(err)}`);

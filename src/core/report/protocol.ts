@@ -14,6 +14,18 @@ export interface ReadyMessage {
 export interface ReportMessage {
   type: 'report';
   model: ReportModel;
+  /** The harness folders it was built from; the page keeps them as its state so VS Code can restore the panel after a reload. */
+  sources?: string[];
+}
+
+/** What the page keeps with `setState` (returned to the extension's serializer on restore). */
+export interface ReportViewState {
+  sources: string[];
+}
+
+/** A restored state, checked (it comes back from the webview). */
+export function isReportViewState(v: unknown): v is ReportViewState {
+  return isObject(v) && Array.isArray(v.sources) && v.sources.every((s) => typeof s === 'string');
 }
 
 /** Every message the page sends. */

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { HarnessNode } from '../../../../src/extension/harnessTree';
-import type { ReportPanel } from '../../../../src/extension/reportPanel';
+import { REPORT_VIEW_TYPE, ReportPanel } from '../../../../src/extension/reportPanel';
 import { activateApi } from '../../api';
 import { screenshot, waitFor, workspaceRoot } from '../../helpers';
 
@@ -69,7 +69,25 @@ describe('Judge', () => {
     assert.doesNotMatch(html, /id="report-data"/, 'data is not embedded in a webview');
     // The page script posts "ready" only if it loaded and ran under the CSP.
     await waitFor(() => panel.isReady, 20_000, 'the report page to say it is ready');
+    assert.deepEqual(panel.reportSources, [(run as Extract<HarnessNode, { kind: 'run' }>).harness.dir]);
     await new Promise((r) => setTimeout(r, 1500));
     await screenshot('report-webview');
+  });
+
+  it('restores a report panel after a reload from the state the page kept (the serializer)', async function () {
+    this.timeout(60_000);
+    const api = await activateApi();
+    const run = api.harnessTree.getChildren(api.harnessTree.getChildren()[0]).find((n) => n.kind === 'run') as Extract<HarnessNode, { kind: 'run' }>;
+    // What VS Code does on reload: a new panel of our view type, handed to the serializer with the saved state.
+    const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, 'restored', vscode.ViewColumn.Active, {});
+    const restored = await ReportPanel.revive(panel, { sources: [run.harness.dir] }, api);
+    assert.deepEqual(restored.reportSources, [run.harness.dir]);
+    assert.match(panel.webview.html, /script-src &#39;nonce-/);
+    await waitFor(() => restored.isReady, 20_000, 'the restored page to say it is ready');
+    // A state that is not ours falls back to every harness in the workspace.
+    const other = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, 'restored 2', vscode.ViewColumn.Active, {});
+    const fallback = await ReportPanel.revive(other, { sources: 'nope' }, api);
+    assert.deepEqual([...fallback.reportSources], api.harnesses.all.map((h) => h.dir));
+    fallback.dispose();
   });
 });
