@@ -32,7 +32,8 @@ export interface LintResult {
   diagnostics: LintDiagnostic[];
 }
 
-function toRange(at: ReturnType<typeof lineColumnIndex>, r: SourceRange): TextRange {
+/** An offset range as 0-based editor positions, through a line index of the text. */
+export function toRange(at: ReturnType<typeof lineColumnIndex>, r: SourceRange): TextRange {
   const a = at(r.offset);
   const b = at(r.offset + r.length);
   return { start: { line: a.line - 1, character: a.column - 1 }, end: { line: b.line - 1, character: b.column - 1 } };

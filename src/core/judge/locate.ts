@@ -4,8 +4,8 @@
  * the call's `name`, anything else on the record's `prompt`.
  */
 import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
-import { lineColumn } from '../spec/jsonText';
-import type { TextRange } from '../lint';
+import { lineColumnIndex } from '../spec/jsonText';
+import { toRange, type TextRange } from '../lint';
 import { StoredJudgment, type StoredFinding } from './schemas';
 
 export interface JudgmentDiagnostic {
@@ -19,12 +19,6 @@ export interface JudgmentDiagnostic {
 
 /** A finding at or below this score is an error; above, a warning. */
 const ERROR_AT_OR_BELOW = 0.3;
-
-function toRange(text: string, node: Node): TextRange {
-  const a = lineColumn(text, node.offset);
-  const b = lineColumn(text, node.offset + node.length);
-  return { start: { line: a.line - 1, character: a.column - 1 }, end: { line: b.line - 1, character: b.column - 1 } };
-}
 
 /** `arguments.value` → `value accuracy`-style words for messages. */
 export function subdimensionLabel(key: string): string {
@@ -65,6 +59,7 @@ export function judgmentDiagnostics(text: string, judgeId?: string): JudgmentDia
   const judgments = findNodeAtLocation(root, ['judgments']);
   if (!judgments || judgments.type !== 'object') return [];
   const out: JudgmentDiagnostic[] = [];
+  const at = lineColumnIndex(text);
   for (const prop of judgments.children ?? []) {
     const id = prop.children?.[0]?.value;
     const valueNode = prop.children?.[1];
@@ -85,7 +80,7 @@ export function judgmentDiagnostics(text: string, judgeId?: string): JudgmentDia
         severity: f.score <= ERROR_AT_OR_BELOW ? 'error' : 'warning',
         message: `${subdimensionLabel(f.subdimension)} ${f.score.toFixed(1)}: ${f.reason} (${id})`,
         judgeId: id,
-        range: toRange(text, node),
+        range: toRange(at, node),
       });
     }
   }
