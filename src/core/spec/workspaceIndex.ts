@@ -25,12 +25,18 @@ export interface IndexedSpec {
 /** Largest JSON file read as a possible spec (bigger ones are skipped as data). */
 const MAX_SPEC_BYTES = 20 * 1024 * 1024;
 
-/** A harness folder's copy of its spec (`<harness>/spec.json` beside `manifest.json`) is not a workspace spec. */
-async function isHarnessCopy(file: string): Promise<boolean> {
-  if (basename(file) !== HARNESS_SPEC_FILE) return false;
+/**
+ * Whether a file is generated harness data — `<harness>/spec.json` (a copy of the spec) or
+ * `<harness>/records/*.json` — in a folder with a manifest beside `records/`. Neither is a
+ * workspace spec, and a generation run writes many records: they are dismissed without reading.
+ */
+async function isHarnessData(file: string): Promise<boolean> {
+  const dir = dirname(file);
+  const harness = basename(file) === HARNESS_SPEC_FILE ? dir : basename(dir) === RECORDS_DIR ? dirname(dir) : undefined;
+  if (!harness) return false;
   try {
-    await stat(join(dirname(file), MANIFEST_FILE));
-    return (await stat(join(dirname(file), RECORDS_DIR))).isDirectory();
+    await stat(join(harness, MANIFEST_FILE));
+    return (await stat(join(harness, RECORDS_DIR))).isDirectory();
   } catch {
     return false;
   }
@@ -69,7 +75,7 @@ export class WorkspaceIndex {
   async updateFile(file: string): Promise<boolean> {
     const rel = relative(this.root, file).split(sep).join('/');
     if (rel === '..' || rel.startsWith('../') || isAbsolute(rel)) return false; // outside the root (or, on Windows, on another drive)
-    if (await isHarnessCopy(file)) return this.forget(file);
+    if (await isHarnessData(file)) return this.forget(file);
     let text: string | undefined;
     try {
       const s = await stat(file);
@@ -90,13 +96,15 @@ export class WorkspaceIndex {
       return true;
     }
     if (!rel.toLowerCase().endsWith('.json') || looksBinary(text)) return this.forget(file);
-    // Cheap filter before a full parse: a spec mentions "tools".
-    if (!text.includes('"tools"') && !text.trimStart().startsWith('[')) return this.forget(file);
+    // Cheap filter before a full parse: a spec mentions "tools". A file already known as a spec
+    // is parsed whatever it holds, so a half-edited one reports where it broke.
+    const known = this.specs.has(file) || this.specProblems.has(file);
+    if (!known && !text.includes('"tools"') && !text.trimStart().startsWith('[')) return this.forget(file);
     const load = loadSpecText(text, file);
     if (!load.ok) {
       if (load.notSpec) return this.forget(file);
       // Broken JSON: only a file we already knew as a spec keeps a problem entry (it is being edited).
-      if (!this.specs.has(file) && !this.specProblems.has(file)) return false;
+      if (!known) return false;
       this.specs.delete(file);
       this.specProblems.set(file, load.problem);
       return true;
