@@ -56,6 +56,8 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
   readonly onDidChangeTreeData = this.emitter.event;
   /** When on, a run lists its judged scenarios lowest score first instead of by tier and category. */
   private lowestFirst = false;
+  /** Tool hashes per indexed spec object (a re-read spec is a new object, so this never goes stale). */
+  private readonly hashCache = new WeakMap<object, Record<string, string>>();
 
   /** Switches between the tier/category layout and lowest-score-first; returns the new mode. */
   toggleLowestFirst(): boolean {
@@ -86,7 +88,11 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
     const byFile = specs.find((s) => s.file === source || s.file === m.spec.source);
     const byName = specs.filter((s) => s.spec.name === m.spec.name);
     const entry = byFile ?? (byName.length === 1 ? byName[0] : undefined);
-    return entry ? toolHashes(entry.spec) : undefined;
+    if (!entry) return undefined;
+    // Every scenario item asks; hash each indexed spec once (a re-read spec is a new object).
+    let hashes = this.hashCache.get(entry.spec);
+    if (!hashes) this.hashCache.set(entry.spec, (hashes = toolHashes(entry.spec)));
+    return hashes;
   }
 
   /** Tools of a record that changed in the workspace's spec since it was generated. */
