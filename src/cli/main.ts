@@ -11,6 +11,8 @@ import { inspectCommand } from './commands/inspect';
 import { judgeCommand } from './commands/judge';
 import { reportCommand } from './commands/report';
 import { snapshotCommand } from './commands/snapshot';
+import { FolderLockedError } from '../core/harness/lock';
+import { OutputFolderError } from '../core/harness/outputFolder';
 import { EXIT, UsageError, type Io } from './errors';
 
 const HELP = `agent-seer — evaluation harnesses for MCP tool specs
@@ -25,10 +27,11 @@ Usage:
   agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
-                     [--cache-dir DIR] [--json]
+                     [--cache-dir DIR] [--force] [--json]
                                              generate an evaluation harness (default: offline,
                                              into evals/<server>/; keys from GEMINI_API_KEY or
-                                             OPENAI_API_KEY; re-run to resume)
+                                             OPENAI_API_KEY; re-run to resume; --force: write
+                                             into a folder that is not this spec's harness)
   agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
                      [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N]
                      [--cache-dir DIR] [--force] [--json]
@@ -110,6 +113,7 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
             concurrency: { type: 'string' },
             rpm: { type: 'string' },
             seed: { type: 'string' },
+            force: { type: 'boolean', default: false },
             json: { type: 'boolean', default: false },
           },
         });
@@ -129,6 +133,7 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
             concurrency: values.concurrency,
             rpm: values.rpm,
             seed: values.seed,
+            force: values.force,
             json: values.json,
           },
           io,
@@ -207,7 +212,8 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
     }
   } catch (err) {
     if (io.env.AGENT_SEER_DEBUG && err instanceof Error) io.err(err.stack ?? err.message);
-    if (err instanceof UsageError || isArgError(err)) {
+    // The output folder refused or held by another run: nothing started; the user must choose.
+    if (err instanceof UsageError || err instanceof OutputFolderError || err instanceof FolderLockedError || isArgError(err)) {
       io.err(`agent-seer: ${(err as Error).message}`);
       return EXIT.badInput;
     }

@@ -26,6 +26,8 @@ export interface GenerateArgs {
   concurrency?: string;
   rpm?: string;
   seed?: string;
+  /** Write into a folder that is not a harness of this spec. */
+  force?: boolean;
   json: boolean;
 }
 
@@ -190,6 +192,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     concurrency,
     ...(rpm !== undefined ? { rpm } : {}),
     ...(exampleOutputs ? { exampleOutputs } : {}),
+    ...(args.force ? { force: true } : {}),
     ...(signal ? { signal } : {}),
     onProgress,
   });

@@ -267,6 +267,11 @@ export const HarnessManifest = z
     status: RunStatus,
     /** Ids of the records of this run, in generation order. */
     recordIds: z.array(z.string()).describe('Ids of the records of this run, in generation order.'),
+    /** Ids of records earlier runs wrote to this folder that this run has not replaced (yet); a complete run removes them and drops this field. */
+    earlierRecordIds: z
+      .array(z.string())
+      .describe('Ids of records earlier runs wrote to this folder that this run has not replaced (yet); a complete run removes them and drops this field.')
+      .optional(),
     /** Why the run failed, when it did. */
     error: z.string().describe('Why the run failed, when it did.').optional(),
   })

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import { specHash } from '../harness/hash';
+import { lockFolder } from '../harness/lock';
 import { readHarness, writeRecord, type HarnessProblem, HARNESS_SPEC_FILE } from '../harness/store';
 import type { StructuredLlm } from '../llm';
 import { abortReason } from '../llm';
@@ -109,6 +110,20 @@ export function isCurrentJudgment(stored: unknown, inputHash: string): boolean {
  * `not-judged` judgment with a note), not a rejection.
  */
 export async function judgeHarness(dir: string, options: JudgeHarnessOptions): Promise<JudgeHarnessResult> {
+  // Judgments are written into the record files: one writer per folder (a generation run
+  // rewrites them too). A missing folder has nothing to write; reading reports it.
+  const lock = await lockFolder(dir, 'judge').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined;
+    throw e;
+  });
+  try {
+    return await judgeHarnessLocked(dir, options);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Promise<JudgeHarnessResult> {
   const mode = options.mode ?? 'unsupervised';
   const read = await readHarness(dir);
   const records = read.records;

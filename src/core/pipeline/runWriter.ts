@@ -3,7 +3,7 @@
  * `running`, the ids so far), one write at a time so a crash or a reader never sees a manifest
  * naming a record that is not on disk. Both writes are atomic (harness store).
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessManifest, HarnessRecord, ManifestCounts } from '../harness/format';
 import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeFileAtomic, writeManifest, writeRecord } from '../harness/store';
@@ -37,7 +37,11 @@ export function recordCounts(spec: Spec, records: readonly HarnessRecord[], extr
   };
 }
 
-/** Serialised writer of one run's folder. */
+/**
+ * Serialised writer of one run's folder. Records of earlier runs (`earlier`, from the claim of
+ * the folder) stay listed in the manifest's `earlierRecordIds` until this run completes; only then,
+ * and only those, are removed — a file this product did not list is never touched.
+ */
 export class RunWriter {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly written = new Map<string, HarnessRecord>();
@@ -46,8 +50,9 @@ export class RunWriter {
   constructor(
     readonly outDir: string,
     initial: HarnessManifest,
+    private readonly earlier: readonly string[] = [],
   ) {
-    this.manifest = initial;
+    this.manifest = this.withEarlier(initial);
   }
 
   /** Records written so far, in write order. */
@@ -58,6 +63,15 @@ export class RunWriter {
   /** The last manifest written (or to be written). */
   get current(): HarnessManifest {
     return this.manifest;
+  }
+
+  /** The manifest with the earlier runs' records it does not list (none once complete). */
+  private withEarlier(m: HarnessManifest): HarnessManifest {
+    const { earlierRecordIds: _, ...rest } = m;
+    if (m.status === 'complete') return rest;
+    const listed = new Set(m.recordIds);
+    const left = this.earlier.filter((id) => !listed.has(id));
+    return left.length ? { ...rest, earlierRecordIds: left } : rest;
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -85,7 +99,7 @@ export class RunWriter {
     return this.enqueue(async () => {
       await writeRecord(this.outDir, record);
       this.written.set(record.id, record);
-      this.manifest = update({ ...this.manifest, recordIds: [...this.written.keys()] }, this.records);
+      this.manifest = this.withEarlier(update({ ...this.manifest, recordIds: [...this.written.keys()] }, this.records));
       await writeManifest(this.outDir, this.manifest);
     });
   }
@@ -93,28 +107,25 @@ export class RunWriter {
   /** Writes the final manifest. */
   finish(manifest: HarnessManifest): Promise<void> {
     return this.enqueue(async () => {
-      this.manifest = manifest;
-      await writeManifest(this.outDir, manifest);
+      this.manifest = this.withEarlier(manifest);
+      await writeManifest(this.outDir, this.manifest);
     });
   }
 
   /**
-   * Removes record files of earlier runs that this run did not produce, so the folder holds
-   * exactly what the manifest lists. Only after a complete run; returns how many went.
+   * Removes the records of earlier runs that this run did not produce again, so the folder holds
+   * what the manifest lists. Only after a complete run, and only records an earlier manifest
+   * listed; returns how many went.
    */
   removeStale(keep: readonly string[]): Promise<number> {
     return this.enqueue(async () => {
-      const stems = new Set(keep.map((id) => `${recordFileStem(id)}.json`));
-      let names: string[];
-      try {
-        names = await readdir(join(this.outDir, RECORDS_DIR));
-      } catch {
-        return 0;
-      }
+      const kept = new Set(keep.map((id) => recordFileStem(id)));
       let removed = 0;
-      for (const name of names) {
-        if (!name.endsWith('.json') || stems.has(name)) continue;
-        await rm(join(this.outDir, RECORDS_DIR, name), { force: true });
+      for (const stem of new Set(this.earlier.map((id) => recordFileStem(id)))) {
+        if (kept.has(stem)) continue;
+        const file = join(this.outDir, RECORDS_DIR, `${stem}.json`);
+        if (!(await stat(file).catch(() => undefined))?.isFile()) continue;
+        await rm(file, { force: true });
         removed++;
       }
       return removed;

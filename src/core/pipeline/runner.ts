@@ -31,6 +31,7 @@ import { expandTurns, type TurnsMode } from './llm/turns';
 import { DEFAULT_GROUPING } from './llm/grouping';
 import { generateOffline, OFFLINE_PROVIDER, offlineManifest } from './offline';
 import { PromptLibrary } from './prompts';
+import { claimOutputFolder } from '../harness/outputFolder';
 import { recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
 import { compileSchema } from './validateCall';
@@ -116,6 +117,8 @@ export interface RunPipelineOptions {
   rpm?: number;
   signal?: AbortSignal;
   onProgress?: (progress: PipelineProgress) => void;
+  /** Write into a non-empty folder that is not a harness, or replace another spec's harness there. */
+  force?: boolean;
   /** Prompt templates folder; default `prompts/` of the package. */
   promptsDir?: string;
   /** Example outputs per tool name (raise mock grounding to high for those tools). */
@@ -262,13 +265,23 @@ function emptyCounts(spec: Spec, skipped: SkippedTool[]): ManifestCounts {
   return recordCounts(spec, [], { repaired: {}, discarded: {}, coverageRound: 0, skipped });
 }
 
-/** Runs the pipeline. Never throws for run failures: they come back as `status: 'failed'`. */
+/**
+ * Runs the pipeline. Never throws for run failures: they come back as `status: 'failed'`. Throws
+ * before anything is written when the output folder must not be used (`OutputFolderError`: a
+ * file, a folder that is not a harness, another spec's harness) or another run holds it
+ * (`FolderLockedError`).
+ */
 export async function runPipeline(options: RunPipelineOptions): Promise<PipelineResult> {
-  if (options.provider === 'offline') return runOffline(options);
-  const p = options.provider;
-  if ('llm' in p) return runLlm(options, p.llm, p.cacheDir !== undefined ? resolve(p.cacheDir) : undefined);
-  const built = createPipelineLlm({ chat: p.chat, outDir: options.outDir, cacheDir: p.cacheDir, concurrency: options.concurrency, rpm: options.rpm, limits: p.limits });
-  return runLlm(options, built.llm, built.cacheDir);
+  const claim = await claimOutputFolder(resolve(options.outDir), { specName: options.spec.name, force: options.force === true, purpose: 'generate' });
+  try {
+    if (options.provider === 'offline') return await runOffline(options, claim.earlierRecordIds);
+    const p = options.provider;
+    if ('llm' in p) return await runLlm(options, p.llm, p.cacheDir !== undefined ? resolve(p.cacheDir) : undefined, claim.earlierRecordIds);
+    const built = createPipelineLlm({ chat: p.chat, outDir: options.outDir, cacheDir: p.cacheDir, concurrency: options.concurrency, rpm: options.rpm, limits: p.limits });
+    return await runLlm(options, built.llm, built.cacheDir, claim.earlierRecordIds);
+  } finally {
+    await claim.release();
+  }
 }
 
 function finalResult(status: PipelineResult['status'], outDir: string, manifest: HarnessManifest, extra: Omit<PipelineResult, 'status' | 'outputDir' | 'manifest' | 'counts' | 'multiTurnRate'>): PipelineResult {
@@ -276,7 +289,7 @@ function finalResult(status: PipelineResult['status'], outDir: string, manifest:
   return { status, outputDir: outDir, manifest, counts: c, multiTurnRate: c.multiCall ? c.multiTurn / c.multiCall : null, ...extra };
 }
 
-async function runOffline(o: RunPipelineOptions): Promise<PipelineResult> {
+async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Promise<PipelineResult> {
   const now = o.now ?? Date.now;
   const started = now();
   const outDir = resolve(o.outDir);
@@ -285,7 +298,7 @@ async function runOffline(o: RunPipelineOptions): Promise<PipelineResult> {
   const result = generateOffline(o.spec, opts);
   const startedAt = new Date(started).toISOString();
   const base: HarnessManifest = { ...offlineManifest(o.spec, opts, result, { startedAt }), status: 'running', recordIds: [], counts: emptyCounts(o.spec, result.skipped) };
-  const writer = new RunWriter(outDir, base);
+  const writer = new RunWriter(outDir, base, earlier);
   await writer.start(o.spec);
   progress.add('write', result.records.length);
   let status: PipelineResult['status'] = 'complete';
@@ -310,10 +323,10 @@ async function runOffline(o: RunPipelineOptions): Promise<PipelineResult> {
   };
   manifest.timings.stages = progress.timings();
   await writer.finish(manifest);
-  return finalResult(status, outDir, manifest, { llm: ZERO_LLM, wallTimeMs: finished - started, groups: 0, chainDepth: 0, maxPromptTokens: 0, removedStale });
+  return finalResult(status, outDir, writer.current, { llm: ZERO_LLM, wallTimeMs: finished - started, groups: 0, chainDepth: 0, maxPromptTokens: 0, removedStale });
 }
 
-async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: string | undefined): Promise<PipelineResult> {
+async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: string | undefined, earlier: readonly string[]): Promise<PipelineResult> {
   const now = o.now ?? Date.now;
   const started = now();
   const outDir = resolve(o.outDir);
@@ -363,7 +376,7 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     timings: { startedAt },
     status: 'running',
     recordIds: [],
-  });
+  }, earlier);
   await writer.start(o.spec);
 
   let failure: unknown;
@@ -511,7 +524,7 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
   };
   if (status === 'failed') manifest.error = errorText(failure);
   await writer.finish(manifest);
-  return finalResult(status, outDir, manifest, {
+  return finalResult(status, outDir, writer.current, {
     llm: llmCounts(),
     wallTimeMs: finished - started,
     groups,
