@@ -10,19 +10,23 @@ import { runPipeline, type PipelineProgress, type PipelineResult } from '../core
 import type { Spec } from '../core/spec/model';
 import { loadSpecText } from '../core/spec/snapshot';
 import { snapshotFileName } from '../core/spec/snapshotWriter';
-import { readConfig } from './config';
+import { FolderLockedError } from '../core/harness/lock';
+import { OutputFolderError } from '../core/harness/outputFolder';
+import { resolveInside } from '../core/util/insideFolder';
+import { readConfig, type Config } from './config';
 import { errorMessage } from './log';
 import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
 import type { SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
+import { requireTrust } from './trust';
 
 export interface GenerateArgs {
   provider?: ProviderChoice;
 }
 
 export type GenerateOutcome =
-  | { status: 'cancelled-before-start' | 'no-spec' }
+  | { status: 'cancelled-before-start' | 'no-spec' | 'untrusted' }
   | { status: 'failed'; message: string }
   | PipelineResult;
 
@@ -87,10 +91,17 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   const choice = args.provider ?? (await pickProvider('generate'));
   if (!choice) return { status: 'cancelled-before-start' };
   const config = readConfig(folder.uri);
-  const outDir = path.join(folder.uri.fsPath, config.harnessFolder, snapshotFileName(spec.name).replace(/\.json$/, ''));
+  const out = await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, snapshotFileName(spec.name).replace(/\.json$/, '')), 'agentSeer.harnessFolder');
+  if (!out.ok) {
+    services.log.error(out.message);
+    void vscode.window.showErrorMessage(`Agent Seer: ${out.message}`);
+    return { status: 'failed', message: out.message };
+  }
+  const outDir = out.path;
 
   let provider: Parameters<typeof runPipeline>[0]['provider'] = 'offline';
   if (choice.kind !== 'offline') {
+    if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
     try {
       const chat = await chatProviderFor(choice, services, folder.uri, 'generate');
       if (!chat) return { status: 'cancelled-before-start' };
@@ -103,7 +114,23 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   }
 
   services.log.info(`Generating evals for "${spec.name}" with ${choice.kind} into ${outDir}`);
-  const result = await vscode.window.withProgress(
+  let result: PipelineResult;
+  try {
+    result = await runWithProgress(services, spec, provider, outDir, config);
+  } catch (err) {
+    // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
+    if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
+    services.log.error(err.message);
+    void vscode.window.showErrorMessage(`Agent Seer: ${err.message}`);
+    return { status: 'failed', message: err.message };
+  }
+  await services.harnesses.reload(outDir);
+  return reportOutcome(services, result);
+}
+
+/** Runs the pipeline under a cancellable progress notification. */
+function runWithProgress(services: ExtensionServices, spec: Spec, provider: Parameters<typeof runPipeline>[0]['provider'], outDir: string, config: Config): Thenable<PipelineResult> {
+  return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Generating evals for "${spec.name}"`, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
@@ -133,7 +160,9 @@ export async function generateEvals(services: ExtensionServices, target: unknown
       }
     },
   );
-  await services.harnesses.reload(outDir);
+}
+
+function reportOutcome(services: ExtensionServices, result: PipelineResult): PipelineResult {
   const c = result.counts;
   const summary = `${c.records} records (${c.byTier.simple} simple, ${c.byTier.complex} complex, ${c.multiTurn} multi-turn), coverage ${(c.coverage.ratio * 100).toFixed(0)}%`;
   services.log.info(`Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`);

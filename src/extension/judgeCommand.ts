@@ -4,6 +4,7 @@
  * the record files as each finishes, so cancelling keeps them.
  */
 import * as vscode from 'vscode';
+import { lockFolder } from '../core/harness/lock';
 import { writeRecord } from '../core/harness/store';
 import { findHarnessSpec, judgeHarness, judgeRecord, judgeIdOf, OFFLINE_JUDGE_ID, type JudgeHarnessResult } from '../core/judge';
 import { DiskCache, LlmStats, StructuredLlm } from '../core/llm';
@@ -15,13 +16,14 @@ import { errorMessage } from './log';
 import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
 import { readConfig } from './config';
+import { requireTrust } from './trust';
 
 export interface JudgeArgs {
   provider?: ProviderChoice;
 }
 
 export type JudgeOutcome =
-  | { status: 'no-harness' | 'cancelled-before-start' | 'no-spec' }
+  | { status: 'no-harness' | 'cancelled-before-start' | 'no-spec' | 'untrusted' }
   | { status: 'failed' | 'cancelled'; message: string }
   | { status: 'done'; judgeId: string; result: JudgeHarnessResult | { records: 1 } };
 
@@ -49,6 +51,7 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   if (!choice) return { status: 'cancelled-before-start' };
   let llm: StructuredLlm | undefined;
   if (choice.kind !== 'offline') {
+    if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
     try {
       const chat = await chatProviderFor(choice, services, vscode.Uri.file(harness.dir), 'judge');
       if (!chat) return { status: 'cancelled-before-start' };
@@ -79,7 +82,13 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
       try {
         if (scenario) {
           const judgment = await judgeRecord(scenario, spec, { ...(llm ? { llm } : {}), ...(prompts ? { prompts } : {}), signal: abort.signal });
-          await writeRecord(dir, { ...scenario, judgments: { ...(scenario.judgments ?? {}), [judgeId]: judgment } });
+          // The record file is rewritten: not while a generation or judge run holds the folder.
+          const lock = await lockFolder(dir, 'judge');
+          try {
+            await writeRecord(dir, { ...scenario, judgments: { ...(scenario.judgments ?? {}), [judgeId]: judgment } });
+          } finally {
+            await lock.release();
+          }
           return { status: 'done', judgeId, result: { records: 1 } };
         }
         const result = await judgeHarness(dir, {

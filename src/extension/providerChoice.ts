@@ -23,10 +23,12 @@ export async function pickProvider(purpose: ModelPurpose): Promise<ProviderChoic
     purpose === 'judge'
       ? 'exact schema checks only; no key, no network (LLM-only aspects are not scored)'
       : 'deterministic, from the spec alone; no key, no network';
+  // In Restricted Mode the models are listed but say why choosing them will be refused.
+  const untrusted = vscode.workspace.isTrusted ? '' : ' — needs a trusted workspace';
   const items: Item[] = [
     { label: '$(beaker) Offline', description: offline, choice: { kind: 'offline' } },
-    { label: '$(sparkle) Gemini', description: 'Google AI Studio key (stored in SecretStorage)', choice: { kind: 'gemini' } },
-    { label: '$(server) OpenAI-compatible', description: 'OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)', choice: { kind: 'openai' } },
+    { label: '$(sparkle) Gemini', description: `Google AI Studio key (stored in SecretStorage)${untrusted}`, choice: { kind: 'gemini' } },
+    { label: '$(server) OpenAI-compatible', description: `OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)${untrusted}`, choice: { kind: 'openai' } },
   ];
   if (models.length) {
     items.push({ label: 'VS Code language models', kind: vscode.QuickPickItemKind.Separator });
@@ -43,6 +45,9 @@ export async function chatProviderFor(
   scope: vscode.Uri,
   purpose: ModelPurpose,
 ): Promise<ChatProvider | undefined> {
+  // Callers ask first (with a message); this is the backstop: no model call, no key sent, from
+  // an untrusted workspace.
+  if (!vscode.workspace.isTrusted) throw new Error('language models are not used in an untrusted workspace');
   const config = readConfig(scope);
   if (choice.kind === 'vscode') {
     const [chat] = await vscode.lm.selectChatModels({ id: choice.modelId });

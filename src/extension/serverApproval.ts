@@ -1,42 +1,41 @@
 /**
- * The trust gate in front of starting a server a workspace defines: never in an untrusted
- * workspace, and only after the user confirmed that exact command (or URL) once.
+ * The confirmation in front of starting a server a workspace defines: asked once per launch
+ * (command, args, working folder, environment, URL, header names — see describeLaunch), again
+ * whenever any of those changes. Trust is checked by the caller first (trust.ts).
  */
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
+import { describeLaunch } from '../core/spec/launchApproval';
 
 const APPROVED_KEY = 'agentSeer.approvedServers';
 
-/** What is approved: the definition's identity and everything that decides what runs. */
-export function approvalKey(def: ServerDefinition): string {
-  const what = JSON.stringify([def.file, def.name, def.transport, def.command, def.args, def.cwd, def.url]);
-  return createHash('sha256').update(what).digest('hex');
-}
-
-export type ApprovalOutcome = 'approved' | 'untrusted' | 'declined';
+export type ApprovalOutcome = 'approved' | 'declined';
 
 export class ServerApproval {
   constructor(private readonly state: vscode.Memento) {}
 
+  /** The workspace folder a definition's `${workspaceFolder}` stands for. */
+  private folderOf(def: ServerDefinition): string {
+    return vscode.workspace.getWorkspaceFolder(vscode.Uri.file(def.file))?.uri.fsPath ?? '';
+  }
+
   isApproved(def: ServerDefinition): boolean {
-    return this.state.get<string[]>(APPROVED_KEY, []).includes(approvalKey(def));
+    return this.state.get<string[]>(APPROVED_KEY, []).includes(describeLaunch(def, this.folderOf(def)).key);
   }
 
   async approve(def: ServerDefinition): Promise<void> {
     const list = this.state.get<string[]>(APPROVED_KEY, []);
-    const key = approvalKey(def);
+    const key = describeLaunch(def, this.folderOf(def)).key;
     if (!list.includes(key)) await this.state.update(APPROVED_KEY, [...list, key]);
   }
 
-  /** Checks trust, then asks once per server command. Never starts anything itself. */
+  /** Asks once per launch, showing what will run. Never starts anything itself. */
   async request(def: ServerDefinition): Promise<ApprovalOutcome> {
-    if (!vscode.workspace.isTrusted) return 'untrusted';
     if (this.isApproved(def)) return 'approved';
-    const what = def.transport === 'stdio' ? `${def.command ?? ''} ${def.args.join(' ')}`.trim() : def.url ?? '';
+    const { lines } = describeLaunch(def, this.folderOf(def));
     const choice = await vscode.window.showWarningMessage(
       `Start the MCP server "${def.name}" to list its tools?`,
-      { modal: true, detail: `It runs: ${what}\nDefined in ${vscode.workspace.asRelativePath(def.file)}. Agent Seer only lists its tools.` },
+      { modal: true, detail: `${lines.join('\n')}\nDefined in ${vscode.workspace.asRelativePath(def.file)}. Agent Seer only lists its tools.` },
       'Start Server',
     );
     if (choice !== 'Start Server') return 'declined';

@@ -2,15 +2,16 @@
  * "Snapshot Tools" on a server definition: trust gate, variables, start and list the server
  * with progress and cancellation, write the snapshot into the workspace.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveVariables } from '../core/spec/configs/variables';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import { listServerTools } from '../core/spec/live';
 import { writeSnapshot } from '../core/spec/snapshotWriter';
+import { resolveInside } from '../core/util/insideFolder';
 import { readConfig } from './config';
 import { errorMessage } from './log';
 import type { ServerApproval } from './serverApproval';
+import { requireTrust } from './trust';
 import type { WorkspaceModel } from './workspaceModel';
 
 export interface SnapshotDeps {
@@ -30,15 +31,16 @@ export type SnapshotOutcome =
 export async function snapshotServer(def: ServerDefinition, deps: SnapshotDeps): Promise<SnapshotOutcome> {
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(def.file));
   if (!folder) return { status: 'no-folder' };
-  const approval = await deps.approval.request(def);
-  if (approval === 'untrusted') {
-    deps.log.warn(`Not starting "${def.name}": the workspace is not trusted.`);
-    void vscode.window
-      .showErrorMessage(`Agent Seer does not start servers defined by an untrusted workspace ("${def.name}").`, 'Manage Workspace Trust')
-      .then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
-    return { status: 'untrusted' };
+  if (!requireTrust(`start the servers it defines ("${def.name}")`, deps.log)) return { status: 'untrusted' };
+  const config = readConfig(folder.uri);
+  const out = await resolveInside(folder.uri.fsPath, config.snapshotFolder, 'agentSeer.snapshotFolder');
+  if (!out.ok) {
+    deps.log.error(out.message);
+    void vscode.window.showErrorMessage(`Agent Seer: ${out.message}`);
+    return { status: 'failed', message: out.message };
   }
-  if (approval === 'declined') return { status: 'declined' };
+  const outDir = out.path;
+  if ((await deps.approval.request(def)) === 'declined') return { status: 'declined' };
 
   const resolved = resolveVariables(def, { workspaceFolder: folder.uri.fsPath, env: process.env, inputs: Object.fromEntries(deps.inputValues) });
   let target = resolved.definition;
@@ -58,8 +60,6 @@ export async function snapshotServer(def: ServerDefinition, deps: SnapshotDeps):
   const missingEnv = resolved.unresolved.filter((v) => v.kind !== 'input');
   if (missingEnv.length) deps.log.warn(`"${def.name}": unresolved ${missingEnv.map((v) => v.raw).join(', ')} (left empty)`);
 
-  const config = readConfig(folder.uri);
-  const outDir = path.join(folder.uri.fsPath, config.snapshotFolder);
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Listing tools of "${def.name}"`, cancellable: true },
     async (progress, token) => {

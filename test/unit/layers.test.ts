@@ -72,3 +72,17 @@ test('activation is lazy: no "*" activation event', () => {
   assert.ok(!pkg.activationEvents.includes('*'));
   assert.ok(pkg.activationEvents.includes('onView:agentSeer.specs'));
 });
+
+test('in Restricted Mode every setting that names a folder, an endpoint or a model is the user’s only', () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations?: string[] } };
+    contributes: { configuration: { properties: Record<string, { type: string }> } };
+  };
+  const sensitive = Object.entries(pkg.contributes.configuration.properties)
+    .filter(([name, p]) => p.type === 'string' && /(folder|url|model|command|path)$/i.test(name))
+    .map(([name]) => name)
+    .sort();
+  assert.ok(sensitive.length >= 7, sensitive.join(', '));
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  assert.deepEqual([...(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations ?? [])].sort(), sensitive);
+});
