@@ -15,7 +15,7 @@ import type { ServerDefinition, Transport } from './configs/types';
 import { startServerProcess, stopServerProcess, type ChildStop, type ServerProcess } from './live/child';
 import { raceTimer, withDeadline } from './live/deadline';
 import { ChildStdioTransport } from './live/stdioTransport';
-import { maskSecretText } from './maskSecrets';
+import { maskArgs, maskSecretText } from './maskSecrets';
 import { ServerInfo, Tool, toolIssueMessage, type Spec } from './model';
 
 export type { ChildStop } from './live/child';
@@ -139,10 +139,11 @@ export async function listServerTools(definition: ServerDefinition, options: Liv
 
 /**
  * A short description of where a listing came from, for a snapshot's `provenance`. URLs lose
- * credentials, query and fragment (tokens live there); env and headers are never included.
+ * credentials, query and fragment (tokens live there), secrets in args are masked
+ * (`maskArgs`); env and headers are never included.
  */
 export function describeTarget(definition: ServerDefinition): string {
-  if (definition.transport === 'stdio') return ['stdio:', definition.command ?? '', ...definition.args].join(' ').trim();
+  if (definition.transport === 'stdio') return ['stdio:', ...maskArgs([definition.command ?? '', ...definition.args])].join(' ').trim();
   return `${definition.transport}: ${safeUrl(definition.url ?? '')}`;
 }
 
