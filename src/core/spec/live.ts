@@ -26,11 +26,11 @@ export interface LiveListOptions {
   connectTimeoutMs?: number;
   /** Time for the whole `tools/list` walk, all pages together (ms). Default 30 000. */
   listTimeoutMs?: number;
-  /** Cancels the listing; the child process is reaped before the promise settles. */
+  /** Cancels the listing; the child's process tree is stopped before the promise settles. */
   signal?: AbortSignal;
   /** Most `tools/list` pages accepted before giving up on a server that never ends. Default 1000. */
   maxPages?: number;
-  /** How long a stdio server gets to exit after stdin closes, and again after SIGTERM (ms). Default 2000. */
+  /** How long a stdio server gets to exit after stdin closes, and its whole process tree after SIGTERM, before SIGKILL (ms). Default 2000. */
   killGraceMs?: number;
   /** Called with the child's pid as soon as a stdio server has been spawned. */
   onSpawn?: (pid: number) => void;
@@ -52,7 +52,7 @@ export interface LiveListing {
   pages: number;
   /** The transport that worked (`sse` when Streamable HTTP fell back). */
   transport: Transport;
-  /** Last ~4 KB of a stdio server's stderr, when it wrote any. */
+  /** Last ~4 KB of a stdio server's stderr, when it wrote any, secrets masked (see `maskSecretText`). */
   stderrTail?: string;
   /** The stdio child's pid (already exited when the listing returns). */
   pid?: number;
@@ -66,7 +66,7 @@ export interface LiveListErrorDetails {
   server: string;
   /** The stdio child's pid, when one was spawned. */
   pid?: number;
-  /** Last ~4 KB of the child's stderr. */
+  /** Last ~4 KB of the child's stderr, secrets masked. */
   stderrTail?: string;
   exitCode?: number | null;
   signal?: string | null;
@@ -103,7 +103,7 @@ export class LiveListError extends Error {
   get pid(): number | undefined {
     return this.details.pid;
   }
-  /** Last ~4 KB of the stdio server's stderr. */
+  /** Last ~4 KB of the stdio server's stderr, secrets masked. */
   get stderrTail(): string | undefined {
     return this.details.stderrTail;
   }
@@ -118,7 +118,8 @@ const CLIENT_INFO = { name: 'agent-seer', version: '0.1.0' };
  * HTTP, or SSE (directly when `transport` is `sse`, or as a fallback when Streamable HTTP answers
  * with a 4xx). stdio children get the SDK's safe default environment plus `definition.env`;
  * `headers` go on every HTTP request. `disabled` is not checked: that is the caller's call.
- * Throws {@link LiveListError}; a stdio child is always reaped before this settles.
+ * Throws {@link LiveListError}; a stdio child and every process it started (its process group)
+ * are stopped before this settles.
  */
 export async function listServerTools(definition: ServerDefinition, options: LiveListOptions = {}): Promise<LiveListing> {
   // Explicit undefined or NaN (a bad setting) must not turn into a zero-length timeout.
