@@ -11,3 +11,19 @@ export function formatProblem(p: LoadProblem, rel: (f: string) => string = (f) =
   const where = p.line !== undefined ? `:${p.line}${p.column !== undefined ? `:${p.column}` : ''}` : '';
   return `${rel(p.file)}${where}: ${p.message}`;
 }
+
+/** C0 controls but tab and newline, DEL, and C1 controls (U+0080–U+009F: 0x9B is a one-byte CSI). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL_OR_NEWLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text fit for a terminal: control characters that could drive it (ESC sequences that set the
+ * title, clear the screen, rewrite earlier lines; BEL; CR) are shown as `\u001b`-style escapes.
+ * The `\uXXXX` form is also a JSON string escape, so JSON output passed through here stays
+ * valid JSON with the same values. Tabs and the newlines that separate lines are kept unless
+ * `newlines` is false (for a single table cell or field).
+ */
+export function terminalSafe(text: string, options: { newlines?: boolean } = {}): string {
+  const pattern = options.newlines === false ? CONTROL_OR_NEWLINE : CONTROL;
+  return text.replace(pattern, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

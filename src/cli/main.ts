@@ -14,6 +14,7 @@ import { snapshotCommand } from './commands/snapshot';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 import { EXIT, UsageError, type Io } from './errors';
+import { processIo } from './processIo';
 
 const HELP = `agent-seer — evaluation harnesses for MCP tool specs
 
@@ -233,9 +234,19 @@ const VERSION = typeof __AGENT_SEER_VERSION__ === 'string' ? __AGENT_SEER_VERSIO
 
 if (require.main === module) {
   const abort = new AbortController();
-  process.once('SIGINT', () => abort.abort());
-  const io: Io = { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n'), cwd: process.cwd(), env: process.env };
-  void run(process.argv.slice(2), io, abort.signal).then((code) => {
+  // Servers run in their own process groups, so Ctrl+C in a terminal or a \`kill\` reaches only this
+  // process: the first signal cancels the run, which stops the servers' trees with their grace
+  // periods; a second one exits at once (the exit hook in core/spec/live/child.ts still SIGKILLs
+  // any server tree left).
+  let signalled = false;
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(name, () => {
+      if (signalled) process.exit(EXIT.failed);
+      signalled = true;
+      abort.abort();
+    });
+  }
+  void run(process.argv.slice(2), processIo(), abort.signal).then((code) => {
     process.exitCode = code;
   });
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,24 @@ async function failing(
     return { error, ms: Date.now() - started, pid };
   }
   assert.fail('the listing should have failed');
+}
+
+/** Runs the built CLI (dist/cli.js) as a real process, killed after `ms`; `during` may act on it. */
+async function runCli(args: string[], ms: number, during?: (child: ChildProcess) => Promise<void>): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  try {
+    const exited = once(child, 'close');
+    await during?.(child);
+    const [code] = (await exited) as [number | null];
+    return { code, out, err };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Starts the fixture server over HTTP on 127.0.0.1 (port 0) and returns its URL. */
@@ -220,10 +239,11 @@ describe('listServerTools over stdio', () => {
   it('passes env and cwd to the child', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'agent-seer-cwd-'));
     try {
-      const script = 'process.stderr.write(process.env.AGENT_SEER_PROBE + " in " + process.cwd()); process.exit(2)';
+      // The value itself would be masked in the message (see the secrets test): report whether it arrived.
+      const script = 'process.stderr.write((process.env.AGENT_SEER_PROBE === "probe-value" ? "env ok" : "env missing") + " in " + process.cwd()); process.exit(2)';
       const def = definition('probe', { command: process.execPath, args: ['-e', script], env: { AGENT_SEER_PROBE: 'probe-value' }, cwd });
       const { error } = await failing(def, 'exited');
-      assert.match(error.message, /^server "probe" exited with code 2 before answering: probe-value in /);
+      assert.match(error.message, /^server "probe" exited with code 2 before answering: env ok in /);
       assert.ok(error.message.endsWith(await realpath(cwd)), error.message); // getcwd() reports the real path
     } finally {
       await rm(cwd, { recursive: true, force: true });
@@ -290,6 +310,177 @@ describe('listServerTools over stdio', () => {
       const { error } = await failing(def, 'config');
       assert.match(error.message, message);
     }
+  });
+});
+
+/**
+ * Gone for good: no such process, or a zombie. Where PID 1 does not reap orphans (as in some
+ * containers) a killed grandchild stays a zombie, which `kill(pid, 0)` still reports as present.
+ */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true; // vanished between the two checks
+  }
+}
+
+/** Waits until `file` holds a pid (written by a grandchild) and returns it. */
+async function pidFrom(file: string, ms = 10_000): Promise<number> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+    if (/^\d+$/.test(text)) return Number(text);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no pid in ${file}`);
+}
+
+/** The pids of every descendant of `pid` right now (Linux, from /proc). */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const [child, ppid] of parents) if (ppid === parent && !found.includes(child)) (found.push(child), walk(child));
+  };
+  walk(pid);
+  return found;
+}
+
+describe('listServerTools stops the whole process tree', { skip: process.platform === 'win32' ? 'POSIX process groups' : false }, () => {
+  it('stops a wrapper (sh -c) and the server it started when the timeout fires', async () => {
+    let seen: number[] = [];
+    const def = definition('wrapped', { command: 'sh', args: ['-c', 'sleep 40; true'] });
+    const { error, ms, pid } = await failing(def, 'timeout', {
+      connectTimeoutMs: 3000,
+      onSpawn: (p) => void setTimeout(() => (seen = descendants(p)), 1000),
+    });
+    assert.ok(ms < 8000, `settled ${ms} ms after start, not when sleep 40 ends`);
+    assert.equal(error.details.stopped, 'SIGTERM');
+    assert.equal(seen.length, 1, `the wrapper had started sleep: ${seen.join(', ')}`);
+    assertDead(pid);
+    for (const p of seen) assert.ok(processGone(p), `grandchild ${p} is still alive`);
+  });
+
+  it('SIGKILLs a grandchild that ignores SIGTERM after the grace period', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-seer-tree-'));
+    try {
+      const pidFile = join(dir, 'grandchild.pid');
+      // The subshell ignores TERM and execs sleep, which inherits the ignored signal.
+      const script = `(trap "" TERM; exec sleep 60) & echo $! > ${JSON.stringify(pidFile)}; wait`;
+      const { error, ms } = await failing(definition('stubborn-tree', { command: 'sh', args: ['-c', script] }), 'timeout', {
+        connectTimeoutMs: 1500,
+        killGraceMs: 500,
+      });
+      const grandchild = await pidFrom(pidFile);
+      assert.equal(error.details.stopped, 'SIGKILL', 'SIGTERM was not enough for the tree');
+      assert.ok(ms < 8000, `took ${ms} ms`);
+      assert.ok(processGone(grandchild), `grandchild ${grandchild} survived`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('cancelling through the AbortSignal stops the grandchild too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-seer-tree-'));
+    try {
+      const pidFile = join(dir, 'grandchild.pid');
+      const controller = new AbortController();
+      const script = `sleep 60 & echo $! > ${JSON.stringify(pidFile)}; wait`;
+      const pending = failing(definition('cancelled-tree', { command: 'sh', args: ['-c', script] }), 'aborted', {
+        signal: controller.signal,
+        connectTimeoutMs: 60_000,
+      });
+      const grandchild = await pidFrom(pidFile);
+      controller.abort();
+      const { ms, pid } = await pending;
+      assert.ok(ms < 10_000, `cancelled promptly (${ms} ms)`);
+      assertDead(pid);
+      assert.ok(processGone(grandchild), `grandchild ${grandchild} survived the cancel`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops what a server left running after a successful listing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-seer-tree-'));
+    try {
+      const pidFile = join(dir, 'helper.pid');
+      // A wrapper that starts a helper in the background, then execs the real server.
+      const server = join(serversDir, 'fixtureServer.js');
+      const script = `sleep 60 & echo $! > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(server)}`;
+      const listing = await listServerTools(definition('with-helper', { command: 'sh', args: ['-c', script] }), { killGraceMs: 500 });
+      assert.equal(listing.spec.tools.length, fixtureNames.length);
+      const helper = await pidFrom(pidFile);
+      assert.ok(processGone(helper), `helper ${helper} outlived the listing`);
+      assertDead(listing.pid);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the CLI snapshot of a wrapped server exits within seconds of its timeout', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-seer-cli-tree-'));
+    try {
+      writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { wrapped: { command: 'sh', args: ['-c', 'sleep 40; true'] } } }));
+      const started = Date.now();
+      const r = await runCli(['snapshot', join(dir, '.mcp.json'), '--out', join(dir, 'out'), '--timeout', '3'], 20_000);
+      const ms = Date.now() - started;
+      assert.equal(r.code, 1, r.err);
+      assert.match(r.err, /agent-seer: server "wrapped" did not answer initialize within 3s$/m);
+      assert.ok(!/\n\s+at /.test(r.err), 'no stack trace');
+      assert.ok(ms < 9000, `exited ${ms} ms after start (timeout 3 s, grace 2 s)`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`the CLI stops the server's tree when it gets ${signal}`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'agent-seer-cli-tree-'));
+      try {
+        const pidFile = join(dir, 'grandchild.pid');
+        const script = `sleep 60 & echo $! > ${JSON.stringify(pidFile)}; wait`;
+        writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { wrapped: { command: 'sh', args: ['-c', script] } } }));
+        const run = runCli(['snapshot', join(dir, '.mcp.json'), '--out', join(dir, 'out'), '--timeout', '60'], 20_000, async (child) => {
+          await pidFrom(pidFile);
+          child.kill(signal);
+        });
+        const r = await run;
+        const grandchild = await pidFrom(pidFile);
+        assert.equal(r.code, 1, r.err);
+        assert.match(r.err, /was cancelled$/m);
+        assert.ok(processGone(grandchild), `grandchild ${grandchild} outlived the CLI`);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+describe('listServerTools keeps secrets out of messages', () => {
+  it('masks env and header values the config passed when a server echoes them to stderr', async () => {
+    const script = 'process.stderr.write("fatal: bad credentials " + process.env.MY_SERVICE_TOKEN + " for " + process.env.ORG + "\\n", () => process.exit(1))';
+    const def = definition('leaky', { command: process.execPath, args: ['-e', script], env: { MY_SERVICE_TOKEN: 'tok-1234567890', ORG: 'acme-corp' } });
+    const { error } = await failing(def, 'exited');
+    assert.equal(error.message, 'server "leaky" exited with code 1 before answering: fatal: bad credentials *** for ***');
+    assert.equal(error.stderrTail, 'fatal: bad credentials *** for ***');
+    assert.ok(!JSON.stringify(error.details).includes('tok-1234567890'));
   });
 });
 

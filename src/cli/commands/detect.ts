@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { detectWorkspace } from '../../core/spec/detect';
+import { maskArgs, maskUrl } from '../../core/spec/maskSecrets';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
 import { renderTable } from '../table';
@@ -13,18 +14,25 @@ export async function detectCommand(args: { folder?: string; json: boolean }, io
   if (!s?.isDirectory()) throw new UsageError(`${args.folder}: not a folder`);
   const found = await detectWorkspace(root);
   const rel = relativeTo(io.cwd);
+  // Configs often carry literal tokens in args or URLs; what is printed here ends up in CI logs.
+  const shown = found.definitions.map((d) => ({
+    def: d,
+    command: d.command === undefined ? undefined : maskArgs([d.command])[0],
+    args: maskArgs(d.args),
+    url: d.url === undefined ? undefined : maskUrl(d.url),
+  }));
   if (args.json) {
     io.out(
       JSON.stringify(
         {
-          definitions: found.definitions.map((d) => ({
+          definitions: shown.map(({ def: d, command, args: masked, url }) => ({
             name: d.name,
             file: d.file,
             format: d.format,
             transport: d.transport,
-            command: d.command ?? null,
-            args: d.args,
-            url: d.url ?? null,
+            command: command ?? null,
+            args: masked,
+            url: url ?? null,
             disabled: d.disabled,
             variables: d.variables.map((v) => v.raw),
           })),
@@ -40,12 +48,12 @@ export async function detectCommand(args: { folder?: string; json: boolean }, io
       io.out(
         renderTable(
           ['server', 'transport', 'format', 'file', 'runs'],
-          found.definitions.map((d) => [
+          shown.map(({ def: d, command, args: masked, url }) => [
             d.name + (d.disabled ? ' (disabled)' : ''),
             d.transport,
             d.format,
             rel(d.file),
-            d.command ? [d.command, ...d.args].join(' ') : d.url ?? '',
+            command ? [command, ...masked].join(' ') : url ?? '',
           ]),
         ),
       );

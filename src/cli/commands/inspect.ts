@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { FINDING_CODES, formatFixed } from '../../core/complexity';
 import { inspectPaths } from '../../core/inspect';
 import { EXIT, UsageError, type Io } from '../errors';
-import { formatProblem, relativeTo } from '../format';
+import { formatProblem, relativeTo, terminalSafe } from '../format';
 import { renderTable } from '../table';
 
 /** `agent-seer inspect <path…> [--json]` */
@@ -57,13 +57,13 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
       const seen = new Set<keyof typeof FINDING_CODES>();
       for (const s of result.servers) {
         if (!s.findings.length) continue;
-        io.out(`\n${s.name} (${rel(s.source)}):`);
+        io.out(`\n${field(s.name)} (${field(rel(s.source))}):`);
         for (const f of s.findings) {
           const where = f.tool ? `${f.tool}${f.param ? `.${f.param}` : ''}` : '(server)';
           // The table says what; why each code matters is printed once, below.
           const why = FINDING_CODES[f.code].explanation;
           const what = f.message.endsWith(why) ? f.message.slice(0, -why.length).trim() : f.message;
-          io.out(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${where}: ${what}`);
+          io.out(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${field(where)}: ${field(what)}`);
           seen.add(f.code);
         }
       }
@@ -85,3 +85,6 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
 }
 
 const round = (n: number) => Number(formatFixed(n));
+
+/** A name or message from a spec inside one output line: its newlines must not start new ones. */
+const field = (text: string) => terminalSafe(text, { newlines: false });

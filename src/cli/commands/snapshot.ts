@@ -6,7 +6,7 @@ import { resolveVariables } from '../../core/spec/configs/variables';
 import { listServerTools } from '../../core/spec/live';
 import { writeSnapshot } from '../../core/spec/snapshotWriter';
 import { EXIT, UsageError, type Io } from '../errors';
-import { formatProblem, relativeTo } from '../format';
+import { formatProblem, relativeTo, terminalSafe } from '../format';
 
 export interface SnapshotArgs {
   config?: string;
@@ -65,7 +65,7 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
   if (args.json) {
     io.out(JSON.stringify({ server: def.name, file: out, tools: listing.spec.tools.length, invalidTools: listing.spec.invalidTools.length, pages: listing.pages }, null, 2));
   } else {
-    io.out(`Wrote ${listing.spec.tools.length} tools of "${def.name}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relativeTo(io.cwd)(out)}`);
+    io.out(`Wrote ${listing.spec.tools.length} tools of "${terminalSafe(def.name, { newlines: false })}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relativeTo(io.cwd)(out)}`);
     if (listing.spec.invalidTools.length) io.out(`${listing.spec.invalidTools.length} entries were not valid tools and were left out.`);
   }
   return EXIT.ok;

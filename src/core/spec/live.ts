@@ -6,16 +6,19 @@
  * an `inputSchema` without `type: "object"`) would fail the whole listing. Here each tool goes
  * through the lenient `Tool` schema of the spec model and bad entries land in `invalidTools`.
  */
-import type { ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { ServerDefinition, Transport } from './configs/types';
+import { startServerProcess, stopServerProcess, type ChildStop, type ServerProcess } from './live/child';
+import { raceTimer, withDeadline } from './live/deadline';
+import { ChildStdioTransport } from './live/stdioTransport';
+import { maskArgs, maskSecretText } from './maskSecrets';
 import { ServerInfo, Tool, toolIssueMessage, type Spec } from './model';
+
+export type { ChildStop } from './live/child';
 
 /** Options for {@link listServerTools}. Every wait is bounded. */
 export interface LiveListOptions {
@@ -23,11 +26,11 @@ export interface LiveListOptions {
   connectTimeoutMs?: number;
   /** Time for the whole `tools/list` walk, all pages together (ms). Default 30 000. */
   listTimeoutMs?: number;
-  /** Cancels the listing; the child process is reaped before the promise settles. */
+  /** Cancels the listing; the child's process tree is stopped before the promise settles. */
   signal?: AbortSignal;
   /** Most `tools/list` pages accepted before giving up on a server that never ends. Default 1000. */
   maxPages?: number;
-  /** How long a stdio server gets to exit after stdin closes, and again after SIGTERM (ms). Default 2000. */
+  /** How long a stdio server gets to exit after stdin closes, and its whole process tree after SIGTERM, before SIGKILL (ms). Default 2000. */
   killGraceMs?: number;
   /** Called with the child's pid as soon as a stdio server has been spawned. */
   onSpawn?: (pid: number) => void;
@@ -49,7 +52,7 @@ export interface LiveListing {
   pages: number;
   /** The transport that worked (`sse` when Streamable HTTP fell back). */
   transport: Transport;
-  /** Last ~4 KB of a stdio server's stderr, when it wrote any. */
+  /** Last ~4 KB of a stdio server's stderr, when it wrote any, secrets masked (see `maskSecretText`). */
   stderrTail?: string;
   /** The stdio child's pid (already exited when the listing returns). */
   pid?: number;
@@ -57,19 +60,13 @@ export interface LiveListing {
   stopped?: ChildStop;
 }
 
-/**
- * How a stdio child ended: on its own (`exited`), after its stdin was closed (`stdin`, the
- * polite MCP shutdown), or by signal after a grace period (`SIGTERM`, then `SIGKILL`).
- */
-export type ChildStop = 'exited' | 'stdin' | 'SIGTERM' | 'SIGKILL';
-
 /** Facts attached to a {@link LiveListError}. */
 export interface LiveListErrorDetails {
   /** Name of the server definition. */
   server: string;
   /** The stdio child's pid, when one was spawned. */
   pid?: number;
-  /** Last ~4 KB of the child's stderr. */
+  /** Last ~4 KB of the child's stderr, secrets masked. */
   stderrTail?: string;
   exitCode?: number | null;
   signal?: string | null;
@@ -106,7 +103,7 @@ export class LiveListError extends Error {
   get pid(): number | undefined {
     return this.details.pid;
   }
-  /** Last ~4 KB of the stdio server's stderr. */
+  /** Last ~4 KB of the stdio server's stderr, secrets masked. */
   get stderrTail(): string | undefined {
     return this.details.stderrTail;
   }
@@ -121,7 +118,8 @@ const CLIENT_INFO = { name: 'agent-seer', version: '0.1.0' };
  * HTTP, or SSE (directly when `transport` is `sse`, or as a fallback when Streamable HTTP answers
  * with a 4xx). stdio children get the SDK's safe default environment plus `definition.env`;
  * `headers` go on every HTTP request. `disabled` is not checked: that is the caller's call.
- * Throws {@link LiveListError}; a stdio child is always reaped before this settles.
+ * Throws {@link LiveListError}; a stdio child and every process it started (its process group)
+ * are stopped before this settles.
  */
 export async function listServerTools(definition: ServerDefinition, options: LiveListOptions = {}): Promise<LiveListing> {
   // Explicit undefined or NaN (a bad setting) must not turn into a zero-length timeout.
@@ -142,10 +140,11 @@ export async function listServerTools(definition: ServerDefinition, options: Liv
 
 /**
  * A short description of where a listing came from, for a snapshot's `provenance`. URLs lose
- * credentials, query and fragment (tokens live there); env and headers are never included.
+ * credentials, query and fragment (tokens live there), secrets in args are masked
+ * (`maskArgs`); env and headers are never included.
  */
 export function describeTarget(definition: ServerDefinition): string {
-  if (definition.transport === 'stdio') return ['stdio:', definition.command ?? '', ...definition.args].join(' ').trim();
+  if (definition.transport === 'stdio') return ['stdio:', ...maskArgs([definition.command ?? '', ...definition.args])].join(' ').trim();
   return `${definition.transport}: ${safeUrl(definition.url ?? '')}`;
 }
 
@@ -153,123 +152,6 @@ type Resolved = Required<Omit<LiveListOptions, 'signal' | 'onSpawn'>> & Pick<Liv
 
 // ---------------------------------------------------------------------------------------------
 // stdio
-
-/** Exit status of a stdio child. */
-interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-}
-
-/** A handle on the spawned child that can tell whether it lives and make it stop. */
-interface ChildWatch {
-  pid: number;
-  exit(): ExitInfo | undefined;
-  alive(): boolean;
-  /** Resolves true once the process has exited, false after `ms`. */
-  waitExit(ms: number): Promise<boolean>;
-  /** Resolves once the process has exited and its pipes are drained (all stderr read). */
-  closed: Promise<void>;
-  endStdin(): void;
-  kill(signal: NodeJS.Signals): void;
-}
-
-/**
- * The SDK's stdio transport (kept for its cross-platform spawning: `.cmd` shims on Windows),
- * plus a hook once the child is spawned. The exit code is not public in the SDK, so the
- * `ChildProcess` is read from its private `_process` field; if a later SDK renames it, the
- * watch falls back to the public pid (no exit code in messages, reaping still works).
- */
-class WatchedStdioTransport extends StdioClientTransport {
-  constructor(
-    params: StdioServerParameters,
-    private readonly onStarted: (watch: ChildWatch) => void,
-  ) {
-    super(params);
-  }
-
-  override async start(): Promise<void> {
-    await super.start();
-    const child = (this as unknown as { _process?: unknown })._process;
-    if (child instanceof EventEmitter && typeof (child as ChildProcess).pid === 'number') {
-      this.onStarted(watchChildProcess(child as ChildProcess));
-    } else if (this.pid !== null) {
-      this.onStarted(watchPid(this.pid));
-    }
-  }
-}
-
-function watchChildProcess(child: ChildProcess): ChildWatch {
-  const done = (): ExitInfo | undefined =>
-    child.exitCode !== null || child.signalCode !== null ? { code: child.exitCode, signal: child.signalCode } : undefined;
-  let exit = done();
-  const exited = new Promise<void>((resolve) => {
-    if (exit) return resolve();
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      resolve();
-    });
-  });
-  // Watched from the moment of spawn, so 'close' cannot have fired yet.
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  return {
-    pid: child.pid as number,
-    exit: () => exit ?? done(),
-    alive: () => (exit ?? done()) === undefined,
-    waitExit: (ms) => raceTimer(exited.then(() => true), ms, false),
-    closed,
-    endStdin: () => {
-      try {
-        child.stdin?.end();
-      } catch {
-        // the pipe may already be gone; the signals below still apply
-      }
-    },
-    kill: (signal) => {
-      try {
-        child.kill(signal);
-      } catch {
-        // already gone
-      }
-    },
-  };
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function watchPid(pid: number): ChildWatch {
-  const waitExit = async (ms: number): Promise<boolean> => {
-    const end = Date.now() + ms;
-    while (pidAlive(pid)) {
-      if (Date.now() >= end) return false;
-      await sleep(50);
-    }
-    return true;
-  };
-  return {
-    pid,
-    exit: () => (pidAlive(pid) ? undefined : { code: null, signal: null }),
-    alive: () => pidAlive(pid),
-    waitExit,
-    closed: (async () => {
-      while (pidAlive(pid)) await sleep(100);
-    })(),
-    endStdin: () => undefined, // the transport's close() ends stdin
-    kill: (signal) => {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // already gone
-      }
-    },
-  };
-}
 
 /** Keeps the last `limit` bytes of a stream. */
 class TailBuffer {
@@ -294,44 +176,44 @@ class TailBuffer {
 
 async function listStdio(definition: ServerDefinition, o: Resolved): Promise<LiveListing> {
   const name = definition.name;
-  if (!definition.command) throw new LiveListError('config', `server "${name}" has no command to run`, { server: name });
+  const command = definition.command;
+  if (!command) throw new LiveListError('config', `server "${name}" has no command to run`, { server: name });
   if (definition.cwd !== undefined && !(await isDirectory(definition.cwd))) {
     throw new LiveListError('config', `server "${name}": working directory ${definition.cwd} does not exist`, { server: name });
   }
 
+  let proc: ServerProcess;
+  try {
+    proc = await startServerProcess({ command, args: definition.args, env: definition.env, cwd: definition.cwd });
+  } catch (error) {
+    throw new LiveListError('spawn', `could not start server "${name}" (${command}): ${describeError(error)}`, { server: name, cause: error });
+  }
+  o.onSpawn?.(proc.pid);
+
   const stderr = new TailBuffer(STDERR_TAIL_BYTES);
-  let watch: ChildWatch | undefined;
+  proc.child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // The server's stderr may echo what the config handed it (a token in its env, a header):
+  // those values never reach a message, a record or the caller.
+  const secrets = [...Object.values(definition.env), ...Object.values(definition.headers)];
+  const tailText = (): string | undefined => {
+    const tail = stderr.text();
+    return tail === undefined ? undefined : maskSecretText(tail, secrets);
+  };
   let rejectGone: (error: Error) => void = () => undefined;
   const childGone = new Promise<never>((_, reject) => (rejectGone = reject));
   childGone.catch(() => undefined); // only ever consumed through races
-  const transport = new WatchedStdioTransport(
-    { command: definition.command, args: definition.args, env: definition.env, cwd: definition.cwd, stderr: 'pipe' },
-    (w) => {
-      watch = w;
-      void w.closed.then(() => rejectGone(new Error('child closed')));
-      o.onSpawn?.(w.pid);
-    },
-  );
-  const stderrStream = transport.stderr;
-  stderrStream?.on('data', (chunk: Buffer | string) => stderr.push(chunk));
-  // The SDK pipes the child's stderr through a PassThrough, which can still hold data when the
-  // child reports 'close': the tail is complete only once that stream has ended too.
-  const stderrEnded = new Promise<void>((resolve) => {
-    if (!stderrStream) return resolve();
-    stderrStream.once('end', resolve);
-    stderrStream.once('close', resolve);
-  });
+  void proc.closed.then(() => rejectGone(new Error('child closed')));
+  const transport = new ChildStdioTransport(proc);
   const client = new Client(o.clientInfo, { capabilities: {} });
 
   const ctx = (extra: Partial<LiveListErrorDetails> = {}): LiveListErrorDetails => {
-    const details: LiveListErrorDetails = { server: name, ...extra };
-    if (watch) details.pid = watch.pid;
-    const tail = stderr.text();
+    const details: LiveListErrorDetails = { server: name, pid: proc.pid, ...extra };
+    const tail = tailText();
     if (tail !== undefined) details.stderrTail = tail;
     return details;
   };
   const withTail = (message: string): string => {
-    const tail = stderr.text();
+    const tail = tailText();
     return tail === undefined ? message : `${message}: ${oneLine(tail)}`;
   };
 
@@ -357,24 +239,22 @@ async function listStdio(definition: ServerDefinition, o: Resolved): Promise<Liv
       { ms: o.listTimeoutMs, outer: o.signal, also: childGone, ...deadlineErrors(o.listTimeoutMs) },
     );
     listing = buildListing(definition, client, listed, 'stdio');
-    if (watch) listing.pid = watch.pid;
+    listing.pid = proc.pid;
     return finishStdio(listing);
   } catch (error) {
     failure = await classifyStdioFailure(error);
     throw failure;
   } finally {
-    // A server that did nothing wrong gets the polite shutdown (stdin closed first).
-    if (watch) {
-      const stopped = await reap(watch, failure === undefined, o.killGraceMs);
-      if (failure) failure.details.stopped = stopped;
-      else if (listing) listing.stopped = stopped;
-    }
+    // A server that did nothing wrong gets the polite shutdown (stdin closed first). Either way
+    // the whole process tree is gone before this settles.
+    const stopped = await stopServerProcess(proc, failure === undefined, o.killGraceMs);
+    if (failure) failure.details.stopped = stopped;
+    else if (listing) listing.stopped = stopped;
     await client.close().catch(() => undefined);
-    await transport.close().catch(() => undefined);
   }
 
   function finishStdio(done: LiveListing): LiveListing {
-    const tail = stderr.text();
+    const tail = tailText();
     if (tail !== undefined) done.stderrTail = tail;
     return done;
   }
@@ -384,14 +264,11 @@ async function listStdio(definition: ServerDefinition, o: Resolved): Promise<Liv
       if (error.kind !== 'protocol' || error.details.stderrTail !== undefined) return error;
       return new LiveListError('protocol', withTail(error.message), ctx({ cause: error.details.cause }));
     }
-    if (!watch) {
-      return new LiveListError('spawn', `could not start server "${name}" (${definition.command}): ${describeError(error)}`, ctx({ cause: error }));
-    }
     // A closed connection usually means the child died: give its exit a moment to be reported
     // and its stderr to drain, so the message says why.
-    if (await watch.waitExit(500)) {
-      await raceTimer(Promise.all([watch.closed, stderrEnded]), 1000, undefined);
-      const exit = watch.exit() ?? { code: null, signal: null };
+    if (await proc.waitExit(500)) {
+      await raceTimer(proc.closed, 1000, undefined);
+      const exit = proc.exit() ?? { code: null, signal: null };
       const how = exit.signal ? `was killed by ${exit.signal}` : exit.code === null ? 'exited' : `exited with code ${exit.code}`;
       const when = phase === 'initialize' ? 'before answering' : `while listing tools (page ${page + 1})`;
       return new LiveListError('exited', withTail(`server "${name}" ${how} ${when}`), ctx({ exitCode: exit.code, signal: exit.signal, cause: error }));
@@ -399,20 +276,6 @@ async function listStdio(definition: ServerDefinition, o: Resolved): Promise<Liv
     const what = phase === 'initialize' ? 'failed to initialize' : `failed while listing tools (page ${page + 1})`;
     return new LiveListError('protocol', withTail(`server "${name}" ${what}: ${describeError(error)}`), ctx({ cause: error }));
   }
-}
-
-/** Stops a child for good: stdin closed (if polite), then SIGTERM, then SIGKILL, each with a grace period. */
-async function reap(watch: ChildWatch, polite: boolean, graceMs: number): Promise<ChildStop> {
-  if (!watch.alive()) return 'exited';
-  if (polite) {
-    watch.endStdin();
-    if (await watch.waitExit(graceMs)) return 'stdin';
-  }
-  watch.kill('SIGTERM');
-  if (await watch.waitExit(graceMs)) return 'SIGTERM';
-  watch.kill('SIGKILL');
-  await watch.waitExit(5000);
-  return 'SIGKILL';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -584,48 +447,6 @@ function buildListing(definition: ServerDefinition, client: Client, listed: List
 function abortedError(name: string, details: LiveListErrorDetails = { server: name }): LiveListError {
   return new LiveListError('aborted', `listing the tools of server "${name}" was cancelled`, details);
 }
-
-/**
- * Runs `work` with a deadline and the caller's signal. Whichever fires first aborts the signal
- * handed to `work` and rejects at once with its own error; `also` can reject early too (a child
- * that died). The SDK's own request timeouts are set longer, so these messages are the ones seen.
- */
-async function withDeadline<T>(
-  work: (signal: AbortSignal) => Promise<T>,
-  d: { ms: number; outer: AbortSignal | undefined; onTimeout: () => LiveListError; onAbort: () => LiveListError; also?: Promise<never> },
-): Promise<T> {
-  if (d.outer?.aborted) throw d.onAbort();
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let onOuterAbort: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    const stop = (error: LiveListError) => {
-      controller.abort(error);
-      reject(error);
-    };
-    timer = setTimeout(() => stop(d.onTimeout()), d.ms);
-    onOuterAbort = () => stop(d.onAbort());
-    d.outer?.addEventListener('abort', onOuterAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work(controller.signal), stopped, ...(d.also ? [d.also] : [])]);
-  } finally {
-    clearTimeout(timer);
-    if (onOuterAbort) d.outer?.removeEventListener('abort', onOuterAbort);
-  }
-}
-
-async function raceTimer<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
