@@ -113,7 +113,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
         spec = found.spec;
         for (const w of found.warnings) warnings.push(`${rel(dir)}: ${w}`);
       } else {
+        // Said on stderr as well as in the report: a report without a complexity profile is a degraded one.
         warnings.push(`${rel(dir)}: ${found.error}`);
+        io.err(`agent-seer: warning: ${rel(dir)}: ${found.error}`);
       }
     }
     progress(`read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}`);
