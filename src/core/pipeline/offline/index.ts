@@ -18,7 +18,7 @@ import type { Spec } from '../../spec/model';
 import { computeChecks } from '../checks';
 import { recordCounts } from '../runWriter';
 import { mockOffline } from './mock';
-import { analysisOf, buildScenario, callabilitySteps, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
+import { analysisSteps, buildScenario, callabilitySteps, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
 import { runSteps, runStepsYielding, type Steps } from './steps';
 import { turnsOffline } from './turns';
 
@@ -87,7 +87,7 @@ export function generateOfflineYielding(spec: Spec, options: GenerateOfflineOpti
 
 function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<OfflineResult> {
   const seed = Math.trunc(options.seed);
-  const analysis = analysisOf(spec);
+  const analysis = yield* analysisSteps(spec);
   const { callable, skipped } = yield* callabilitySteps(spec, seed);
   const repaired: Record<string, number> = {};
   const discarded: Record<string, number> = {};

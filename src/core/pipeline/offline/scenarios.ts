@@ -28,16 +28,21 @@ import { runSteps, type Steps } from './steps';
 import { fakerFor, rngFor, type Rng } from './rng';
 import { SampleLimitError, sampleSchema, type SampleContext } from './sampler';
 import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
-import { analyzeSpec, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
+import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
 
 const analyses = new WeakMap<Spec, SpecAnalysis>();
 
 /** The (cached) analysis of a spec. */
 export function analysisOf(spec: Spec): SpecAnalysis {
+  return runSteps(analysisSteps(spec));
+}
+
+/** {@link analysisOf} in steps (none when cached). */
+export function* analysisSteps(spec: Spec): Steps<SpecAnalysis> {
   let a = analyses.get(spec);
   if (!a) {
-    a = analyzeSpec(spec);
+    a = yield* analyzeSpecSteps(spec);
     analyses.set(spec, a);
   }
   return a;
@@ -155,7 +160,7 @@ export function callability(spec: Spec, seed: number): { callable: ToolInfo[]; s
 
 /** {@link callability} in steps: one tool probed per step. */
 export function* callabilitySteps(spec: Spec, seed: number): Steps<{ callable: ToolInfo[]; skipped: SkippedTool[] }> {
-  const analysis = analysisOf(spec);
+  const analysis = yield* analysisSteps(spec);
   const callable: ToolInfo[] = [];
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
