@@ -13,7 +13,7 @@
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { FileReadError, readBoundedFile } from '../boundedRead';
 import { looksBinary } from '../spec/jsonText';
 import { HarnessManifest, HarnessRecord } from './format';
@@ -160,7 +160,7 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
   } catch (e) {
     problems.push({ file: folder, message: `cannot list records: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
   }
-  const seen = new Map<string, string>();
+  const valid: { file: string; record: HarnessRecord; named: boolean }[] = [];
   for (const name of names) {
     const file = join(folder, name);
     const r = await readJson(file, problems);
@@ -170,17 +170,22 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
       problems.push({ file, message: `invalid record: ${describeIssues(parsed.error)}` });
       continue;
     }
-    const previous = seen.get(parsed.data.id);
+    valid.push({ file, record: parsed.data, named: name === `${recordFileStem(parsed.data.id)}.json` });
+  }
+  // Of two files with one id, the one named after it is the record; the other is the duplicate.
+  valid.sort((a, b) => Number(b.named) - Number(a.named));
+  const seen = new Map<string, string>();
+  for (const { file, record, named } of valid) {
+    const previous = seen.get(record.id);
     if (previous) {
-      problems.push({ file, message: `duplicate record id ${JSON.stringify(parsed.data.id)} (also in ${previous})` });
+      problems.push({ file, message: `duplicate record id ${JSON.stringify(record.id)} (also in ${previous})` });
       continue;
     }
-    seen.set(parsed.data.id, file);
-    out.files.set(parsed.data.id, file);
-    out.records.push(parsed.data);
+    seen.set(record.id, file);
+    out.files.set(record.id, file);
+    out.records.push(record);
     // An id edited by hand: still read (and judged in place), but the harness is inconsistent.
-    const expected = `${recordFileStem(parsed.data.id)}.json`;
-    if (basename(file) !== expected) problems.push({ file, message: `record id ${JSON.stringify(parsed.data.id)} does not match the file name (a record with this id belongs in ${expected})` });
+    if (!named) problems.push({ file, message: `record id ${JSON.stringify(record.id)} does not match the file name (a record with this id belongs in ${recordFileStem(record.id)}.json)` });
   }
   out.records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
