@@ -33,4 +33,6 @@ export const MAX_OPTION = {
   rpm: 1_000_000,
   /** Bootstrap resamples (`--resamples`): ten times the paper's B = 10,000. */
   resamples: 100_000,
+  /** Seconds to wait for a server (`snapshot --timeout`): a day; Node timers overflow past ~24.8 days and fire at once. */
+  timeoutSeconds: 86_400,
 } as const;

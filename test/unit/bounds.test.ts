@@ -200,4 +200,5 @@ test('a file over the size limit and a count over its maximum: exit 2, one line'
     assertOneLine(runBin(['generate', join(specsDir, 'slack.json'), '--rpm', '1e12'], dir), /--rpm is at most 1000000, got "1e12"$/);
   });
   await t.test('--resamples', () => assertOneLine(runBin(['report', dir, '--resamples', '100000000'], dir), /--resamples is at most 100000/));
+  await t.test('--timeout', () => assertOneLine(runBin(['snapshot', 'mcp.json', '--out', 'o', '--timeout', '1e10'], dir), /--timeout is at most 86400 seconds, got "1e10"$/));
 });
