@@ -4,6 +4,7 @@
  * a run that fails is one line, exit 1; never a stack trace (set AGENT_SEER_DEBUG=1 for one).
  */
 import { parseArgs } from 'node:util';
+import { MAX_OPTION } from '../core/bounds';
 import { detectCommand } from './commands/detect';
 import { exportCommand } from './commands/export';
 import { generateCommand } from './commands/generate';
@@ -90,6 +91,7 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
         });
         const timeoutSeconds = Number(values.timeout);
         if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout takes seconds, got "${values.timeout}"`);
+        if (timeoutSeconds > MAX_OPTION.timeoutSeconds) throw new UsageError(`--timeout is at most ${MAX_OPTION.timeoutSeconds} seconds, got "${values.timeout}"`);
         if (positionals.length > 1) throw new UsageError('snapshot takes one config file');
         return await snapshotCommand(
           { config: positionals[0], server: values.server, out: values.out, inputs: values.input, timeoutSeconds, json: values.json },

@@ -3,8 +3,9 @@
  * of every spec found, plus problems. Config files contribute the snapshots written for their
  * servers; a server without a snapshot is listed so the user knows to take one.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { FileReadError, readBoundedFile } from './boundedRead';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from './complexity';
 import { formatForPath, parseConfig } from './spec/configs';
 import type { ServerDefinition } from './spec/configs/types';
@@ -62,9 +63,9 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
     }
     let text: string;
     try {
-      text = await readFile(p, 'utf8');
+      text = await readBoundedFile(p);
     } catch (err) {
-      result.problems.push({ file: raw, message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+      result.problems.push({ file: raw, message: readFailure(err) });
       continue;
     }
     const format = formatForPath(formatPathOf(p));
@@ -106,9 +107,9 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
   for (const file of [...specFiles].sort()) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readBoundedFile(file);
     } catch (err) {
-      result.problems.push({ file, message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+      result.problems.push({ file, message: readFailure(err) });
       continue;
     }
     const load = loadSpecText(text, file);
@@ -116,6 +117,10 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
     else result.problems.push(load.problem);
   }
   return result;
+}
+
+function readFailure(err: unknown): string {
+  return err instanceof FileReadError ? err.message : `cannot read (${String(err)})`;
 }
 
 function addSpec(result: InspectResult, spec: Spec, thresholds?: ComplexityThresholds): void {

@@ -3,6 +3,7 @@
  * the rest of the extension receives a typed `Config`.
  */
 import * as vscode from 'vscode';
+import { MAX_OPTION } from '../core/bounds';
 import { DEFAULT_THRESHOLDS, type ComplexityThresholds } from '../core/complexity';
 
 export const CONFIG_SECTION = 'agentSeer';
@@ -30,8 +31,9 @@ function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Ex
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
-function num(v: unknown, fallback: number, min = 0): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
+/** A number setting in [min, max]; the fallback when it is not a number or below min, the maximum when above it. */
+function num(v: unknown, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= min ? Math.min(v, max) : fallback;
 }
 
 /** Reads the settings for a scope (a workspace folder, or the window). */
@@ -49,10 +51,10 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     serverTimeoutSeconds: num(c.get('serverTimeoutSeconds'), 30, 1),
     harnessFolder: str(c.get('harnessFolder')) ?? 'evals',
     generation: {
-      simple: Math.round(num(c.get('generation.simple'), 10)),
-      complex: Math.round(num(c.get('generation.complex'), 10)),
-      concurrency: Math.round(num(c.get('generation.concurrency'), 4, 1)),
-      rpm: num(c.get('generation.rpm'), 0) || undefined,
+      simple: Math.round(num(c.get('generation.simple'), 10, 0, MAX_OPTION.scenarios)),
+      complex: Math.round(num(c.get('generation.complex'), 10, 0, MAX_OPTION.scenarios)),
+      concurrency: Math.round(num(c.get('generation.concurrency'), 4, 1, MAX_OPTION.concurrency)),
+      rpm: num(c.get('generation.rpm'), 0, 0, MAX_OPTION.rpm) || undefined,
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),

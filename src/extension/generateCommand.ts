@@ -3,7 +3,7 @@
  * progress and cancellation. Records are written as they complete, so a cancelled run keeps
  * them and a re-run resumes from the cache.
  */
-import { readFile } from 'node:fs/promises';
+import { FileReadError, readBoundedFile } from '../core/boundedRead';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runPipeline, type PipelineProgress, type PipelineResult } from '../core/pipeline/runner';
@@ -66,7 +66,13 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
   if (!file) return undefined;
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
   if (!folder) return undefined;
-  const text = await readFile(file, 'utf8');
+  let text: string;
+  try {
+    text = await readBoundedFile(file);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(file)}: ${e instanceof FileReadError ? e.message : String(e)}`);
+    return undefined;
+  }
   const load = loadSpecText(text, file);
   if (!load.ok) {
     const where = load.problem.line ? `:${load.problem.line}:${load.problem.column}` : '';

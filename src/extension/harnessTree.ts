@@ -28,7 +28,8 @@ export const HARNESS_CONTEXT = {
 
 /** The file a record is stored in. */
 export function recordFile(harness: LoadedHarness, record: HarnessRecord): string {
-  return path.join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
+  // The file it was read from: an id edited by hand no longer names its file.
+  return harness.files.get(record.id) ?? path.join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
 }
 
 /** The score shown for a record: an LLM judge's TC when there is one, else the exact score. */

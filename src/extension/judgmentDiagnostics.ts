@@ -3,7 +3,7 @@
  * call or argument, with the sub-dimension as the code. Owns its DiagnosticCollection; open
  * record files are re-read from their live text.
  */
-import { readFile } from 'node:fs/promises';
+import { readBoundedFile } from '../core/boundedRead';
 import * as vscode from 'vscode';
 import { judgmentDiagnostics, type JudgmentDiagnostic } from '../core/judge/locate';
 import type { HarnessModel } from './harnessModel';
@@ -34,7 +34,7 @@ export class JudgmentDiagnostics extends Disposable {
         const uri = vscode.Uri.file(recordFile(h, r));
         keep.add(uri.toString());
         const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-        const text = open?.getText() ?? (await readFile(uri.fsPath, 'utf8').catch(() => ''));
+        const text = open?.getText() ?? (await readBoundedFile(uri.fsPath).catch(() => ''));
         this.publish(uri, text);
       }
     }

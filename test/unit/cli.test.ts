@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, test } from 'node:test';
 import { cli } from './cliRunner';
 import { repoRoot, specsDir, configsDir } from './fixturePaths';
@@ -231,4 +232,42 @@ test('export gives an agent the tools and task prompts, and nothing of the oracl
 
   const notHarness = await cli(['export', dir + '/nope']);
   assert.equal(notHarness.code, 2);
+});
+
+test('paths: a file: URL, an --out that is a file or a folder, exit 2 with one line; export --out creates its folder', async (t) => {
+  const dir = tempDir();
+  const gen = await cli(['generate', join(specsDir, 'slack.json'), '--out', join(dir, 'h'), '--simple', '2', '--complex', '0']);
+  assert.equal(gen.code, 0, gen.err);
+  writeFileSync(join(dir, 'afile'), 'x');
+  const url = (p: string): string => pathToFileURL(p).href;
+  const cases: [string, string[], RegExp][] = [
+    ['inspect file: URL', ['inspect', url(join(specsDir, 'slack.json'))], /^agent-seer: input file:\/\/\S+slack\.json: a file: URL, not a path/],
+    ['generate file: URL', ['generate', url(join(specsDir, 'slack.json'))], /^agent-seer: input file:\/\/\S+: a file: URL, not a path/],
+    ['generate --out file: URL', ['generate', join(specsDir, 'slack.json'), '--out', url(join(dir, 'g'))], /^agent-seer: --out file:\/\/\S+: a file: URL/],
+    ['report --out file: URL', ['report', join(dir, 'h'), '--out', url(join(dir, 'r.md'))], /^agent-seer: --out file:\/\/\S+: a file: URL/],
+    ['judge file: URL', ['judge', url(join(dir, 'h'))], /^agent-seer: harness folder file:\/\/\S+: a file: URL/],
+    ['generate --out an existing file', ['generate', join(specsDir, 'slack.json'), '--out', join(dir, 'afile')], /^agent-seer: --out \S+afile: exists and is not a folder$/],
+    ['export --out a folder', ['export', join(dir, 'h'), '--out', join(dir, 'h')], /^agent-seer: --out \S+h: exists and is not a regular file$/],
+    ['report --out a folder', ['report', join(dir, 'h'), '--out', dir], /^agent-seer: --out \S+: exists and is not a regular file$/],
+    ['export --out below a file', ['export', join(dir, 'h'), '--out', join(dir, 'afile', 'x.json')], /^agent-seer: --out \S+x\.json: cannot create its folder \(EEXIST\)$/],
+  ];
+  for (const [name, args, expected] of cases) {
+    await t.test(name, async () => {
+      const r = await cli(args);
+      assert.equal(r.code, 2, r.err);
+      const lines = r.err.trim().split('\n').filter((l) => !/generating|computing|read \d+ records/.test(l));
+      assert.equal(lines.length, 1, r.err);
+      assert.match(lines[0]!, expected);
+    });
+  }
+  assert.ok(!existsSync(join(dir, 'file:')), 'no folder named "file:" was made');
+  await t.test('export --out into a missing folder creates it and writes atomically', async () => {
+    const out = join(dir, 'new', 'deeper', 'view.json');
+    const r = await cli(['export', join(dir, 'h'), '--out', out]);
+    assert.equal(r.code, 0, r.err);
+    const view = JSON.parse(readFileSync(out, 'utf8')) as { tasks: unknown[] };
+    assert.ok(view.tasks.length >= 2);
+    // The temp file of the atomic write is gone.
+    assert.deepEqual(readdirSync(join(dir, 'new', 'deeper')), ['view.json']);
+  });
 });

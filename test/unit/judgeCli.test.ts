@@ -4,7 +4,7 @@
  * manifest; exit codes.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -135,6 +135,63 @@ describe('agent-seer judge', () => {
     const other = join(specsDir, 'git-official.json');
     const r = await cli(['judge', dir, '--spec', other]);
     assert.match(r.err, /warning: the spec in .*git-official\.json differs/);
+  });
+
+  it('exits 1 and names each record file it could not read, one line each: corrupt, empty, binary, a folder', async () => {
+    const { dir, ids } = await harness();
+    const records = join(dir, 'records');
+    await writeFile(join(records, 'corrupt.json'), '{"id": "c", "prompt": ');
+    await writeFile(join(records, 'empty.json'), '');
+    await writeFile(join(records, 'binary.json'), Buffer.from([0x7b, 0x00, 0x0a, 0x1b, 0x5b, 0x32, 0x4a, 0xff]));
+    await mkdir(join(records, 'x.json'));
+    const r = await cli(['judge', dir]);
+    assert.equal(r.code, 1, r.err);
+    const lines = r.err.split('\n').filter((l) => /^agent-seer: .*records/.test(l));
+    const reasons = Object.fromEntries(lines.map((l) => [/records[/\\](\S+?):/.exec(l)?.[1], l.replace(/^.*?\.json: /, '')]));
+    assert.deepEqual(reasons, {
+      'binary.json': 'binary file, not JSON',
+      'corrupt.json': 'not JSON (Unexpected end of JSON input)',
+      'empty.json': 'empty file, not JSON',
+      'x.json': 'a folder, not a regular file',
+    });
+    // The readable records were judged all the same.
+    assert.match(r.out, new RegExp(`Judged ${ids.length} records`));
+  });
+
+  it('scores a call of a tool missing from the spec as an exact failure', async () => {
+    const { dir, ids } = await harness();
+    const file = join(dir, 'records', `${ids[0]}.json`);
+    const record = JSON.parse(await readFile(file, 'utf8')) as { expected_tools: { name: string }[]; mock_outputs: { name: string }[] };
+    const calls = record.expected_tools.length;
+    record.expected_tools[0]!.name = 'no_such_tool';
+    record.mock_outputs[0]!.name = 'no_such_tool';
+    await writeFile(file, JSON.stringify(record));
+    const r = await cli(['judge', dir, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const j = (await judgments(dir)).get(ids[0]!)?.offline;
+    assert.ok(j);
+    // The other calls are right: the record scores their share, and selection records the failure.
+    assert.equal(j.exact, Math.round((10_000 * (calls - 1)) / calls) / 10_000);
+    assert.equal(j.subdimensions['selection.correctness'], Math.round((10_000 * (calls - 1)) / calls) / 10_000);
+    assert.ok(j.findings.some((f) => f.subdimension === 'selection.correctness' && f.score === 0 && f.source === 'exact'), JSON.stringify(j.findings));
+    const summary = JSON.parse(r.out) as { judges: { meanExact: number }[] };
+    assert.ok(summary.judges[0]!.meanExact < 1, String(summary.judges[0]!.meanExact));
+  });
+
+  it('judges a record whose id was edited in its own file, and reports the mismatch', async () => {
+    const { dir, ids } = await harness();
+    const file = join(dir, 'records', `${ids[0]}.json`);
+    const record = JSON.parse(await readFile(file, 'utf8')) as { id: string };
+    record.id = 'renamed-by-hand';
+    await writeFile(file, JSON.stringify(record));
+    const r = await cli(['judge', dir]);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, new RegExp(`${ids[0]}\\.json: record id "renamed-by-hand" does not match the file name \\(a record with this id belongs in renamed-by-hand\\.json\\)`));
+    // No second file: the judgment went back into the file the record came from.
+    assert.deepEqual((await readdir(join(dir, 'records'))).sort(), ids.map((id) => `${id}.json`).sort());
+    const written = JSON.parse(await readFile(file, 'utf8')) as { id: string; judgments?: Record<string, unknown> };
+    assert.equal(written.id, 'renamed-by-hand');
+    assert.ok(written.judgments?.offline);
   });
 
   const bad: [string, string[], NodeJS.ProcessEnv, RegExp][] = [

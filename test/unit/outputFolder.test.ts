@@ -68,7 +68,7 @@ describe('output folder', () => {
     await writeFile(file, 'x');
     const r = await cli(['generate', slack, '--out', file]);
     assert.equal(r.code, 2);
-    assert.match(r.err, /is a file, not a folder/);
+    assert.match(r.err, /is not a folder/);
     assert.equal(await readFile(file, 'utf8'), 'x');
   });
 

@@ -1,9 +1,8 @@
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { readHarness, exportForAgent } from '../../core/harness/store';
+import { readHarness, exportForAgent, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/judge';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
+import { outputFileOption, pathOption } from '../options';
 
 /**
  * `agent-seer export <harness-dir> [--out FILE] [--spec FILE]`: what an agent under test may see
@@ -12,11 +11,12 @@ import { formatProblem, relativeTo } from '../format';
  */
 export async function exportCommand(args: { dir?: string; out?: string; spec?: string }, io: Io): Promise<number> {
   if (!args.dir) throw new UsageError('export needs a harness folder');
-  const dir = resolve(io.cwd, args.dir);
+  const dir = pathOption('harness folder', args.dir, io.cwd);
+  const outFile = args.out !== undefined ? await outputFileOption('--out', args.out, io.cwd) : undefined;
   const read = await readHarness(dir);
   if (!read.manifest && !read.records.length) throw new UsageError(`${args.dir}: not a harness folder (no manifest.json or records/)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
-  const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: args.spec } : {}), cwd: io.cwd });
+  const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
   if (!found.ok) throw new UsageError(found.error);
   const tools = found.spec.tools.map((t) => ({
     name: t.name,
@@ -33,8 +33,9 @@ export async function exportCommand(args: { dir?: string; out?: string; spec?: s
     }),
   };
   const text = `${JSON.stringify(view, null, 2)}\n`;
-  if (args.out) {
-    await writeFile(resolve(io.cwd, args.out), text);
+  if (outFile) {
+    // Atomic, like every other file the product writes: a reader never sees half an export.
+    await writeFileAtomic(outFile, text);
     io.err(`agent-seer: wrote ${view.tasks.length} tasks and ${tools.length} tools to ${args.out}`);
   } else io.out(text.trimEnd());
   return EXIT.ok;

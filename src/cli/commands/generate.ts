@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import { MAX_OPTION } from '../../core/bounds';
+import { FileReadError, readBoundedFile } from '../../core/boundedRead';
 import { DEFAULT_SNAPSHOT_FOLDER, workspaceRootOf } from '../../core/inspect';
 import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
 import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, runPipeline, type PipelineProgress, type PipelineResult } from '../../core/pipeline/runner';
@@ -8,7 +9,7 @@ import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
 import { snapshotFileName } from '../../core/spec/snapshotWriter';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption, PROGRESS_EVERY_MS } from '../options';
+import { intOption, outputFolderOption, pathOption, PROGRESS_EVERY_MS, readInputFile } from '../options';
 import { formatProblem } from '../format';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
@@ -34,11 +35,8 @@ export interface GenerateArgs {
 
 /** The spec named on the command line: a snapshot file, or a config file's server snapshot. */
 async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<{ spec: Spec; server: string }> {
-  const file = resolve(io.cwd, input);
+  const { file, text } = await readInputFile('input', input, io.cwd);
   const rel = (f: string): string => relative(io.cwd, f) || f;
-  const text = await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`${input}: no such file`);
-  });
   const load = loadSpecText(text, file);
   if (load.ok) return { spec: load.spec, server: load.spec.name };
   if (!load.notSpec) throw new UsageError(formatProblem(load.problem, rel));
@@ -51,7 +49,8 @@ async function resolveSpec(input: string, server: string | undefined, io: Io): P
   const def = candidates[0]!;
   const folder = join(workspaceRootOf(file), DEFAULT_SNAPSHOT_FOLDER);
   const snap = join(folder, snapshotFileName(def.name));
-  const snapText = await readFile(snap, 'utf8').catch(() => {
+  const snapText = await readBoundedFile(snap).catch((e: unknown) => {
+    if (e instanceof FileReadError && e.reason !== 'missing') throw new UsageError(`${rel(snap)}: ${e.message}`);
     throw new UsageError(
       `no snapshot of server "${def.name}" at ${rel(snap)}: run \`agent-seer snapshot ${input} --server ${def.name} --out ${rel(folder)}\` first`,
     );
@@ -62,9 +61,7 @@ async function resolveSpec(input: string, server: string | undefined, io: Io): P
 }
 
 async function readExamples(path: string, io: Io): Promise<Record<string, unknown[]>> {
-  const text = await readFile(resolve(io.cwd, path), 'utf8').catch(() => {
-    throw new UsageError(`${path}: no such file`);
-  });
+  const { text } = await readInputFile('--examples', path, io.cwd);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -152,14 +149,15 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (!args.input) throw new UsageError('generate needs a spec snapshot or an MCP config file');
   const provider = args.provider;
   if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
-  const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0)!;
-  const complex = intOption('complex', args.complex, DEFAULT_COMPLEX, 0)!;
-  const concurrency = intOption('concurrency', args.concurrency, 4, 1)!;
-  const rpm = intOption('rpm', args.rpm, undefined, 1);
+  const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0, MAX_OPTION.scenarios)!;
+  const complex = intOption('complex', args.complex, DEFAULT_COMPLEX, 0, MAX_OPTION.scenarios)!;
+  const concurrency = intOption('concurrency', args.concurrency, 4, 1, MAX_OPTION.concurrency)!;
+  const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const seed = intOption('seed', args.seed, DEFAULT_SEED, 0)!;
   const { spec, server } = await resolveSpec(args.input, args.server, io);
   if (spec.tools.length === 0) throw new UsageError(`${args.input}: the spec has no tools`);
-  const outDir = resolve(io.cwd, args.out ?? join('evals', folderName(server)));
+  const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, join('evals', folderName(server)));
+  const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : undefined;
   const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
 
   let chat: ChatProvider | undefined;
@@ -184,7 +182,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`}…`);
   const result = await runPipeline({
     spec,
-    provider: chat ? { chat, ...(args.cacheDir ? { cacheDir: resolve(io.cwd, args.cacheDir) } : {}) } : 'offline',
+    provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}) } : 'offline',
     outDir,
     seed,
     simple,

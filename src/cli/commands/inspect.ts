@@ -1,14 +1,14 @@
-import { resolve } from 'node:path';
 import { FINDING_CODES, formatFixed } from '../../core/complexity';
 import { inspectPaths } from '../../core/inspect';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo, terminalSafe } from '../format';
+import { pathOption } from '../options';
 import { renderTable } from '../table';
 
 /** `agent-seer inspect <path…> [--json]` */
 export async function inspectCommand(args: { paths: string[]; json: boolean }, io: Io): Promise<number> {
   if (!args.paths.length) throw new UsageError('inspect needs at least one path (a spec snapshot, a config file or a folder)');
-  const result = await inspectPaths(args.paths.map((p) => resolve(io.cwd, p)));
+  const result = await inspectPaths(args.paths.map((p) => pathOption('input', p, io.cwd)));
   const rel = relativeTo(io.cwd);
   if (args.json) {
     io.out(

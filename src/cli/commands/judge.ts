@@ -1,10 +1,11 @@
 import { stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
+import { MAX_OPTION } from '../../core/bounds';
 import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
 import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmStats, StructuredLlm } from '../../core/llm';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption, PROGRESS_EVERY_MS } from '../options';
+import { intOption, pathOption, PROGRESS_EVERY_MS } from '../options';
 import { renderTable } from '../table';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
@@ -70,19 +71,20 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
  * [--concurrency N] [--rpm N] [--cache-dir DIR] [--force] [--json]`
  *
  * Exit 0 when every record is judged (or already was), 1 when some record could not be judged
- * by some judge or the run failed, 2 for bad input (no harness, no spec, bad options, no key).
+ * by some judge, some file of the harness could not be read (each is named on stderr, one line
+ * with the reason), or the run failed, 2 for bad input (no harness, no spec, bad options, no key).
  */
 export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
-  const dir = resolve(io.cwd, args.dir);
+  const dir = pathOption('harness folder', args.dir, io.cwd);
   const rel = (f: string): string => relative(io.cwd, f) || f;
   const isDir = await stat(join(dir, 'records')).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new UsageError(`${args.dir}: not a harness folder (no records/ inside)`);
-  const concurrency = intOption('concurrency', args.concurrency, 4, 1) ?? 4;
-  const rpm = intOption('rpm', args.rpm, undefined, 1);
+  const concurrency = intOption('concurrency', args.concurrency, 4, 1, MAX_OPTION.concurrency) ?? 4;
+  const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
 
   const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
-  const cacheDir = resolve(io.cwd, args.cacheDir ?? join(dir, '.cache'));
+  const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, '.cache');
   const judges: HarnessJudge[] = [];
   for (const raw of wanted) {
     const parsed = parseJudgeOption(raw);
@@ -110,7 +112,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   }
 
   const { manifest } = await readHarness(dir);
-  const found = await findHarnessSpec(dir, manifest, { specFile: args.spec, cwd: io.cwd });
+  const found = await findHarnessSpec(dir, manifest, { ...(args.spec !== undefined ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
   if (!found.ok) throw new UsageError(found.error);
   for (const w of found.warnings) io.err(`agent-seer: warning: ${w}`);
 
@@ -139,5 +141,6 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   } else {
     io.out(judgeSummaryText(result, rel(dir)));
   }
-  return result.judges.some((j) => j.notJudged > 0) ? EXIT.failed : EXIT.ok;
+  // Files that could not be read were not judged: the run did not do all it was asked to.
+  return result.problems.length > 0 || result.judges.some((j) => j.notJudged > 0) ? EXIT.failed : EXIT.ok;
 }

@@ -1,5 +1,6 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { MAX_OPTION } from '../../core/bounds';
 import { specHash } from '../../core/harness/hash';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/judge';
@@ -12,7 +13,7 @@ import { f3 } from '../../core/report/tables';
 import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption } from '../options';
+import { intOption, outputFileOption, pathOption, readInputFile } from '../options';
 
 /** Output formats of `agent-seer report`. */
 export const REPORT_FORMATS = ['md', 'html', 'json'] as const;
@@ -44,13 +45,7 @@ function threshold(name: string, raw: string | undefined): number | undefined {
 async function loadSpecs(files: readonly string[], cwd: string): Promise<{ file: string; spec: Spec; hash: string }[]> {
   const out = [];
   for (const f of files) {
-    const file = resolve(cwd, f);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch {
-      throw new UsageError(`cannot read the spec file ${f}`);
-    }
+    const { file, text } = await readInputFile('--spec', f, cwd);
     const loaded = loadSpecText(text, file);
     if (!loaded.ok) throw new UsageError(`${f}: ${loaded.problem.message}`);
     out.push({ file, spec: loaded.spec, hash: specHash(loaded.spec) });
@@ -89,7 +84,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const minTc = threshold('--min-tc', args.minTc);
   const minCoh = threshold('--min-coh', args.minCoh);
   const seed = intOption('seed', args.seed, undefined, 0);
-  const resamples = intOption('resamples', args.resamples, undefined, 1);
+  const resamples = intOption('resamples', args.resamples, undefined, 1, MAX_OPTION.resamples);
+  // Checked before the work, so a bad --out is not found only after the report is computed.
+  const outFile = args.out !== undefined ? await outputFileOption('--out', args.out, io.cwd) : undefined;
   const rel = (f: string) => relative(io.cwd, f) || f;
   const progress = (s: string) => io.err(`agent-seer: ${s}`);
 
@@ -97,7 +94,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const inputs: HarnessInput[] = [];
   const warnings: string[] = [];
   for (const d of args.dirs) {
-    const dir = resolve(io.cwd, d);
+    const dir = pathOption('harness folder', d, io.cwd);
     const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
     if (!isDir) throw new UsageError(`no harness folder at ${d}`);
     const read = await readHarness(dir);
@@ -116,7 +113,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
         spec = found.spec;
         for (const w of found.warnings) warnings.push(`${rel(dir)}: ${w}`);
       } else {
+        // Said on stderr as well as in the report: a report without a complexity profile is a degraded one.
         warnings.push(`${rel(dir)}: ${found.error}`);
+        io.err(`agent-seer: warning: ${rel(dir)}: ${found.error}`);
       }
     }
     progress(`read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}`);
@@ -134,9 +133,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
 
   const text =
     format === 'json' ? `${JSON.stringify(model, null, 2)}\n` : format === 'md' ? renderMarkdown(model) : renderHtml(model);
-  if (args.out) {
-    const file = resolve(io.cwd, args.out);
-    await mkdir(dirname(file), { recursive: true });
+  if (outFile) {
+    const file = outFile;
     // Atomic: a CI job or an open preview never reads half a report.
     await writeFileAtomic(file, text);
     progress(`wrote ${rel(file)}`);

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { sep } from 'node:path';
 import { workspaceRootOf } from '../../core/inspect';
 import { parseConfig } from '../../core/spec/configs';
 import { resolveVariables } from '../../core/spec/configs/variables';
@@ -7,6 +6,7 @@ import { listServerTools } from '../../core/spec/live';
 import { writeSnapshot } from '../../core/spec/snapshotWriter';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo, terminalSafe } from '../format';
+import { outputFolderOption, readInputFile } from '../options';
 
 export interface SnapshotArgs {
   config?: string;
@@ -21,10 +21,8 @@ export interface SnapshotArgs {
 export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.config) throw new UsageError('snapshot needs a config file');
   if (!args.out) throw new UsageError('snapshot needs --out <folder>');
-  const file = resolve(io.cwd, args.config);
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`${args.config}: ${error.code === 'ENOENT' ? 'no such file' : `cannot read: ${error.code ?? error.message}`}`);
-  });
+  const { file, text } = await readInputFile('config file', args.config, io.cwd);
+  const outDir = await outputFolderOption('--out', args.out, io.cwd);
   const parsed = parseConfig(text, file);
   if (!parsed.isConfig) throw new UsageError(formatProblem(parsed.problems[0] ?? { file: args.config, message: 'not an MCP config file' }));
   const candidates = args.server
@@ -57,7 +55,7 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
     listTimeoutMs: args.timeoutSeconds * 1000,
     ...(signal ? { signal } : {}),
   });
-  const out = await writeSnapshot(listing, resolve(io.cwd, args.out), {
+  const out = await writeSnapshot(listing, outDir, {
     name: def.name,
     // `/` on every platform: the snapshot is versioned and must not differ between checkouts.
     provenance: `${relativeTo(workspaceFolder)(file).split(sep).join('/')}#${def.name}`,

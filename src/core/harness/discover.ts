@@ -2,8 +2,9 @@
  * Finding harness folders in a workspace: a folder with a `manifest.json` of our format beside
  * a `records/` folder. Heavy folders are skipped as in spec detection.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readBoundedFile } from '../boundedRead';
 import { SKIPPED_DIRECTORIES } from '../spec/detect';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
@@ -31,7 +32,7 @@ export async function findHarnessDirs(root: string, options: { maxDepth?: number
     }
     const names = new Set(entries.map((e) => e.name));
     if (names.has(MANIFEST_FILE) && names.has(RECORDS_DIR)) {
-      const text = await readFile(join(dir, MANIFEST_FILE), 'utf8').catch(() => '');
+      const text = await readBoundedFile(join(dir, MANIFEST_FILE)).catch(() => '');
       if (isHarnessManifest(text)) {
         found.push(dir);
         return; // a harness does not nest harnesses

@@ -12,8 +12,10 @@
  * throwing: one corrupt record must not hide the other hundred.
  */
 import { randomBytes, createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FileReadError, readBoundedFile } from '../boundedRead';
+import { looksBinary } from '../spec/jsonText';
 import { HarnessManifest, HarnessRecord } from './format';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
@@ -51,10 +53,17 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
 
 /** Validates and writes one record to `<dir>/records/<stem>.json`; returns the file path. Throws on an invalid record (a bug, not data). */
 export async function writeRecord(dir: string, record: HarnessRecord): Promise<string> {
-  const valid = HarnessRecord.parse(record);
   const folder = join(dir, RECORDS_DIR);
   await mkdir(folder, { recursive: true });
-  const file = join(folder, `${recordFileStem(valid.id)}.json`);
+  return writeRecordFile(join(folder, `${recordFileStem(record.id)}.json`), record);
+}
+
+/**
+ * Validates and writes one record to a given file (the one it was read from, whatever its id
+ * says: rewriting an edited record must not leave a second copy under a new name); returns it.
+ */
+export async function writeRecordFile(file: string, record: HarnessRecord): Promise<string> {
+  const valid = HarnessRecord.parse(record);
   await writeFileAtomic(file, stableJson(valid));
   return file;
 }
@@ -86,6 +95,8 @@ export interface HarnessRead {
   manifest?: HarnessManifest;
   /** Valid records, sorted by id. */
   records: HarnessRecord[];
+  /** The file each valid record was read from, by id. */
+  files: Map<string, string>;
   /** Files that were missing, unreadable, not JSON or not valid. */
   problems: HarnessProblem[];
 }
@@ -97,18 +108,34 @@ function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]
     .join('; ');
 }
 
+/** A message on one line of printable text, at most 200 characters. */
+function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+}
+
 async function readJson(file: string, problems: HarnessProblem[]): Promise<{ ok: true; value: unknown } | { ok: false }> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readBoundedFile(file);
   } catch (e) {
-    problems.push({ file, message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    problems.push({ file, message: e instanceof FileReadError ? e.message : `cannot read (${(e as Error).message})` });
+    return { ok: false };
+  }
+  // Said plainly, and never echoing the content: JSON.parse quotes it, control characters and all.
+  if (text.trim() === '') {
+    problems.push({ file, message: 'empty file, not JSON' });
+    return { ok: false };
+  }
+  if (looksBinary(text)) {
+    problems.push({ file, message: 'binary file, not JSON' });
     return { ok: false };
   }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (e) {
-    problems.push({ file, message: `not JSON: ${(e as Error).message}` });
+    problems.push({ file, message: `not JSON (${oneLine((e as Error).message)})` });
     return { ok: false };
   }
 }
@@ -116,7 +143,7 @@ async function readJson(file: string, problems: HarnessProblem[]): Promise<{ ok:
 /** Reads and validates a harness folder. Never throws for bad content; every bad file is one problem. */
 export async function readHarness(dir: string): Promise<HarnessRead> {
   const problems: HarnessProblem[] = [];
-  const out: HarnessRead = { records: [], problems };
+  const out: HarnessRead = { records: [], files: new Map(), problems };
 
   const manifestFile = join(dir, MANIFEST_FILE);
   const m = await readJson(manifestFile, problems);
@@ -133,7 +160,7 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
   } catch (e) {
     problems.push({ file: folder, message: `cannot list records: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
   }
-  const seen = new Map<string, string>();
+  const valid: { file: string; record: HarnessRecord; named: boolean }[] = [];
   for (const name of names) {
     const file = join(folder, name);
     const r = await readJson(file, problems);
@@ -143,13 +170,22 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
       problems.push({ file, message: `invalid record: ${describeIssues(parsed.error)}` });
       continue;
     }
-    const previous = seen.get(parsed.data.id);
+    valid.push({ file, record: parsed.data, named: name === `${recordFileStem(parsed.data.id)}.json` });
+  }
+  // Of two files with one id, the one named after it is the record; the other is the duplicate.
+  valid.sort((a, b) => Number(b.named) - Number(a.named));
+  const seen = new Map<string, string>();
+  for (const { file, record, named } of valid) {
+    const previous = seen.get(record.id);
     if (previous) {
-      problems.push({ file, message: `duplicate record id ${JSON.stringify(parsed.data.id)} (also in ${previous})` });
+      problems.push({ file, message: `duplicate record id ${JSON.stringify(record.id)} (also in ${previous})` });
       continue;
     }
-    seen.set(parsed.data.id, file);
-    out.records.push(parsed.data);
+    seen.set(record.id, file);
+    out.files.set(record.id, file);
+    out.records.push(record);
+    // An id edited by hand: still read (and judged in place), but the harness is inconsistent.
+    if (!named) problems.push({ file, message: `record id ${JSON.stringify(record.id)} does not match the file name (a record with this id belongs in ${recordFileStem(record.id)}.json)` });
   }
   out.records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 

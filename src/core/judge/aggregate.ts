@@ -237,6 +237,12 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   for (const cap of [...unknownToolCaps(ctx.facts), ...(ctx.caps ?? [])]) {
     findings.push(...cap.findings.map((f) => ({ ...f, turn })));
     const j = raw[cap.sub];
+    // The offline judge scores no selection itself, but a call of a tool that does not exist is
+    // an exact selection failure: it takes the cap as its score.
+    if (!reply && cap.source === 'exact' && j === null) {
+      raw[cap.sub] = cap.max;
+      continue;
+    }
     if (j === null || j <= cap.max) continue;
     raw[cap.sub] = cap.max;
     if (j - cap.max >= CAP_DISAGREEMENT_MIN) disagreements.push({ turn, subdimension: cap.sub, judge: r4(j / 10), final: r4(cap.max / 10), reason: cap.reason });
@@ -263,7 +269,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   const applicable = TC_DIMENSIONS.filter((d) => (d === 'ordering' ? nCalls >= 2 : d === 'arguments' ? nCalls >= 1 : true));
   const dimValues = applicable.map((d) => dimensions[d]);
   const tc = reply && dimValues.every((v): v is number => v !== null) ? r4(mean(dimValues) ?? 0) : null;
-  return { turn, calls: [...ctx.calls], subdimensions, dimensions, tc, exact: exactScore(ex, nCalls), cascades, disagreements, findings, rationale: reply?.reasoning };
+  return { turn, calls: [...ctx.calls], subdimensions, dimensions, tc, exact: exactScore(ex, ctx.facts, nCalls), cascades, disagreements, findings, rationale: reply?.reasoning };
 }
 
 /** A tool that does not exist cannot be the right selection: correctness is capped by the share of real tools. */
@@ -291,10 +297,19 @@ export function unknownToolCaps(facts: readonly CallFacts[]): ScoreCap[] {
 
 /**
  * The judge-independent exact argument score of a turn: the decidable sub-scores from the facts
- * alone, cascades from the facts' own triggers, mean ÷ 10. Null unless every call was checkable.
+ * alone, cascades from the facts' own triggers, mean ÷ 10. A call of a tool the server does not
+ * have scores 0 (nothing about it can be right), so the turn gets the known calls' score times
+ * their share. Null when some call's schema could not be checked.
  */
-function exactScore(ex: ReturnType<typeof turnExact>, nCalls: number): number | null {
-  if (nCalls === 0 || !ex.complete) return null;
+function exactScore(ex: ReturnType<typeof turnExact>, facts: readonly CallFacts[], nCalls: number): number | null {
+  if (nCalls === 0 || facts.some((f) => f.tool === 'uncheckable')) return null;
+  const unknown = facts.filter((f) => f.tool === 'unknown').length;
+  if (unknown >= nCalls) return 0;
+  if (unknown > 0) {
+    const known = exactScore({ ...ex, complete: true }, facts.filter((f) => f.tool !== 'unknown'), nCalls - unknown);
+    return known === null ? null : r4((known * (nCalls - unknown)) / nCalls);
+  }
+  if (!ex.complete) return null;
   const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, s === 'value' ? null : ex.scores[s]])) as ArgumentScores;
   const capped = applyCascades(args, ex).scores;
   const values = EXACT_ARGUMENT_SUBS.map((s) => capped[s]).filter((v): v is number => v !== null);

@@ -5,12 +5,12 @@
  * unchanged re-run makes no calls at all; the LLM reply cache makes a re-run after a crash cheap
  * as well.
  */
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { FileReadError, readBoundedFile } from '../boundedRead';
 import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import { specHash } from '../harness/hash';
 import { lockFolder } from '../harness/lock';
-import { readHarness, writeRecord, type HarnessProblem, HARNESS_SPEC_FILE } from '../harness/store';
+import { readHarness, writeRecord, writeRecordFile, type HarnessProblem, HARNESS_SPEC_FILE } from '../harness/store';
 import type { StructuredLlm } from '../llm';
 import { abortReason } from '../llm';
 import { PromptLibrary } from '../pipeline/prompts';
@@ -167,7 +167,10 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
   const judgeRecordAll = async (record: HarnessRecord): Promise<void> => {
     // Writes of one record are serialised; each writes every judgment finished so far.
     let writing: Promise<void> = Promise.resolve();
-    const save = (): Promise<void> => (writing = writing.then(() => writeRecord(dir, record).then(() => undefined)));
+    // Back into the file the record came from: its id may have been edited to differ from the name.
+    const file = read.files.get(record.id);
+    const write = (): Promise<string> => (file ? writeRecordFile(file, record) : writeRecord(dir, record));
+    const save = (): Promise<void> => (writing = writing.then(() => write().then(() => undefined)));
     await Promise.all(options.judges.map((judge) => judgeOne(record, judge, save)));
     await writing;
   };
@@ -254,10 +257,15 @@ export async function findHarnessSpec(dir: string, manifest: HarnessManifest | u
   for (const file of [...new Set(candidates)]) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
-    } catch {
-      tried.push(file);
-      continue;
+      text = await readBoundedFile(file);
+    } catch (e) {
+      // A candidate that is absent is passed over; one that exists but must not be read (a FIFO,
+      // a folder, a huge file) is an error, not a reason to quietly use another file.
+      if (e instanceof FileReadError && e.reason === 'missing') {
+        tried.push(file);
+        continue;
+      }
+      return { ok: false, error: `${file}: ${e instanceof FileReadError ? e.message : String(e)}` };
     }
     const loaded = loadSpecText(text, file);
     if (!loaded.ok) return { ok: false, error: `${file}: ${loaded.problem.message}` };

@@ -20,7 +20,7 @@ import { CohReply, TcReply, type AspectStatus, type StoredJudgment, type Traject
 import { buildView, viewFacts, type JudgeMode, type JudgeView } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
-export const JUDGE_VERSION = 'judge-1';
+export const JUDGE_VERSION = 'judge-2';
 /** The judge samples at temperature 0, as the paper does, for repeatable scores. */
 export const JUDGE_TEMPERATURE = 0;
 /** Judge id of the offline judge. */

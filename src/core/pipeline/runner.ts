@@ -29,7 +29,7 @@ import { mockScenario } from './llm/mock';
 import { generateScenarios, toolHashesOf, type AcceptedScenario } from './llm/scenarios';
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { DEFAULT_GROUPING } from './llm/grouping';
-import { generateOffline, OFFLINE_PROVIDER, offlineManifest } from './offline';
+import { generateOfflineYielding, OFFLINE_PROVIDER, offlineManifest } from './offline';
 import { PromptLibrary } from './prompts';
 import { claimOutputFolder } from '../harness/outputFolder';
 import { recordCounts, RunWriter } from './runWriter';
@@ -295,7 +295,7 @@ async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Pr
   const outDir = resolve(o.outDir);
   const opts = { seed: Math.trunc(o.seed ?? DEFAULT_SEED), simple: Math.max(0, o.simple ?? DEFAULT_SIMPLE), complex: Math.max(0, o.complex ?? DEFAULT_COMPLEX) };
   const progress = new Progress(now, () => ZERO_LLM, o.onProgress);
-  const result = generateOffline(o.spec, opts);
+  const result = await generateOfflineYielding(o.spec, opts);
   const startedAt = new Date(started).toISOString();
   const base: HarnessManifest = { ...offlineManifest(o.spec, opts, result, { startedAt }), status: 'running', recordIds: [], counts: emptyCounts(o.spec, result.skipped) };
   const writer = new RunWriter(outDir, base, earlier);

@@ -18,7 +18,8 @@ import type { Spec } from '../../spec/model';
 import { computeChecks } from '../checks';
 import { recordCounts } from '../runWriter';
 import { mockOffline } from './mock';
-import { analysisOf, buildScenario, callability, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
+import { analysisSteps, buildScenario, callabilitySteps, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
+import { runSteps, runStepsYielding, type Steps } from './steps';
 import { turnsOffline } from './turns';
 
 export { interpretOffline } from './interpret';
@@ -72,17 +73,31 @@ const bump = (m: Record<string, number>, key: string, by = 1): void => {
 
 /** Generates a complete harness offline. Pure and deterministic: same spec and options → identical records. */
 export function generateOffline(spec: Spec, options: GenerateOfflineOptions): OfflineResult {
+  return runSteps(offlineSteps(spec, options));
+}
+
+/**
+ * {@link generateOffline} handing the event loop back between tools, scenarios and records (the
+ * extension host stays responsive on a 200-tool spec); identical result. Rejects once `signal`
+ * is aborted.
+ */
+export function generateOfflineYielding(spec: Spec, options: GenerateOfflineOptions, signal?: AbortSignal): Promise<OfflineResult> {
+  return runStepsYielding(offlineSteps(spec, options), signal);
+}
+
+function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<OfflineResult> {
   const seed = Math.trunc(options.seed);
-  const analysis = analysisOf(spec);
-  const { callable, skipped } = callability(spec, seed);
+  const analysis = yield* analysisSteps(spec);
+  const { callable, skipped } = yield* callabilitySteps(spec, seed);
   const repaired: Record<string, number> = {};
   const discarded: Record<string, number> = {};
   const built: BuiltScenario[] = [];
   const covered = new Set<string>();
 
-  const buildAll = (plans: readonly Plan[]): void => {
+  function* buildAll(plans: readonly Plan[]): Steps<void> {
     for (const plan of plans) {
       const b = buildScenario(analysis, plan, seed);
+      yield;
       if (!b) {
         bump(discarded, 'no-valid-arguments');
         continue;
@@ -92,21 +107,21 @@ export function generateOffline(spec: Spec, options: GenerateOfflineOptions): Of
     }
     covered.clear();
     for (const b of built) for (const c of b.scenario.agent_workflow) covered.add(c.name);
-  };
+  }
 
   const planned = new Set<string>();
-  buildAll(planTier(analysis, callable, 'simple', Math.max(0, options.simple), seed, planned));
-  buildAll(planTier(analysis, callable, 'complex', Math.max(0, options.complex), seed, planned, 0));
+  yield* buildAll(planTier(analysis, callable, 'simple', Math.max(0, options.simple), seed, planned));
+  yield* buildAll(planTier(analysis, callable, 'complex', Math.max(0, options.complex), seed, planned, 0));
   let coverageRound = 0;
   if (options.cover ?? true) {
     const next = { simple: Math.max(0, options.simple), complex: Math.max(0, options.complex) };
     const plans = planCoverage(analysis, callable, seed, new Set(covered), next);
-    buildAll(plans);
+    yield* buildAll(plans);
     coverageRound += plans.length;
     // Last resort: one single-call scenario per tool still uncovered (a build can fail where the probe passed).
     const rest = callable.filter((t) => !covered.has(t.name));
     const extra: Plan[] = rest.map((t, i) => ({ tier: 'simple' as Tier, key: `simple:${next.simple + plans.length + i}`, target: t, tools: [t], round: 'coverage' as const }));
-    buildAll(extra);
+    yield* buildAll(extra);
     coverageRound += extra.length;
   }
 
@@ -114,6 +129,7 @@ export function generateOffline(spec: Spec, options: GenerateOfflineOptions): Of
   const records: HarnessRecord[] = [];
   const usedIds = new Set<string>();
   for (const b of built) {
+    yield;
     const { scenario, plan } = b;
     const mock = mockOffline(spec, scenario, { seed });
     let conversation: HarnessRecord['conversation'] = [];

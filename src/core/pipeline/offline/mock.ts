@@ -22,8 +22,8 @@ import type { MockCall, MockResult, Scenario } from '../schemas';
 import { validateOutput } from '../validateCall';
 import { canHost, chainSources } from './chain';
 import { fakerFor, hash32, rngFor } from './rng';
-import { sampleSchema, setKey, type SampleContext } from './sampler';
-import { analysisOf } from './scenarios';
+import { SampleLimitError, sampleSchema, setKey, type SampleContext } from './sampler';
+import { analysisOf, outputContext } from './scenarios';
 import { reportCall } from './text';
 import { plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { makeTheme, realisticString, title as makeTitle, type Theme } from './values';
@@ -78,20 +78,6 @@ function verbShape(info: ToolInfo | undefined, args: Record<string, unknown>, ct
   }
 }
 
-function outputContext(seed: number, info: ToolInfo | undefined, key: string, index: number, theme: Theme, root: unknown, attempt: number): SampleContext {
-  return {
-    root,
-    rng: rngFor(seed, 'mock', key, index, attempt),
-    faker: fakerFor(seed, info?.name ?? '?', key, 'mock', index, attempt),
-    theme,
-    toolEntity: info?.head || undefined,
-    optionalTop: 12,
-    optionalNested: 8,
-    arrayItems: [2, 3],
-    preferDefaults: false,
-  };
-}
-
 /**
  * FastMCP wraps plain return values as `{result: string}`; a sampled string there says nothing.
  * Reads get a small JSON document about the entity, other calls a status line with the inputs.
@@ -137,7 +123,15 @@ function baseOutput(spec: Spec, info: ToolInfo | undefined, args: Record<string,
     const schema = info.tool.outputSchema;
     let last: unknown;
     for (let attempt = 0; attempt < 4; attempt++) {
-      last = sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, attempt), '', 0);
+      try {
+        last = sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, attempt), '', 0);
+      } catch (e) {
+        // `callability` skips tools whose output schema requires too much; optional parts that
+        // happen to be too big here are retried, then the output is left to the validity check.
+        if (!(e instanceof SampleLimitError)) throw e;
+        last = undefined;
+        continue;
+      }
       if (validateOutput(info.tool, last)?.ok !== false) break;
     }
     return { output: fileText(info, wrapperResult(info, last, args, theme), args, theme), grounding: 'high' };

@@ -4,6 +4,7 @@
  * `{n}` `{n,m}`, anchors. Enough for the patterns tool schemas use (ids, codes, slugs); the
  * caller tests the result with a real RegExp and falls back when it does not match.
  */
+import { MAX_SAMPLE_STRING } from '../../bounds';
 import type { Rng } from './rng';
 
 type Node =
@@ -141,24 +142,31 @@ class Parser {
   }
 }
 
-function emit(node: Node, rng: Rng): string {
+/** A pattern whose sample would pass `MAX_SAMPLE_STRING` (nested `{1000}`s multiply). */
+class TooLong extends Error {}
+
+function emit(node: Node, rng: Rng, budget: { left: number }): string {
   switch (node.t) {
     case 'chars':
+      if (--budget.left < 0) throw new TooLong();
       return node.set[rng.int(0, node.set.length - 1)] ?? '';
     case 'group': {
       const alt = rng.pick(node.alts) ?? [];
-      return alt.map((n) => emit(n, rng)).join('');
+      return alt.map((n) => emit(n, rng, budget)).join('');
     }
     case 'repeat': {
       const n = rng.int(node.min, node.max);
-      let s = '';
-      for (let k = 0; k < n; k++) s += emit(node.node, rng);
-      return s;
+      const parts: string[] = [];
+      for (let k = 0; k < n; k++) parts.push(emit(node.node, rng, budget));
+      return parts.join('');
     }
   }
 }
 
-/** A candidate string for `pattern`, or undefined when the pattern is not a valid RegExp. Check the result. */
+/**
+ * A candidate string for `pattern`, or undefined when the pattern is not a valid RegExp or its
+ * sample would be longer than `MAX_SAMPLE_STRING`. Check the result.
+ */
 export function sampleFromPattern(pattern: string, rng: Rng): string | undefined {
   try {
     new RegExp(pattern, 'u');
@@ -167,5 +175,10 @@ export function sampleFromPattern(pattern: string, rng: Rng): string | undefined
   }
   const parser = new Parser(pattern);
   const alts = parser.parseAlts();
-  return emit({ t: 'group', alts }, rng);
+  try {
+    return emit({ t: 'group', alts }, rng, { left: MAX_SAMPLE_STRING });
+  } catch (e) {
+    if (e instanceof TooLong) return undefined;
+    throw e;
+  }
 }

@@ -7,8 +7,13 @@
  * nested objects and arrays (`items`, tuple `items`/`prefixItems`, `minItems`/`maxItems`,
  * `uniqueItems`), free-form maps (`additionalProperties`). The whole call is still validated by
  * ajv afterwards; a sample that does not pass is retried with other choices.
+ *
+ * Sizes are bounded (see `core/bounds.ts`): a schema that *requires* a longer string, a longer
+ * array or more values than the limits throws a {@link SampleLimitError}, and its tool is skipped
+ * with that reason, rather than generated for minutes or given a value that breaks the schema.
  */
 import type { Faker } from '@faker-js/faker';
+import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { nameWords, singular } from '../integrity';
 import { deref, isPlainObject, typeList, type SchemaNode } from '../jsonSchemaUtil';
@@ -43,6 +48,13 @@ export interface SampleContext {
   preferDefaults?: boolean;
   /** The tool's description: it may say which top-level parameters exclude each other. */
   toolDescription?: string;
+  /** Values sampled so far for this context (set on first use; bounded by `MAX_SAMPLE_VALUES`). */
+  work?: { values: number };
+}
+
+/** A schema requires a value beyond the sampler's limits; the message is the reason its tool is skipped. */
+export class SampleLimitError extends Error {
+  override readonly name = 'SampleLimitError';
 }
 
 /** Names of optional parameters we avoid filling: pagination cursors, deprecated or debug switches. */
@@ -120,18 +132,27 @@ function formatValue(format: string, ctx: SampleContext, name: string): string |
   }
 }
 
+/** Cuts or pads a string to the schema's length bounds, in linear time (lengths in code points). */
 function fitLength(s: string, schema: SchemaNode, rng: Rng): string {
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
-  let out = s;
-  if ([...out].length > max) out = [...out].slice(0, Math.max(max, 0)).join('').trimEnd();
-  if ([...out].length > max) out = [...out].slice(0, max).join('');
-  while ([...out].length < min) out += alnum(rng, Math.min(min - [...out].length, 16));
-  return out;
+  let chars = [...s];
+  if (chars.length > max) chars = [...chars.slice(0, Math.max(max, 0)).join('').trimEnd()];
+  const parts = [chars.join('')];
+  // Padding comes in pieces of 16 (the same random draws as ever), joined once at the end.
+  for (let n = chars.length; n < min; ) {
+    const k = Math.min(min - n, 16);
+    parts.push(alnum(rng, k));
+    n += k;
+  }
+  return parts.join('');
 }
 
 function sampleString(schema: SchemaNode, ctx: SampleContext, name: string): string {
   const { rng } = ctx;
+  if (typeof schema.minLength === 'number' && schema.minLength > MAX_SAMPLE_STRING) {
+    throw new SampleLimitError(`schema requires a ${schema.minLength}-character string (limit ${MAX_SAMPLE_STRING})`);
+  }
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
   let re: RegExp | undefined;
@@ -346,6 +367,7 @@ function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, dept
 function sampleArray(schema: SchemaNode, ctx: SampleContext, name: string, depth: number): unknown[] {
   const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0;
   const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity;
+  if (minItems > MAX_SAMPLE_ITEMS) throw new SampleLimitError(`schema requires an array of ${minItems} items (limit ${MAX_SAMPLE_ITEMS})`);
   const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
   if (tuple) {
     const out = tuple.map((s) => sampleSchema(s, ctx, name, depth + 1));
@@ -397,6 +419,8 @@ function distinguishNames(items: unknown[], itemSchema: SchemaNode, root: unknow
 
 /** A value for a (sub)schema; `name` is the property it is for (drives realism). */
 export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, depth = 0): unknown {
+  const work = (ctx.work ??= { values: 0 });
+  if (++work.values > MAX_SAMPLE_VALUES) throw new SampleLimitError(`schema requires more than ${MAX_SAMPLE_VALUES} values in one call (limit ${MAX_SAMPLE_VALUES})`);
   if (raw === false) return null;
   let schema = mergeAllOf(deref(raw, ctx.root), ctx.root, 0);
   if (depth > 12) return null;

@@ -24,19 +24,25 @@ import { isPlainObject } from '../jsonSchemaUtil';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
 import { validateToolArguments } from '../validateCall';
 import { chainSources } from './chain';
+import { runSteps, type Steps } from './steps';
 import { fakerFor, rngFor, type Rng } from './rng';
-import { sampleSchema, type SampleContext } from './sampler';
+import { SampleLimitError, sampleSchema, type SampleContext } from './sampler';
 import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
-import { analyzeSpec, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
+import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
 
 const analyses = new WeakMap<Spec, SpecAnalysis>();
 
 /** The (cached) analysis of a spec. */
 export function analysisOf(spec: Spec): SpecAnalysis {
+  return runSteps(analysisSteps(spec));
+}
+
+/** {@link analysisOf} in steps (none when cached). */
+export function* analysisSteps(spec: Spec): Steps<SpecAnalysis> {
   let a = analyses.get(spec);
   if (!a) {
-    a = analyzeSpec(spec);
+    a = yield* analyzeSpecSteps(spec);
     analyses.set(spec, a);
   }
   return a;
@@ -88,7 +94,16 @@ export function buildArguments(
       toolDescription: info.tool.description,
     };
     // A schema that declares no parameters takes none (broken ones like `{"$schema": …}` included).
-    const sampled = declaresNothing ? {} : sampleSchema(schema, ctx, '', 0);
+    let sampled: unknown;
+    try {
+      sampled = declaresNothing ? {} : sampleSchema(schema, ctx, '', 0);
+    } catch (e) {
+      // Too big for any attempt only when required: optional parts are dropped from attempt 3 on.
+      if (!(e instanceof SampleLimitError)) throw e;
+      lastError = e.message;
+      if (attempt >= 3) return { ok: false, error: e.message };
+      continue;
+    }
     const args: Record<string, unknown> = isPlainObject(sampled) ? sampled : {};
     if (opts.shared && attempt < 2) {
       for (const p of info.params) {
@@ -110,9 +125,42 @@ export function buildArguments(
   return { ok: false, error: `no schema-valid arguments after ${ARGUMENT_ATTEMPTS} attempts (${lastError})` };
 }
 
+/** The sampling context of a tool's output (mock outputs are full: generous budgets). */
+export function outputContext(seed: number, info: ToolInfo | undefined, key: string, index: number, theme: Theme, root: unknown, attempt: number): SampleContext {
+  return {
+    root,
+    rng: rngFor(seed, 'mock', key, index, attempt),
+    faker: fakerFor(seed, info?.name ?? '?', key, 'mock', index, attempt),
+    theme,
+    toolEntity: info?.head || undefined,
+    optionalTop: 12,
+    optionalNested: 8,
+    arrayItems: [2, 3],
+    preferDefaults: false,
+  };
+}
+
+/** Why a tool's output schema cannot be sampled within the limits (its mocks could not be built), or undefined. */
+function outputLimit(info: ToolInfo, seed: number, theme: Theme): string | undefined {
+  if (!info.hasOutputSchema) return undefined;
+  const schema = info.tool.outputSchema;
+  try {
+    sampleSchema(schema, outputContext(seed, info, 'probe', 0, theme, schema, 0), '', 0);
+    return undefined;
+  } catch (e) {
+    if (e instanceof SampleLimitError) return `output ${e.message}`;
+    throw e;
+  }
+}
+
 /** Which tools can be called, and why the others are skipped. Deterministic for a seed. */
 export function callability(spec: Spec, seed: number): { callable: ToolInfo[]; skipped: SkippedTool[] } {
-  const analysis = analysisOf(spec);
+  return runSteps(callabilitySteps(spec, seed));
+}
+
+/** {@link callability} in steps: one tool probed per step. */
+export function* callabilitySteps(spec: Spec, seed: number): Steps<{ callable: ToolInfo[]; skipped: SkippedTool[] }> {
+  const analysis = yield* analysisSteps(spec);
   const callable: ToolInfo[] = [];
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
@@ -128,8 +176,10 @@ export function callability(spec: Spec, seed: number): { callable: ToolInfo[]; s
     }
     const theme = makeTheme(fakerFor(seed, 'probe-theme'), rngFor(seed, 'probe-theme'));
     const probe = buildArguments(info, { seed, key: 'probe', callIndex: 0, tier: 'simple', theme });
-    if (probe.ok) callable.push(info);
-    else skipped.push({ tool: info.name, reason: probe.error });
+    const problem = probe.ok ? outputLimit(info, seed, theme) : probe.error;
+    if (problem === undefined) callable.push(info);
+    else skipped.push({ tool: info.name, reason: problem });
+    yield;
   }
   return { callable, skipped };
 }

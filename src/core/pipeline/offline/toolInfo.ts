@@ -20,6 +20,7 @@ import type { Spec, Tool } from '../../spec/model';
 import { isIdName, nameWords, singular } from '../integrity';
 import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../jsonSchemaUtil';
 import { compileSchema } from '../validateCall';
+import { runSteps, type Steps } from './steps';
 
 /** What a tool does to its entity. */
 export type VerbClass = 'discover' | 'read' | 'create' | 'update' | 'delete' | 'action';
@@ -230,11 +231,16 @@ function commonPrefix(all: readonly string[][]): number {
 
 /** Analyses every tool of a spec. Pure: depends on the spec only. */
 export function analyzeSpec(spec: Spec): SpecAnalysis {
+  return runSteps(analyzeSpecSteps(spec));
+}
+
+/** {@link analyzeSpec} in steps, one tool per step (compiling a tool's schema takes milliseconds; a spec can have hundreds). */
+export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
   const allWords = spec.tools.map((t) => nameWords(t.name));
   // Words of the server's name ("Redis", "MCP", "server") say nothing about an entity.
   const brand = new Set([...nameWords(spec.server?.name ?? ''), 'mcp', 'server']);
   const prefixLen = commonPrefix(allWords);
-  const tools: ToolInfo[] = spec.tools.map((tool, index) => {
+  const describe = (tool: Tool, index: number): ToolInfo => {
     const raw = allWords[index] ?? [];
     const words = raw.length > prefixLen ? raw.slice(prefixLen) : raw;
     let verb: string | undefined;
@@ -326,7 +332,12 @@ export function analyzeSpec(spec: Spec): SpecAnalysis {
     const broken = brokenReason(tool);
     if (broken) info.broken = broken;
     return info;
-  });
+  };
+  const tools: ToolInfo[] = [];
+  for (const [index, tool] of spec.tools.entries()) {
+    tools.push(describe(tool, index));
+    yield;
+  }
 
   // Entities some tool lists or creates: a parameter named after one is a reference.
   const producedHeads = new Set(tools.filter((t) => t.verbClass === 'discover' || t.verbClass === 'create').map((t) => t.head).filter(Boolean));

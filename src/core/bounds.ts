@@ -1,0 +1,38 @@
+/**
+ * Upper bounds on everything a spec, a harness file or a flag controls. A hostile or mistaken
+ * input (a 300 MB file, `minLength: 300000`, `--simple 100000000`) must end in a one-line
+ * refusal or a recorded skip, never in a hang or an out-of-memory crash of the extension host.
+ * Every such limit lives here, so a reviewer sees them side by side.
+ */
+
+/** Largest file read as a spec, config, manifest, record or examples file (64 MiB). */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Longest string the offline sampler builds. Real tool arguments are short; a schema that
+ * requires more makes its tool skipped with a reason rather than called with a huge value.
+ */
+export const MAX_SAMPLE_STRING = 10_000;
+
+/** Most items the offline sampler puts in one array (a schema requiring more is skipped, as above). */
+export const MAX_SAMPLE_ITEMS = 1_000;
+
+/**
+ * Most values (strings, numbers, items, properties…) sampled for one argument object or mock
+ * output: bounds nesting that multiplies (`minItems: 1000` inside `minItems: 1000`).
+ */
+export const MAX_SAMPLE_VALUES = 20_000;
+
+/** Maxima of the numeric options of the CLI (and of the same settings in the editor). */
+export const MAX_OPTION = {
+  /** Scenarios requested per tier (`--simple`, `--complex`). */
+  scenarios: 10_000,
+  /** Requests or records in flight (`--concurrency`). */
+  concurrency: 256,
+  /** Requests per minute (`--rpm`). */
+  rpm: 1_000_000,
+  /** Bootstrap resamples (`--resamples`): ten times the paper's B = 10,000. */
+  resamples: 100_000,
+  /** Seconds to wait for a server (`snapshot --timeout`): a day; Node timers overflow past ~24.8 days and fire at once. */
+  timeoutSeconds: 86_400,
+} as const;
