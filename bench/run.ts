@@ -1,11 +1,14 @@
 /** Runs every benchmark in one process and prints a table (and JSON with --json). */
 import { runFoundationBench, type BenchResult } from './foundation';
 import { runGenerateBench } from './generate';
+import { runResumeBench } from './resume';
 
 async function main(): Promise<void> {
   const results: BenchResult[] = [...(await runFoundationBench())];
   // A few minutes under a 60/min rate limit; AGENT_SEER_BENCH_GEN=0 skips it.
   if (process.env.AGENT_SEER_BENCH_GEN !== '0') results.push(...(await runGenerateBench()));
+  // Kill/resume trials of the built CLI; AGENT_SEER_BENCH_RESUME=0 skips them.
+  if (process.env.AGENT_SEER_BENCH_RESUME !== '0') results.push(...(await runResumeBench()));
   if (process.argv.includes('--json')) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
     return;

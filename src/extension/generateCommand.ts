@@ -174,6 +174,9 @@ function reportOutcome(services: ExtensionServices, result: PipelineResult): Pip
   services.log.info(`Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`);
   if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
   else if (result.status === 'cancelled') void vscode.window.showWarningMessage(`Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
+  else if (result.status === 'partial') {
+    void vscode.window.showWarningMessage(`Agent Seer: generation partial (${summary}): ${result.error ?? 'some LLM items failed'}. Run again to retry them; finished replies are cached.`);
+  }
   else void vscode.window.showErrorMessage(`Agent Seer: generation failed: ${result.error ?? 'unknown error'}`);
   return result;
 }

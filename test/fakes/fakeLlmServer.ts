@@ -4,6 +4,7 @@
  * it received in a dialect-neutral shape, and measures how many requests were in flight at once.
  * Real client libraries are pointed at it, so tests exercise the real wire protocol.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -47,6 +48,10 @@ export interface FakeRequest {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted by tests
   /** `Date.now()` when the request arrived. */
   receivedAt: number;
+  /** sha256 of the body as sent: equal for a request sent again (a repeated call). Set by the server. */
+  contentHash?: string;
+  /** `Date.now()` when the whole answer was handed to the socket; absent while pending or when dropped. */
+  answeredAt?: number;
   /** Model named by the request (path for Gemini, body for OpenAI). */
   model: string | undefined;
   /** System instructions, if any. */
@@ -149,11 +154,13 @@ export async function startFakeLlmServer(dialect: FakeDialect, options: { apiKey
       rawBody,
       body,
       receivedAt: Date.now(),
+      contentHash: createHash('sha256').update(rawBody).digest('hex'),
       model: route.model,
       lastUserText: lastUser?.content ?? '',
       ...fields,
     };
     requests.push(request);
+    res.on('finish', () => (request.answeredAt = Date.now()));
 
     const keyError = dialect.checkKey(request.apiKey, options.apiKey);
     if (keyError) {

@@ -16,6 +16,7 @@ import {
   isAbortError,
   isStrictCompatible,
   LlmHttpError,
+  LlmQuotaError,
   LlmStats,
   LlmTimeoutError,
   MemoryCache,
@@ -193,10 +194,11 @@ describe('limits', () => {
     assert.equal(calls.length, 3);
   });
 
-  it('does not wait for a Retry-After beyond maxRetryAfterMs', async () => {
-    const { provider, calls } = scripted([new LlmHttpError({ status: 429, message: 'quota', retryAfterMs: 3_600_000 })]);
+  it('does not wait for a Retry-After beyond maxRetryAfterMs: a quota stop, and later calls send nothing', async () => {
+    const { provider, calls } = scripted([new LlmHttpError({ status: 429, message: 'quota', retryAfterMs: 3_600_000 }), { text: 'ok' }]);
     const guard = new CallGuard({ retry: { maxRetryAfterMs: 60_000 } });
-    await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmHttpError && e.status === 429);
+    await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmQuotaError && e.retryAfterMs === 3_600_000 && /asks to wait 3600 s/.test(e.message));
+    await assert.rejects(guard.call(provider, chat()), LlmQuotaError);
     assert.equal(calls.length, 1);
   });
 

@@ -5,7 +5,7 @@
  * a changed tool is interpreted again, alone.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,7 +16,9 @@ import type { Spec } from '../../src/core/spec/model';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { startFakeGemini } from '../fakes/fakeGemini';
 import type { FakeLlmServer, FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
-import { specsDir } from './fixturePaths';
+import { DiskCache, ORPHAN_TMP_AGE_MS } from '../../src/core/llm';
+import { repoRoot, specsDir } from './fixturePaths';
+import { killResumeTrial, reaskingResponder } from './killResume';
 import { createResponder, firstPrompt, scenarioKind, stageOf, type Responder } from './pipelineResponder';
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -172,5 +174,55 @@ describe('resume', () => {
     const withLpush = h.records.filter((r) => r.expected_tools.some((c) => c.name === 'lpush'));
     assert.ok(withLpush.length > 0);
     assert.ok(withLpush.every((r) => r.provenance.toolHashes.lpush === res.manifest.spec.toolHashes.lpush), 'records carry the new tool hash');
+  });
+
+  it('a run killed between re-asks (SIGKILL, then SIGINT) resumes without sending again any reply it had received', async () => {
+    const slackFile = join(specsDir, 'slack.json');
+    const loaded = loadSpecText(await readFile(slackFile, 'utf8'), slackFile);
+    assert.ok(loaded.ok);
+    fake.reset();
+    // Re-asks are slow until the kill, so the kill finds conversations half done.
+    let killing = false;
+    fake.respondWith(reaskingResponder(createResponder({ spec: loaded.spec }), (req) => (killing && req.messages.length > 1 ? 1000 : 20)));
+    const cli = join(repoRoot, 'out', 'src', 'cli', 'main.js');
+    for (const signal of ['SIGKILL', 'SIGINT'] as const) {
+      const dir = await tmp();
+      // Kill a little after the first re-ask reaches the server: the reply it answers is by then
+      // well past the grace window, so it must come from the cache on resume.
+      const killWhen = async (): Promise<void> => {
+        killing = true;
+        while (!fake.requests.some((r) => r.index >= seen && r.messages.length > 1)) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 250));
+        killing = false;
+      };
+      const seen = fake.requests.length;
+      const trial = await killResumeTrial({
+        fake,
+        cli,
+        args: ['generate', slackFile, '--provider', 'gemini', '--base-url', fake.url, '--simple', '3', '--complex', '3', '--out', join(dir, 'out'), '--json'],
+        env: { ...process.env, GEMINI_API_KEY: 'k' },
+        signal,
+        killWhen,
+      });
+      assert.equal(trial.resumedExit, 0, trial.resumedStderr);
+      assert.ok(trial.answeredBeforeKill > 0 && trial.resumedRequests > 0, JSON.stringify(trial));
+      assert.equal(trial.repeated, 0, `${signal}: ${trial.repeated} replies received before the kill were asked again (${JSON.stringify({ ...trial, resumedStderr: undefined })})`);
+    }
+  });
+
+  it('temp files a killed writer left in the cache are removed when the cache is next opened; a live writer\'s are kept', async () => {
+    const dir = await tmp();
+    const sub = join(dir, 'ab');
+    await mkdir(sub, { recursive: true });
+    const deadPid = 2 ** 22 + 12345; // above Linux's pid_max default: no such process
+    const orphan = join(sub, `${'ab'.padEnd(64, '0')}.json.${deadPid}.0a1b2c.tmp`);
+    const live = join(sub, `${'ab'.padEnd(64, '1')}.json.${process.pid}.0a1b2c.tmp`);
+    const stale = join(sub, `${'ab'.padEnd(64, '2')}.json.${process.pid}.0a1b2d.tmp`);
+    for (const f of [orphan, live, stale]) await writeFile(f, '{"half":');
+    const old = (Date.now() - ORPHAN_TMP_AGE_MS - 60_000) / 1000;
+    await utimes(stale, old, old);
+    const cache = new DiskCache(dir);
+    assert.equal(await cache.get('ab'.padEnd(64, '0')), undefined);
+    assert.deepEqual((await readdir(sub)).sort(), [live.slice(sub.length + 1)]);
   });
 });

@@ -4,6 +4,7 @@ import { FileReadError, readBoundedFile } from '../../core/boundedRead';
 import { DEFAULT_SNAPSHOT_FOLDER, workspaceRootOf } from '../../core/inspect';
 import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
 import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, runPipeline, type PipelineProgress, type PipelineResult } from '../../core/pipeline/runner';
+import { DEGRADED_SHARE_LIMIT } from '../../core/pipeline/runHealth';
 import { parseConfig } from '../../core/spec/configs';
 import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
@@ -115,6 +116,7 @@ export function summaryJson(r: PipelineResult): Record<string, unknown> {
     discarded: c.discarded,
     skipped: c.skipped,
     llm: r.llm,
+    ...(r.items ? { items: r.items } : {}),
     wallTimeMs: r.wallTimeMs,
     groups: r.groups,
     chainDepth: r.chainDepth,
@@ -135,12 +137,22 @@ export function summaryText(r: PipelineResult, io: Io): string {
     `  discarded: ${countsText(c.discarded)}`,
   ];
   if (c.skipped.length) lines.push(`  skipped tools: ${c.skipped.map((s) => `${s.tool} (${s.reason})`).join('; ')}`);
+  if (r.items) {
+    const i = r.items;
+    const failedBy = countsText(i.failedBy);
+    lines.push(
+      `  LLM items: ${i.llm} of ${i.total} made by the model; ${i.failed} failed${i.failed ? ` (${failedBy})` : ''}, ${i.discarded} discarded, ${i.offline} filled offline (${i.offlineRecords} record${i.offlineRecords === 1 ? '' : 's'} with an offline stage); degraded ${percent(i.degradedShare)} (limit ${percent(DEGRADED_SHARE_LIMIT)})`,
+    );
+  }
   if (r.manifest.provider !== 'offline') {
     const cost = r.llm.costUsd !== undefined ? `, ~$${r.llm.costUsd.toFixed(4)}` : '';
     lines.push(`  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out${cost}`);
   }
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
+  if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
+  if (r.quotaStopped) lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
+  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed)) lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
   return lines.join('\n');
 }
 
@@ -195,6 +207,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     onProgress,
   });
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
+  if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
   io.out(args.json ? JSON.stringify(summaryJson(result), null, 2) : summaryText(result, io));
-  return result.status === 'complete' ? EXIT.ok : EXIT.failed;
+  return result.status === 'complete' ? EXIT.ok : result.status === 'partial' ? EXIT.partial : EXIT.failed;
 }

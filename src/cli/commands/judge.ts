@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmStats, StructuredLlm } from '../../core/llm';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmQuotaError, LlmStats, StructuredLlm } from '../../core/llm';
 import { EXIT, UsageError, type Io } from '../errors';
 import { intOption, pathOption, PROGRESS_EVERY_MS } from '../options';
 import { renderTable } from '../table';
@@ -62,17 +62,33 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
   if (r.judges.some((j) => j.id === OFFLINE_JUDGE_ID)) {
     lines.push('The offline judge scores only what exact checks decide (argument completeness, names, types, formats, relevancy): see "exact args"; TC and Coh need an LLM judge (--judge gemini).');
   }
+  for (const j of r.judges) {
+    if (j.notJudged === 0) continue;
+    const attempted = j.judged + j.notJudged;
+    lines.push(`not judged: ${j.notJudged} of ${attempted} records (${j.id})${j.judged === 0 ? `: no record was judged by ${j.id}` : ''}`);
+  }
   if (r.judges.some((j) => j.notJudged > 0)) lines.push('Records not judged keep tc/coh null and a note saying why; re-run to try them again.');
   return lines.join('\n');
+}
+
+/**
+ * The exit code of a judge run, by the rule generation follows: a judge that judged nothing it
+ * tried (an outage) fails the run (1); some records not judged make it partial (3). Stricter than
+ * generation's 10% limit: every judgment is a result, and a missing one is never hidden.
+ */
+export function judgeExitCode(r: JudgeHarnessResult): number {
+  if (r.judges.some((j) => j.notJudged > 0 && j.judged === 0)) return EXIT.failed;
+  return r.judges.some((j) => j.notJudged > 0) ? EXIT.partial : EXIT.ok;
 }
 
 /**
  * `agent-seer judge <harness-dir> [--judge provider:model]… [--base-url URL] [--spec FILE]
  * [--concurrency N] [--rpm N] [--cache-dir DIR] [--force] [--json]`
  *
- * Exit 0 when every record is judged (or already was), 1 when some record could not be judged
- * by some judge, some file of the harness could not be read (each is named on stderr, one line
- * with the reason), or the run failed, 2 for bad input (no harness, no spec, bad options, no key).
+ * Exit 0 when every record is judged (or already was); 1 when the run failed, a judge judged
+ * none of the records it tried (an outage), or some file of the harness could not be read (each
+ * is named on stderr, one line with the reason); 3 when some records could not be judged; 2 for
+ * bad input (no harness, no spec, bad options, no key). A quota error stops the run at once.
  */
 export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
@@ -133,6 +149,11 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       io.err('agent-seer: cancelled; finished judgments are saved, re-run to continue');
       return EXIT.failed;
     }
+    if (e instanceof LlmQuotaError) {
+      io.err(`agent-seer: stopped: ${e.message}`);
+      io.err('agent-seer: finished judgments are saved; re-run the same command once the quota resets to judge the rest');
+      return EXIT.failed;
+    }
     throw e;
   }
   for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
@@ -142,5 +163,5 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     io.out(judgeSummaryText(result, rel(dir)));
   }
   // Files that could not be read were not judged: the run did not do all it was asked to.
-  return result.problems.length > 0 || result.judges.some((j) => j.notJudged > 0) ? EXIT.failed : EXIT.ok;
+  return result.problems.length > 0 ? EXIT.failed : judgeExitCode(result);
 }

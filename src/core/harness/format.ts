@@ -68,8 +68,8 @@ export const Provenance = z.object({
   seed: z.number().int().nullable().describe('Seed of the run; null when the provider is not seedable.'),
   /** Version of each stage's prompt template (or generator) that produced the record, keyed by stage. */
   promptVersions: z.record(z.string(), z.string()).describe('Version of each stage\'s prompt template (or generator) that produced the record, keyed by stage.'),
-  /** Which provider produced each stage when a run mixes providers, keyed by stage. */
-  stageProviders: z.record(z.string(), z.string()).describe('Which provider produced each stage when a run mixes providers, keyed by stage.').optional(),
+  /** Which provider produced each stage when a run mixes providers, keyed by stage (`offline`: filled by the offline generator; `none`: the stage failed and nothing stands in for it). */
+  stageProviders: z.record(z.string(), z.string()).describe('Which provider produced each stage when a run mixes providers, keyed by stage (offline: filled by the offline generator; none: the stage failed and nothing stands in for it).').optional(),
   /** sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale. */
   toolHashes: z.record(z.string(), z.string()).describe('sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale.'),
 });
@@ -216,9 +216,42 @@ export const ManifestCounts = z.object({
 });
 export type ManifestCounts = z.infer<typeof ManifestCounts>;
 
-/** Status of a run; a manifest is rewritten as the run progresses. */
-export const RunStatus = z.enum(['running', 'complete', 'failed', 'cancelled']);
+/**
+ * Status of a run; a manifest is rewritten as the run progresses. `partial`: the run ended, but
+ * too many LLM items failed or were not made by the model (or a quota stopped it after some
+ * records) for the harness to count as complete; `failed`: no usable result.
+ */
+export const RunStatus = z
+  .enum(['running', 'complete', 'partial', 'failed', 'cancelled'])
+  .describe('running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled.');
 export type RunStatus = z.infer<typeof RunStatus>;
+
+/**
+ * What became of the LLM items of a run (one per stage request: a tool's interpretation, a
+ * scenario batch, a scenario's mock outputs, a turn split; plus each scenario the offline
+ * generator wrote for coverage). Every item ends in exactly one outcome.
+ */
+export const ItemOutcomes = z
+  .object({
+    /** Items of the run. */
+    total: z.number().int().nonnegative().describe('Items of the run.'),
+    /** Made by the model (cached replies included). */
+    llm: z.number().int().nonnegative().describe('Made by the model (cached replies included).'),
+    /** Lost to transport faults after the retries (429, 5xx, timeouts); nothing was filled in. */
+    failed: z.number().int().nonnegative().describe('Lost to transport faults after the retries (429, 5xx, timeouts); nothing was filled in.'),
+    /** Dropped after the re-asks (replies still invalid), with nothing filled in. */
+    discarded: z.number().int().nonnegative().describe('Dropped after the re-asks (replies still invalid), with nothing filled in.'),
+    /** Filled by the offline generator (after invalid replies, or for coverage); their records say so in provenance.stageProviders. */
+    offline: z.number().int().nonnegative().describe('Filled by the offline generator (after invalid replies, or for coverage); their records say so in provenance.stageProviders.'),
+    /** Failed items by `<stage>:<reason>`. */
+    failedBy: z.record(z.string(), z.number().int().nonnegative()).describe('Failed items by <stage>:<reason>.'),
+    /** (failed + discarded + offline) / total; 0 when there are no items. */
+    degradedShare: z.number().min(0).max(1).describe('(failed + discarded + offline) / total; 0 when there are no items.'),
+    /** Records with at least one stage written by the offline generator. */
+    offlineRecords: z.number().int().nonnegative().describe('Records with at least one stage written by the offline generator.'),
+  })
+  .describe('What became of the LLM items of a run.');
+export type ItemOutcomes = z.infer<typeof ItemOutcomes>;
 
 /** The run manifest (`manifest.json`): everything about a run that is not one record. */
 export const HarnessManifest = z
@@ -272,8 +305,10 @@ export const HarnessManifest = z
       .array(z.string())
       .describe('Ids of records earlier runs wrote to this folder that this run has not replaced (yet); a complete run removes them and drops this field.')
       .optional(),
-    /** Why the run failed, when it did. */
-    error: z.string().describe('Why the run failed, when it did.').optional(),
+    /** LLM runs: what became of the items (absent for offline runs). */
+    items: ItemOutcomes.describe('LLM runs: what became of the items (absent for offline runs).').optional(),
+    /** Why the run failed or is partial, when it is. */
+    error: z.string().describe('Why the run failed or is partial, when it is.').optional(),
   })
   .describe('Agent Seer harness run manifest.');
 export type HarnessManifest = z.infer<typeof HarnessManifest>;

@@ -5,7 +5,7 @@
  * entry, written atomically as soon as a reply validates.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiscardReason, Usage } from './types';
 
@@ -26,10 +26,32 @@ export type CacheEntry =
   | { ok: true; value: unknown; usage: Usage; attempts: number }
   | { ok: false; reason: DiscardReason; errors: string[]; usage: Usage; attempts: number; lastReply?: string };
 
+/**
+ * One raw model reply of an item still being re-asked: what the model said at one point of the
+ * conversation, kept so a resumed run replays the conversation instead of asking again.
+ */
+export interface CachedReply {
+  text: string;
+  finishReason?: string;
+  usage: Usage;
+}
+
 /** Where replies are kept between runs. */
 export interface ReplyCache {
   get(key: string): Promise<CacheEntry | undefined>;
   set(key: string, entry: CacheEntry, parts: CacheKeyParts): Promise<void>;
+  /** A raw reply stored under a conversation key (see {@link conversationKey}). */
+  getReply(key: string): Promise<CachedReply | undefined>;
+  setReply(key: string, reply: CachedReply, parts: CacheKeyParts): Promise<void>;
+}
+
+/**
+ * The key of the reply to one point of an item's conversation: the item's key plus every turn
+ * sent so far. A re-ask built from different errors (say, after a validator changed) is a
+ * different conversation and misses, so a replayed reply always answers the same question.
+ */
+export function conversationKey(itemKey: string, messages: readonly { role: string; content: string }[]): string {
+  return sha256(canonicalJson({ v: 1, item: itemKey, messages }));
 }
 
 /**
@@ -61,6 +83,7 @@ export function cacheKey(parts: CacheKeyParts): string {
 /** In-memory cache, for tests and for runs that must not touch the disk. */
 export class MemoryCache implements ReplyCache {
   readonly entries = new Map<string, CacheEntry>();
+  readonly replies = new Map<string, CachedReply>();
   async get(key: string): Promise<CacheEntry | undefined> {
     const e = this.entries.get(key);
     return e === undefined ? undefined : structuredClone(e);
@@ -68,25 +91,89 @@ export class MemoryCache implements ReplyCache {
   async set(key: string, entry: CacheEntry): Promise<void> {
     this.entries.set(key, structuredClone(entry));
   }
+  async getReply(key: string): Promise<CachedReply | undefined> {
+    const r = this.replies.get(key);
+    return r === undefined ? undefined : structuredClone(r);
+  }
+  async setReply(key: string, reply: CachedReply): Promise<void> {
+    this.replies.set(key, structuredClone(reply));
+  }
 }
 
-/** The on-disk file of one entry (format version 1). */
+/** A temp file older than this is an orphan whatever its writer's pid says (pids get reused). */
+export const ORPHAN_TMP_AGE_MS = 10 * 60_000;
+
+/** Whether a process with this pid is running (a pid we may not signal still exists). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the `*.tmp` files an atomic writer left behind when it was killed between writing and
+ * renaming (`<name>.<pid>.<random>.tmp`, as `DiskCache` and `writeFileAtomic` name them) under
+ * `dir` and one level of sub-folders. A temp file is removed when its writer is no longer running
+ * or it is older than {@link ORPHAN_TMP_AGE_MS}, so a concurrent writer's file is never pulled
+ * from under it. Returns how many were removed; a folder that does not exist has none.
+ */
+export async function removeOrphanTmpFiles(dir: string, now: number = Date.now()): Promise<number> {
+  let removed = 0;
+  const sweep = async (folder: string, depth: number): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = join(folder, e.name);
+      if (e.isDirectory()) {
+        if (depth > 0) await sweep(path, depth - 1);
+        continue;
+      }
+      const m = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(e.name);
+      if (!m) continue;
+      const pid = Number(m[1]);
+      const age = await stat(path).then((s) => now - s.mtimeMs, () => undefined);
+      if (age === undefined) continue;
+      const orphan = age > ORPHAN_TMP_AGE_MS || (pid !== process.pid && !pidAlive(pid));
+      if (orphan && (await unlink(path).then(() => true, () => false))) removed++;
+    }
+  };
+  await sweep(dir, 1);
+  return removed;
+}
+
+/** The on-disk file of one entry (format version 1): an item's outcome, or one raw reply of it. */
 interface CacheFile {
   version: 1;
   key: string;
   createdAt: string;
   /** The key's parts minus the inputs (which can be large): enough to see what an entry is. */
   about: Omit<CacheKeyParts, 'inputs'>;
-  entry: CacheEntry;
+  entry?: CacheEntry;
+  reply?: CachedReply;
 }
 
 /**
  * One JSON file per entry under `<dir>/<first 2 hex>/<key>.json`. Writes go to a unique temp file
  * then `rename`, so a reader never sees half an entry and concurrent writers of the same key
  * cannot corrupt it (the last rename wins, and either reply is valid for the key). Unreadable files count as misses.
+ * The first access removes temp files orphaned by a killed writer ({@link removeOrphanTmpFiles}).
  */
 export class DiskCache implements ReplyCache {
+  private swept: Promise<number> | undefined;
+
   constructor(readonly dir: string) {}
+
+  /** Removes orphaned temp files once per instance (awaited by the first read or write). */
+  sweep(): Promise<number> {
+    return (this.swept ??= removeOrphanTmpFiles(this.dir));
+  }
 
   /** The path of a key's file. */
   pathOf(key: string): string {
@@ -95,6 +182,25 @@ export class DiskCache implements ReplyCache {
   }
 
   async get(key: string): Promise<CacheEntry | undefined> {
+    const file = await this.read(key);
+    return file?.entry && typeof file.entry.ok === 'boolean' ? file.entry : undefined;
+  }
+
+  async getReply(key: string): Promise<CachedReply | undefined> {
+    const file = await this.read(key);
+    return file?.reply && typeof file.reply.text === 'string' ? file.reply : undefined;
+  }
+
+  async set(key: string, entry: CacheEntry, parts: CacheKeyParts): Promise<void> {
+    await this.write(key, { entry }, parts);
+  }
+
+  async setReply(key: string, reply: CachedReply, parts: CacheKeyParts): Promise<void> {
+    await this.write(key, { reply }, parts);
+  }
+
+  private async read(key: string): Promise<Partial<CacheFile> | undefined> {
+    await this.sweep();
     let text: string;
     try {
       text = await readFile(this.pathOf(key), 'utf8');
@@ -104,17 +210,17 @@ export class DiskCache implements ReplyCache {
     }
     try {
       const file = JSON.parse(text) as Partial<CacheFile>;
-      if (file.version !== 1 || file.key !== key || !file.entry || typeof file.entry.ok !== 'boolean') return undefined;
-      return file.entry;
+      return file.version === 1 && file.key === key ? file : undefined;
     } catch {
       return undefined; // a torn or hand-edited file is just a miss; the next write replaces it
     }
   }
 
-  async set(key: string, entry: CacheEntry, parts: CacheKeyParts): Promise<void> {
+  private async write(key: string, content: Pick<CacheFile, 'entry' | 'reply'>, parts: CacheKeyParts): Promise<void> {
+    await this.sweep();
     const path = this.pathOf(key);
     const { inputs: _inputs, ...about } = parts;
-    const file: CacheFile = { version: 1, key, createdAt: new Date().toISOString(), about, entry };
+    const file: CacheFile = { version: 1, key, createdAt: new Date().toISOString(), about, ...content };
     await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true });
     const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(tmp, `${JSON.stringify(file, null, 1)}\n`, 'utf8');

@@ -18,11 +18,17 @@ export class LlmHttpError extends Error {
    * the run stops instead of discarding every item in turn.
    */
   readonly fatal: boolean;
+  /**
+   * A 429 that says the quota itself is used up (Gemini's per-day quotas, OpenAI's
+   * `insufficient_quota`), not that requests came too fast: waiting minutes will not help.
+   */
+  readonly quotaExhausted: boolean;
 
-  constructor(init: { status: number; message: string; retryAfterMs?: number; fatal?: boolean }) {
+  constructor(init: { status: number; message: string; retryAfterMs?: number; fatal?: boolean; quotaExhausted?: boolean }) {
     super(init.message);
     this.status = init.status;
     this.retryAfterMs = init.retryAfterMs;
+    this.quotaExhausted = init.status === 429 && (init.quotaExhausted ?? false);
     this.transient = isTransientStatus(init.status);
     this.fatal = init.fatal ?? (init.status === 401 || init.status === 403 || init.status === 404);
   }
@@ -45,6 +51,28 @@ export class LlmNetworkError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/**
+ * The provider's quota is exhausted for longer than a run may wait: a 429 that asks for a wait
+ * beyond the retry policy's `maxRetryAfterMs`, or that names a daily (or billing) quota. Every
+ * further item would meet the same answer, so the run stops instead of burning through them;
+ * finished replies are cached, so re-running later resumes.
+ */
+export class LlmQuotaError extends Error {
+  override readonly name = 'LlmQuotaError';
+  constructor(
+    message: string,
+    /** The wait the server asked for, when it said. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether an error body names a quota that resets daily or needs billing (not a per-minute limit). */
+export function namesExhaustedQuota(text: string): boolean {
+  return /PerDay|per[ _-]?day|daily|insufficient_quota/i.test(text);
 }
 
 /** Wrong or missing configuration (no API key, no model); raised before any call is made. */

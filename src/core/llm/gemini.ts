@@ -5,7 +5,7 @@
  * `LlmHttpError` with the server's requested wait, which the SDK's `ApiError` drops.
  */
 import type { GenerateContentResponse, GoogleGenAI as GoogleGenAIClient } from '@google/genai' with { 'resolution-mode': 'import' };
-import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, parseRetryAfter, redact } from './errors';
+import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { toGeminiSchema } from './jsonSchema';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
@@ -118,6 +118,8 @@ export class GeminiProvider implements ChatProvider {
       message: redact(clip(`Gemini ${res.status}: ${detail}`), [this.apiKey]),
       retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) ?? googleRetryDelayMs(body),
       fatal: badKey || res.status === 401 || res.status === 403 || res.status === 404,
+      // Daily quotas show in the QuotaFailure details (`…PerDayPerProjectPerModel…`), not the message.
+      quotaExhausted: namesExhaustedQuota(bodyText),
     });
   }
 }

@@ -3,7 +3,7 @@
  * timeout, cancellation, and retries with backoff for transport faults (429, 5xx, timeouts,
  * network). Retries here are separate from the structured layer's re-asks of bad content.
  */
-import { LlmHttpError, LlmNetworkError, LlmTimeoutError } from './errors';
+import { LlmHttpError, LlmNetworkError, LlmQuotaError, LlmTimeoutError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
@@ -181,6 +181,19 @@ export function retryCause(e: unknown): RetryCause | undefined {
   return undefined;
 }
 
+/**
+ * The run-stopping form of a 429 that no retry within the policy can get past: the quota is used
+ * up (daily or billing), or the server asks for a longer wait than `maxRetryAfterMs`.
+ */
+export function quotaStop(e: unknown, policy: RetryPolicy): LlmQuotaError | undefined {
+  if (!(e instanceof LlmHttpError) || e.status !== 429) return undefined;
+  const tooLong = e.retryAfterMs !== undefined && e.retryAfterMs > policy.maxRetryAfterMs;
+  if (!e.quotaExhausted && !tooLong) return undefined;
+  const wait = e.retryAfterMs !== undefined ? ` and asks to wait ${Math.ceil(e.retryAfterMs / 1000)} s` : '';
+  const why = e.quotaExhausted ? 'the quota is exhausted' : `the server asks for a longer wait than the ${Math.round(policy.maxRetryAfterMs / 1000)} s a run waits`;
+  return new LlmQuotaError(`LLM quota: ${why} (HTTP 429${wait}): ${e.message}`, e.retryAfterMs);
+}
+
 /** Limits for one provider (or several sharing a `CallGuard`). */
 export interface CallLimits {
   /** Calls in flight at once. Default 4. */
@@ -211,6 +224,8 @@ export class CallGuard {
   private readonly random: () => number;
   /** After a 429 with a server-requested wait, nobody starts before this time. */
   private cooldownUntil = 0;
+  /** Set by the first quota stop: every later call fails with it without a request. */
+  private quotaError: LlmQuotaError | undefined;
 
   constructor(limits: CallLimits = {}, deps: { clock?: Clock; random?: () => number } = {}) {
     this.clock = deps.clock ?? systemClock;
@@ -224,7 +239,8 @@ export class CallGuard {
   /**
    * One logical call: waits for a slot and the rate budget, then tries up to `maxRetries + 1`
    * times. Throws the last error when retries run out or the error is not retryable, and the
-   * caller's abort reason on cancellation.
+   * caller's abort reason on cancellation. After a quota stop ({@link quotaStop}) every call
+   * throws that `LlmQuotaError` without sending anything: the quota is the account's.
    */
   async call(provider: ChatProvider, request: ChatRequest, stats?: LlmStats): Promise<ChatReply> {
     const { signal } = request;
@@ -234,6 +250,7 @@ export class CallGuard {
         const wait = this.cooldownUntil - this.clock.now();
         if (wait > 0) await this.clock.sleep(wait, signal);
         await this.rateLimiter?.acquire(signal);
+        if (this.quotaError) throw this.quotaError;
         stats?.recordRequest(provider.model);
         try {
           const reply = await this.attempt(provider, request);
@@ -241,6 +258,8 @@ export class CallGuard {
           return reply;
         } catch (e) {
           if (signal.aborted) throw abortReason(signal);
+          const quota = quotaStop(e, this.policy);
+          if (quota) throw (this.quotaError ??= quota);
           const cause = retryCause(e);
           if (cause === undefined || retry >= this.policy.maxRetries) throw e;
           const delay = this.retryDelay(e, retry);

@@ -4,7 +4,7 @@
  * (`maxRetries: 0`) so the CallGuard governs.
  */
 import OpenAI from 'openai';
-import { causeText, clip, isAbortError, LlmHttpError, LlmNetworkError, LlmTimeoutError, parseRetryAfter, redact } from './errors';
+import { causeText, clip, isAbortError, LlmHttpError, LlmNetworkError, LlmTimeoutError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { isStrictCompatible } from './jsonSchema';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
@@ -111,6 +111,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
         status: e.status,
         message: redact(clip(`OpenAI-compatible ${e.status}: ${e.message}`), [this.apiKey]),
         retryAfterMs,
+        quotaExhausted: namesExhaustedQuota(`${String(e.code ?? '')} ${e.message}`),
       });
     }
     if (e instanceof OpenAI.OpenAIError) {

@@ -66,6 +66,8 @@ export interface LlmStatsSnapshot {
   retries: Record<RetryCause, number>;
   /** Follow-up requests that carried validation errors back to the model. */
   reasks: number;
+  /** Replies of unfinished items read back from the cache instead of asked again (a resumed conversation). */
+  replayedReplies: number;
   /** Discarded items by reason (cached discards included: the item is still lost). */
   discards: Record<DiscardReason, number>;
   /** Billed tokens of requests made in this run. */
@@ -91,6 +93,7 @@ export class LlmStats {
     requests: 0,
     retries: { 'rate-limit': 0, server: 0, timeout: 0, network: 0 },
     reasks: 0,
+    replayedReplies: 0,
     discards: { 'invalid-json': 0, schema: 0, semantic: 0, http: 0, timeout: 0 },
     inputTokens: 0,
     outputTokens: 0,
@@ -136,6 +139,11 @@ export class LlmStats {
   /** Validation errors are being sent back to the model. */
   recordReask(): void {
     this.s.reasks++;
+  }
+
+  /** A reply an earlier run got for an unfinished item was read from the cache. */
+  recordReplayedReply(): void {
+    this.s.replayedReplies++;
   }
 
   /** An item finished. */

@@ -2,10 +2,12 @@
  * Structured generation: a zod schema in, a validated value out. Bad replies (not JSON, schema
  * violations, failed semantic checks) are re-asked with the errors, at most `maxAttempts` (3)
  * replies in all, then discarded and counted. Valid replies and content discards go to the
- * cache the moment they are known.
+ * cache the moment they are known, and so does every reply that is about to be re-asked (keyed by
+ * the conversation so far): a run killed between re-asks replays those replies on resume instead
+ * of paying for them again.
  */
 import type { z } from 'zod';
-import { cacheKey, canonicalJson, sha256, type CacheEntry, type CacheKeyParts, type ReplyCache } from './cache';
+import { cacheKey, canonicalJson, conversationKey, sha256, type CacheEntry, type CacheKeyParts, type ReplyCache } from './cache';
 import { clip, isAbortError, LlmHttpError, LlmTimeoutError } from './errors';
 import { zodToJsonSchema } from './jsonSchema';
 import { abortReason, CallGuard, systemClock, type CallLimits, type Clock } from './limits';
@@ -146,15 +148,20 @@ export class StructuredLlm {
 
     let last: { reason: DiscardReason; errors: string[]; lastReply?: string } = { reason: 'invalid-json', errors: [] };
     let attempts = 0;
+    // Asking a discarded item again must not replay the replies that got it discarded.
+    const replay = this.cache !== undefined && !(hit && !hit.ok && this.retryDiscarded);
     while (attempts < this.maxAttempts) {
       let text: string;
       let finishReason: string | undefined;
+      const turnKey = conversationKey(key, messages);
       try {
-        const reply = await this.guard.call(
+        const stored = replay ? await this.cache?.getReply(turnKey) : undefined;
+        const reply = stored ?? (await this.guard.call(
           this.provider,
           { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, signal },
           this.stats,
-        );
+        ));
+        if (stored) this.stats.recordReplayedReply();
         text = reply.text;
         finishReason = reply.finishReason;
         usage.inputTokens += reply.usage?.inputTokens ?? 0;
@@ -179,6 +186,8 @@ export class StructuredLlm {
       }
       last = { reason: checked.reason, errors: checked.errors, lastReply: clip(text, 2000) };
       if (attempts < this.maxAttempts) {
+        // On disk before the re-ask leaves: a kill from here on costs no call already paid for.
+        if (replay) await this.cache?.setReply(turnKey, { text, ...(finishReason !== undefined ? { finishReason } : {}), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } }, parts);
         this.stats.recordReask();
         messages.push({ role: 'assistant', content: text }, { role: 'user', content: reaskMessage(checked.errors) });
       }

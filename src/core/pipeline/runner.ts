@@ -13,13 +13,16 @@
  * repaired or salvaged under `<outDir>/.cache/ledger`), record ids are derived from content, and
  * writes are atomic; so a cancelled or crashed run, re-run with the same inputs, repeats no
  * finished call, loses no record and duplicates none, and an unchanged re-run makes no call.
- * The manifest goes `running` → `complete` | `cancelled` | `failed`.
+ * The manifest goes `running` → `complete` | `partial` | `cancelled` | `failed`. An LLM run is
+ * judged by what became of its items (`runHealth.ts`): one in which no item was made by the model
+ * fails, one with too many failed, discarded or offline-filled items is `partial`, and a quota
+ * error stops the run at once (`partial` when records were made, else `failed`).
  */
 import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
-import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ManifestCounts, type RunStatus, type SkippedTool } from '../harness/format';
+import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ItemOutcomes, type ManifestCounts, type RunStatus, type SkippedTool } from '../harness/format';
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
-import { DiskCache, isAbortError, LlmStats, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
+import { DiskCache, isAbortError, LlmQuotaError, LlmStats, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
 import type { Spec, Tool } from '../spec/model';
 import { computeChecks } from './checks';
 import { discarded, type StageContext } from './llm/context';
@@ -32,6 +35,7 @@ import { DEFAULT_GROUPING } from './llm/grouping';
 import { generateOfflineYielding, OFFLINE_PROVIDER, offlineManifest } from './offline';
 import { PromptLibrary } from './prompts';
 import { claimOutputFolder } from '../harness/outputFolder';
+import { emptyTally, itemOutcomes, runVerdict } from './runHealth';
 import { recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
 import { compileSchema } from './validateCall';
@@ -154,7 +158,11 @@ export interface PipelineResult {
   maxPromptTokens: number;
   /** Record files of earlier runs removed from the folder. */
   removedStale: number;
-  /** Why the run failed. */
+  /** LLM runs: what became of the items (absent offline). */
+  items?: ItemOutcomes;
+  /** A quota error stopped the run (re-running later resumes it). */
+  quotaStopped?: boolean;
+  /** Why the run failed or is partial. */
   error?: string;
 }
 
@@ -355,6 +363,7 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     discarded: {},
     examples: new Map(Object.entries(o.exampleOutputs ?? {})),
     steps: new Map(),
+    items: emptyTally(),
   };
   const temperature = llm.keyParts({ stage: 'probe', promptVersion: '', prompt: '', schema: TurnSplit }).temperature;
   const promptVersions = Object.fromEntries(GENERATION_TEMPLATES.map((n) => [n, prompts.get(n).version]));
@@ -392,19 +401,28 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     let p = interpretations.get(tool.name);
     if (!p) {
       progress.add('interpret');
-      p = interpretTool(ctx, tool).then((r) => {
-        progress.done('interpret');
-        return r;
-      });
+      p = interpretTool(ctx, tool).then(
+        (r) => {
+          progress.done('interpret');
+          return r;
+        },
+        (e: unknown) => {
+          // Stop the run now, not when stage 2 has waited for the group's other tools.
+          fail(e);
+          throw e;
+        },
+      );
       interpretations.set(tool.name, p);
     }
     return p;
   };
   const interpretVersion = prompts.get('interpret').version;
-  const offlineInterpreted = async (names: readonly string[]): Promise<boolean> => {
-    for (const n of names) if ((await interpretations.get(n))?.source === 'offline') return true;
-    return false;
+  /** `offline` or `none` when some tool of the record was not interpreted by the model. */
+  const interpretedBy = async (names: readonly string[]): Promise<string | undefined> => {
+    const sources = await Promise.all(names.map(async (n) => (await interpretations.get(n))?.source));
+    return sources.includes('offline') ? OFFLINE_PROVIDER : sources.includes('none') ? 'none' : undefined;
   };
+  let offlineRecords = 0;
 
   // Stages 3 and 4 per accepted scenario, then the record.
   const slots = new Map<string, string>();
@@ -421,6 +439,8 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     progress.add('mock');
     const mock = await mockScenario(ctx, a.scenario);
     progress.done('mock');
+    // Lost in transport: counted as a failed item, and no record is made up for it.
+    if (!mock) return;
     let conversation: HarnessRecord['conversation'] = [];
     let turnsVersion: string | undefined;
     let depth = a.depth + 1;
@@ -437,7 +457,8 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     const stageProviders: Record<string, string> = {};
     if (a.source === 'offline') stageProviders.scenarios = OFFLINE_PROVIDER;
     if (mock.source === 'offline') stageProviders.mock = OFFLINE_PROVIDER;
-    if (await offlineInterpreted(expected_tools.map((c) => c.name))) stageProviders.interpret = OFFLINE_PROVIDER;
+    const interpreter = await interpretedBy(expected_tools.map((c) => c.name));
+    if (interpreter) stageProviders.interpret = interpreter;
     const promptVersionsOfRecord: Record<string, string> = { interpret: interpretVersion, scenarios: a.promptVersion, mock: mock.version };
     if (turnsVersion) promptVersionsOfRecord.turns = turnsVersion;
     const body = { prompt: a.scenario.prompt, expected_tools, mock_outputs, conversation };
@@ -477,6 +498,7 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
       return;
     }
     slots.set(record.id, a.slot);
+    if (Object.values(stageProviders).includes(OFFLINE_PROVIDER)) offlineRecords++;
     if (a.coverage) coverageRound++;
     chainDepth = Math.max(chainDepth, depth);
     await writer.writeRecord(record, (m, records) => ({ ...m, counts: countsOf(records), tokens: tokensOf() }));
@@ -508,8 +530,21 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
   await Promise.all(tasks);
   o.signal?.removeEventListener('abort', onOuterAbort);
 
-  const status: PipelineResult['status'] = o.signal?.aborted ? 'cancelled' : failure !== undefined && !isAbortError(failure) ? 'failed' : failure !== undefined ? 'cancelled' : 'complete';
   const records = writer.records;
+  const cancelled = o.signal?.aborted === true || (failure !== undefined && isAbortError(failure));
+  const quota = failure instanceof LlmQuotaError ? errorText(failure) : undefined;
+  let status: PipelineResult['status'];
+  let reason: string | undefined;
+  if (cancelled) status = 'cancelled';
+  else if (failure !== undefined && quota === undefined) {
+    status = 'failed';
+    reason = errorText(failure);
+  } else {
+    const verdict = runVerdict(ctx.items, { records: records.length, ...(quota !== undefined ? { quota } : {}) });
+    status = verdict.status;
+    reason = verdict.reason;
+  }
+  const items = itemOutcomes(ctx.items, offlineRecords);
   const order = (id: string): string => slots.get(id) ?? '';
   const recordIds = records.map((r) => r.id).sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : x < y ? -1 : 1));
   const removedStale = status === 'complete' ? await writer.removeStale(recordIds) : 0;
@@ -521,8 +556,9 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     tokens: tokensOf(),
     timings: { startedAt, finishedAt: new Date(finished).toISOString(), durationMs: finished - started, stages: progress.timings() },
     status,
+    items,
   };
-  if (status === 'failed') manifest.error = errorText(failure);
+  if (reason !== undefined) manifest.error = reason;
   await writer.finish(manifest);
   return finalResult(status, outDir, writer.current, {
     llm: llmCounts(),
@@ -531,7 +567,9 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     chainDepth,
     maxPromptTokens,
     removedStale,
-    ...(status === 'failed' ? { error: errorText(failure) } : {}),
+    items,
+    ...(quota !== undefined ? { quotaStopped: true } : {}),
+    ...(reason !== undefined ? { error: reason } : {}),
   });
 }
 

@@ -2,12 +2,13 @@
  * What every LLM stage of one run shares: the spec, the model, the prompts, the ledger, the
  * cancellation signal and the run's counters.
  */
-import type { StructuredLlm } from '../../llm';
+import type { DiscardReason, StructuredLlm } from '../../llm';
 import type { Spec } from '../../spec/model';
 import type { PromptLibrary } from '../prompts';
 import type { AskOutcome } from './ask';
 import { bump, mergeCounts, type Counts, type StepCounts } from './counts';
 import type { Ledger } from './ledger';
+import { tallyItem, type ItemOutcome, type ItemTally } from '../runHealth';
 
 /** Stage names, as they appear in cache keys, counters and progress. */
 export const STAGES = { interpret: 'interpret', scenarios: 'scenarios', mock: 'mock', turns: 'turns' } as const;
@@ -29,6 +30,23 @@ export interface StageContext {
   examples: ReadonlyMap<string, readonly unknown[]>;
   /** Outcomes of this run's steps by request key (see `AskContext.steps`). */
   steps: Map<string, Promise<AskOutcome<unknown>>>;
+  /** How each LLM item ended (the run's verdict reads it). */
+  items: ItemTally;
+}
+
+/** Whether a discard was a transport fault (after the retries) rather than the reply's content. */
+export function isTransportFailure(reason: DiscardReason): boolean {
+  return reason === 'http' || reason === 'timeout';
+}
+
+/**
+ * Counts how an item ended: a transport failure as `failed` under `<stage>:<reason>`, a content
+ * discard as `fallback` (`offline` when the stage fills it offline, else `discarded`).
+ */
+export function settle(ctx: StageContext, stage: string, outcome: { ok: true } | { ok: false; reason: DiscardReason }, fallback: Exclude<ItemOutcome, 'llm' | 'failed'>): void {
+  if (outcome.ok) tallyItem(ctx.items, 'llm');
+  else if (isTransportFailure(outcome.reason)) tallyItem(ctx.items, 'failed', `${stage}:${outcome.reason}`);
+  else tallyItem(ctx.items, fallback);
 }
 
 /** Adds a step's counts to the run's. */

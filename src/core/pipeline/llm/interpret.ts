@@ -1,15 +1,17 @@
 /**
  * Stage 1 with a model: one request per tool for the paper's semantic fields, cached by the
  * tool's hash (an unchanged tool is never interpreted twice, whatever else changed). A tool the
- * model cannot describe after the re-asks falls back to the offline interpretation, so a
- * summary always exists; the fallback is counted.
+ * model cannot describe after the re-asks falls back to the offline interpretation (counted, and
+ * named in the provenance of records that use the tool). A tool whose request failed in transport
+ * gets no interpretation at all: scenario prompts show its own description, and the item counts
+ * as failed, never as filled in.
  */
 import { toolHash } from '../../harness/hash';
 import type { Tool } from '../../spec/model';
 import { interpretOffline } from '../offline';
 import { ToolInterpretation } from '../schemas';
 import { ask } from './ask';
-import { count, repaired, STAGES, type StageContext } from './context';
+import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
 
 /** Longest tool definition sent as is; longer ones lose their parameter descriptions. */
 const MAX_TOOL_JSON = 24_000;
@@ -30,13 +32,14 @@ export function toolJsonForPrompt(tool: Tool): string {
 
 /** The outcome of interpreting one tool. */
 export interface InterpretOutcome {
-  interpretation: ToolInterpretation;
-  /** `'llm'` or `'offline'` (fallback). */
-  source: 'llm' | 'offline';
+  /** Absent when the request failed in transport (`source: 'none'`). */
+  interpretation: ToolInterpretation | undefined;
+  /** `'llm'`, `'offline'` (fallback after invalid replies) or `'none'` (transport failure). */
+  source: 'llm' | 'offline' | 'none';
   version: string;
 }
 
-/** Interprets one tool (never fails: falls back to the offline interpretation). */
+/** Interprets one tool (never rejects but on run-stopping faults; see {@link InterpretOutcome}). */
 export async function interpretTool(ctx: StageContext, tool: Tool): Promise<InterpretOutcome> {
   const rendered = ctx.prompts.render('interpret', { tool_json: toolJsonForPrompt(tool) });
   const outcome = await ask(ctx, {
@@ -53,7 +56,9 @@ export async function interpretTool(ctx: StageContext, tool: Tool): Promise<Inte
     accept: (value) => ({ ...value, tool_name: tool.name, enterprise_context: value.enterprise_context.slice(0, 8) }),
   });
   count(ctx, outcome.counts);
+  settle(ctx, STAGES.interpret, outcome, 'offline');
   if (outcome.ok) return { interpretation: outcome.value, source: 'llm', version: rendered.version };
+  if (isTransportFailure(outcome.reason)) return { interpretation: undefined, source: 'none', version: rendered.version };
   repaired(ctx, `${STAGES.interpret}:offline-fallback`);
   return { interpretation: interpretOffline(ctx.spec, tool), source: 'offline', version: rendered.version };
 }

@@ -9,6 +9,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../harness/store';
+import { removeOrphanTmpFiles } from '../../llm/cache';
 import type { StepCounts } from './counts';
 
 /** One entry: the counts of a step and, for salvaged discards, the last parsed reply. */
@@ -36,9 +37,18 @@ export class MemoryLedger implements Ledger {
   }
 }
 
-/** One JSON file per entry under `<dir>/<first 2 hex>/<key>.json`, written atomically. */
+/**
+ * One JSON file per entry under `<dir>/<first 2 hex>/<key>.json`, written atomically. The first
+ * access removes temp files a killed run left behind.
+ */
 export class DiskLedger implements Ledger {
+  private swept: Promise<number> | undefined;
+
   constructor(readonly dir: string) {}
+
+  private sweep(): Promise<number> {
+    return (this.swept ??= removeOrphanTmpFiles(this.dir));
+  }
 
   private pathOf(key: string): string {
     if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`not a ledger key: ${key}`);
@@ -46,6 +56,7 @@ export class DiskLedger implements Ledger {
   }
 
   async get(key: string): Promise<LedgerEntry | undefined> {
+    await this.sweep();
     try {
       const parsed = JSON.parse(await readFile(this.pathOf(key), 'utf8')) as { version?: unknown; entry?: LedgerEntry };
       return parsed.version === 1 && parsed.entry?.counts ? parsed.entry : undefined;
@@ -55,6 +66,7 @@ export class DiskLedger implements Ledger {
   }
 
   async set(key: string, entry: LedgerEntry): Promise<void> {
+    await this.sweep();
     await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true });
     await writeFileAtomic(this.pathOf(key), `${JSON.stringify({ version: 1, key, entry })}\n`);
   }

@@ -8,7 +8,8 @@
  * deterministic rule the harness reports (`checkIntegrity`); violations are re-asked with the
  * exact value and place. If the re-asks run out, the missing values are planted into the
  * model's outputs (`plantValue`), and only when that fails does the scenario fall back to the
- * offline mock generator. Every step is counted.
+ * offline mock generator. Every step is counted. A request lost in transport is not filled in:
+ * the scenario gets no mock outputs (and no record), and the item counts as failed.
  *
  * ## Other checks
  * One entry per call, in order, with the call's name and unchanged arguments; outputs that
@@ -31,7 +32,7 @@ import { LlmMockResult, type MockCall, type MockResult, type Scenario } from '..
 import { findTool, validateOutput } from '../validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
-import { count, repaired, STAGES, type StageContext } from './context';
+import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
 import { clipText } from './summaries';
 
 /** The outcome of the mock stage for one scenario. */
@@ -142,8 +143,11 @@ export function plantMissing(ctx: StageContext, scenario: Scenario, outputs: unk
   return next;
 }
 
-/** Runs stage 3 for one scenario. Never fails: falls back to the offline mock generator. */
-export async function mockScenario(ctx: StageContext, scenario: Scenario): Promise<MockOutcome> {
+/**
+ * Runs stage 3 for one scenario: the model's outputs, or the offline generator's after invalid
+ * replies; undefined when the request failed in transport.
+ */
+export async function mockScenario(ctx: StageContext, scenario: Scenario): Promise<MockOutcome | undefined> {
   const calls = scenario.agent_workflow;
   const tools = calls.map((c) => findTool(ctx.spec, c.name));
   const grounding = tools.map((t) => groundingOf(ctx, t));
@@ -244,7 +248,9 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     },
   });
   count(ctx, outcome.counts);
+  settle(ctx, STAGES.mock, outcome, 'offline');
   if (outcome.ok) return { result: outcome.value, source: 'llm', version: rendered.version };
+  if (isTransportFailure(outcome.reason)) return undefined;
   repaired(ctx, `${STAGES.mock}:offline-fallback`);
   return { result: mockOffline(ctx.spec, scenario, { seed: ctx.seed }), source: 'offline', version: rendered.version };
 }

@@ -30,7 +30,8 @@ import { agentCallFromLlm, LlmScenarioBatch, type AgentCall, type LlmScenario, t
 import { validateCall } from '../validateCall';
 import { ask, type Problem } from './ask';
 import { bump, emptyStepCounts, type StepCounts } from './counts';
-import { count, discarded, repaired, STAGES, type StageContext } from './context';
+import { count, discarded, repaired, settle, STAGES, type StageContext } from './context';
+import { tallyItem } from '../runHealth';
 import { apportion, groupPairs, groupTools, type ToolGroup } from './grouping';
 import type { InterpretOutcome } from './interpret';
 import { compactSummary, estimateTokens, fullSummary } from './summaries';
@@ -188,6 +189,7 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
     },
   });
   count(ctx, outcome.counts);
+  settle(ctx, STAGES.scenarios, outcome, 'discarded');
   if (!outcome.ok) return [];
 
   // Duplicates (same request and workflow) within the reply.
@@ -379,9 +381,12 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   }
 
   // Last resort: tools the model never used validly get an offline scenario each, so coverage
-  // does not depend on one stubborn tool. Counted, and marked in the records' provenance.
+  // does not depend on one stubborn tool. Counted, and marked in the records' provenance. Not
+  // after a batch was lost in transport: then the tools are uncovered because the model was not
+  // reached, and filling them offline would hide the outage (a re-run asks the model again).
   const left = tools.filter((t) => !covered.has(t.name));
-  if (left.length) {
+  const batchLost = Object.keys(ctx.items.failedBy).some((k) => k.startsWith(`${STAGES.scenarios}:`));
+  if (left.length && !batchLost) {
     const focus = new Set(left.map((t) => t.name));
     const batch = scenariosOffline(ctx.spec, [], { seed: ctx.seed, tier: 'simple', count: left.length, focus: [...focus] });
     let k = 0;
@@ -391,6 +396,7 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
         if (!names.some((n) => focus.has(n) && !covered.has(n))) continue;
         names.forEach((n) => covered.add(n));
         repaired(ctx, `${STAGES.scenarios}:offline-fallback`);
+        tallyItem(ctx.items, 'offline');
         const tier = stratify(undefined, scenario.agent_workflow);
         const hash = sha256(`offline\u0000${ctx.seed}\u0000${canonicalJson(scenario)}`).slice(0, 10);
         options.onScenario({

@@ -15,7 +15,7 @@ import { checkIntegrity } from '../integrity';
 import { TurnSplit, type MockResult, type Scenario } from '../schemas';
 import { checkTurns } from '../turns';
 import { ask, type Problem } from './ask';
-import { count, discarded, STAGES, type StageContext } from './context';
+import { count, discarded, settle, STAGES, type StageContext } from './context';
 
 /** How a split is asked for. */
 export type TurnsMode = 'grounded' | 'standard';
@@ -77,6 +77,7 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
     accept: (split) => split.turns.map((t) => ({ prompt: t.prompt, calls: [...t.calls], followup: t.followup })),
   });
   count(ctx, outcome.counts);
+  settle(ctx, STAGES.turns, outcome, 'discarded');
   if (!outcome.ok) return { turns: undefined, version: rendered.version };
   if (outcome.value.length < 2) {
     discarded(ctx, `${STAGES.turns}:single-turn`);

@@ -1,0 +1,69 @@
+/**
+ * Whether an LLM run may call itself complete. Every LLM item (see `ItemOutcomes` in the harness
+ * format) ends as made by the model, failed (transport), discarded (content) or filled offline;
+ * the share of the last three decides the verdict, so an outage that left the offline generator
+ * to write everything is never reported as a success.
+ *
+ * The one place for the thresholds (documented in the README, "agent-seer generate").
+ */
+import type { ItemOutcomes } from '../harness/format';
+import { bump } from './llm/counts';
+
+/** Above this share of degraded items (failed + discarded + offline) a finished run is `partial`. */
+export const DEGRADED_SHARE_LIMIT = 0.1;
+
+/** How one item ended. */
+export type ItemOutcome = 'llm' | 'failed' | 'discarded' | 'offline';
+
+/** Running tally of item outcomes (the manifest's `items` without the derived fields). */
+export type ItemTally = Omit<ItemOutcomes, 'degradedShare' | 'offlineRecords'>;
+
+/** An empty tally. */
+export function emptyTally(): ItemTally {
+  return { total: 0, llm: 0, failed: 0, discarded: 0, offline: 0, failedBy: {} };
+}
+
+/** Counts one item; `failedKey` (`<stage>:<reason>`) says why a failed one failed. */
+export function tallyItem(tally: ItemTally, outcome: ItemOutcome, failedKey?: string): void {
+  tally.total++;
+  tally[outcome]++;
+  if (outcome === 'failed') bump(tally.failedBy, failedKey ?? 'unknown');
+}
+
+/** Degraded items over all items (0 without items). */
+export function degradedShare(t: ItemTally): number {
+  return t.total === 0 ? 0 : (t.failed + t.discarded + t.offline) / t.total;
+}
+
+/** The manifest's `items`. */
+export function itemOutcomes(t: ItemTally, offlineRecords: number): ItemOutcomes {
+  return { ...t, failedBy: Object.fromEntries(Object.entries(t.failedBy).sort()), degradedShare: Math.round(degradedShare(t) * 10_000) / 10_000, offlineRecords };
+}
+
+/** The verdict on a run that ended without being cancelled. */
+export interface RunVerdict {
+  status: 'complete' | 'partial' | 'failed';
+  /** Why it is not complete (one line). */
+  reason?: string;
+}
+
+const pct = (x: number): string => `${Math.round(x * 100)}%`;
+
+/**
+ * Judges a finished run from its tally: `failed` when items existed and none was made by the
+ * model; `partial` when the degraded share exceeds {@link DEGRADED_SHARE_LIMIT}; else `complete`.
+ * A quota stop (`quota` set) is `partial` when the model made records before it, else `failed`.
+ */
+export function runVerdict(t: ItemTally, options: { records: number; quota?: string }): RunVerdict {
+  const failedText = Object.entries(t.failedBy)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const why = `${t.failed} failed${failedText ? ` (${failedText})` : ''}, ${t.discarded} discarded, ${t.offline} filled offline`;
+  if (options.quota !== undefined) {
+    return { status: options.records > 0 && t.llm > 0 ? 'partial' : 'failed', reason: `stopped by the LLM quota after ${t.llm} of ${t.total} items: ${options.quota}` };
+  }
+  if (t.total > 0 && t.llm === 0) return { status: 'failed', reason: `no LLM item succeeded: ${why} of ${t.total}` };
+  const share = degradedShare(t);
+  if (share > DEGRADED_SHARE_LIMIT) return { status: 'partial', reason: `${pct(share)} of ${t.total} LLM items degraded (limit ${pct(DEGRADED_SHARE_LIMIT)}): ${why}` };
+  return { status: 'complete' };
+}
