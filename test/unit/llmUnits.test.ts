@@ -16,7 +16,7 @@ import {
   isAbortError,
   isStrictCompatible,
   LlmHttpError,
-  LlmQuotaError,
+  LlmOutageError, LlmQuotaError,
   LlmStats,
   LlmTimeoutError,
   MemoryCache,
@@ -200,6 +200,19 @@ describe('limits', () => {
     await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmQuotaError && e.retryAfterMs === 3_600_000 && /asks to wait 3600 s/.test(e.message));
     await assert.rejects(guard.call(provider, chat()), LlmQuotaError);
     assert.equal(calls.length, 1);
+  });
+
+  it('after outageCalls spent calls in a row the endpoint is down: later calls send nothing; a success in between resets the count', async () => {
+    const e500 = (): LlmHttpError => new LlmHttpError({ status: 500, message: 'backend error' });
+    const { provider, calls } = scripted([e500(), e500(), { text: 'ok' }, e500(), e500(), e500(), { text: 'never sent' }]);
+    const guard = new CallGuard({ retry: { maxRetries: 0, outageCalls: 3 } });
+    for (let i = 0; i < 2; i++) await assert.rejects(guard.call(provider, chat()), LlmHttpError);
+    assert.equal((await guard.call(provider, chat())).text, 'ok');
+    await assert.rejects(guard.call(provider, chat()), LlmHttpError);
+    await assert.rejects(guard.call(provider, chat()), LlmHttpError);
+    await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmOutageError && /3 calls in a row failed, the last after 1 attempt \(/.test(e.message));
+    await assert.rejects(guard.call(provider, chat()), LlmOutageError);
+    assert.equal(calls.length, 6, 'nothing sent once the endpoint is down');
   });
 
   it('non-transient errors and bugs are not retried', async () => {

@@ -56,10 +56,11 @@ describe('LLM outages and quotas', () => {
     assert.equal(summary.items.llm, 0);
     assert.equal(summary.items.offline, 0);
     assert.ok(summary.items.failed > 0 && summary.items.failed === summary.items.total, JSON.stringify(summary.items));
-    assert.match(r.err, /generation failed: no LLM item succeeded/);
+    // Either every item ran and failed, or the endpoint failed enough calls in a row to stop the run.
+    assert.match(r.err, /generation failed: (no LLM item succeeded|stopped after \d+ items \(0 made by the model\): LLM endpoint down: \d+ calls in a row failed)/);
     const h = await readHarness(dir);
     assert.equal(h.manifest?.status, 'failed');
-    assert.match(h.manifest?.error ?? '', /no LLM item succeeded/);
+    assert.match(h.manifest?.error ?? '', /no LLM item succeeded|LLM endpoint down/);
     assert.equal(h.records.length, 0, 'no record: none was made by the model, and none is filled in offline');
   };
 
@@ -76,6 +77,21 @@ describe('LLM outages and quotas', () => {
     openai.respondWith({ status: 500, retryAfter: 0, message: 'internal error' });
     const dir = out();
     await assertTotalOutage(await generate(openai, dir, 'openai'), dir);
+  });
+
+  it('a total outage on a 197-tool spec stops after a few waves of calls, not after trying every item', async () => {
+    openai.reset();
+    openai.respondWith({ status: 503, retryAfter: 0, message: 'service unavailable' });
+    const dir = out();
+    const twilio = join(specsDir, 'twilio-api-v2010.json');
+    const r = await cli(['generate', twilio, '--provider', 'openai', '--model', 'm', '--base-url', openai.url, '--out', dir, '--json'], root, env);
+    assert.equal(r.code, EXIT.failed, r.err);
+    assert.match(r.err, /LLM endpoint down: 8 calls in a row failed, the last after 6 attempts \(/);
+    assert.match(r.out, /"stopped": "outage"/);
+    // 197 interpretations alone would be 197 × 6 requests; the breaker trips after 8 spent calls
+    // (plus the calls already in flight at the default concurrency of 4).
+    assert.ok(openai.requests.length <= (8 + 4) * 6, `${openai.requests.length} requests`);
+    assert.equal((await readHarness(dir)).manifest?.status, 'failed');
   });
 
   it('30% of the items failing permanently: partial, exit 3, the summary says how many failed and why', async () => {
@@ -106,7 +122,9 @@ describe('LLM outages and quotas', () => {
     assert.equal(text.code, EXIT.partial);
     assert.match(text.out, /\(partial; gemini /);
     assert.match(text.out, /LLM items: \d+ of \d+ made by the model; \d+ failed \(\w+:http \d+/);
-    assert.match(text.out, /Re-run the same command to retry the failed items/);
+    // Only the doomed items are asked again (the rest are cached), and they fail again: enough
+    // of them in a row stop the run as an outage; either way the text says to re-run.
+    assert.match(text.out, /Re-run the same command (to retry the failed items|once it answers again)/);
   });
 
   for (const form of ['Retry-After: 3600', 'RetryInfo retryDelay 3600s', 'a daily quota']) {
@@ -139,10 +157,10 @@ describe('LLM outages and quotas', () => {
       assert.match(r.err, /LLM quota: /);
       const s = JSON.parse(r.out) as { status: string; error: string };
       assert.equal(s.status, 'failed');
-      assert.match(s.error, /stopped by the LLM quota/);
+      assert.match(s.error, /stopped after \d+ items \(\d+ made by the model\): LLM quota: /);
       const h = await readHarness(dir);
       assert.equal(h.manifest?.status, 'failed');
-      assert.match(h.manifest?.error ?? '', /stopped by the LLM quota/);
+      assert.match(h.manifest?.error ?? '', /stopped after \d+ items \(\d+ made by the model\): LLM quota: /);
 
       const text = await cli(['generate', slackSpec, '--provider', 'gemini', '--base-url', gemini.url, '--out', out()], root, env);
       assert.equal(text.code, EXIT.failed);
@@ -172,15 +190,26 @@ describe('LLM outages and quotas', () => {
     assert.ok(gemini.requests.length > 0);
   });
 
-  it('judge: every request 500 → exit 1 and "not judged: N"', async () => {
-    const harness = out();
-    assert.equal((await cli(['generate', slackSpec, '--simple', '2', '--complex', '2', '--out', harness], root, env)).code, 0);
-    gemini.reset();
-    gemini.respondWith({ status: 500, retryAfter: 0, message: 'internal error' });
-    const r = await cli(['judge', harness, '--judge', 'gemini', '--base-url', gemini.url, '--spec', slackSpec], root, env);
-    assert.equal(r.code, EXIT.failed, r.err);
-    const records = (await readHarness(harness)).records.length;
-    assert.match(r.out, new RegExp(`not judged: ${records} of ${records} records \\(gemini:gemini-2\\.5-flash\\)`));
-    assert.match(r.out, /no record was judged by gemini:gemini-2\.5-flash/);
+  it('judge: every request 500 → exit 1 and "not judged: N"; enough failed calls in a row stop the judge', async () => {
+    // A one-tool spec with one scenario (2 judge calls), and slack with more records than 4.
+    for (const [spec, simple, complex] of [[join(specsDir, 'fetch-official.json'), 1, 0], [slackSpec, 2, 2]] as const) {
+      const harness = out();
+      assert.equal((await cli(['generate', spec, '--simple', String(simple), '--complex', String(complex), '--out', harness], root, env)).code, 0);
+      gemini.reset();
+      gemini.respondWith({ status: 500, retryAfter: 0, message: 'internal error' });
+      const r = await cli(['judge', harness, '--judge', 'gemini', '--base-url', gemini.url, '--spec', spec], root, env);
+      assert.equal(r.code, EXIT.failed, r.err);
+      const records = (await readHarness(harness)).records.length;
+      assert.ok(spec === slackSpec ? records >= 4 : records * 2 < 8, `${records} records`);
+      if (records * 2 < 8) {
+        // Under the 8 spent calls that mean an outage: every record ends not judged.
+        assert.match(r.out, new RegExp(`not judged: ${records} of ${records} records \\(gemini:gemini-2\\.5-flash\\)`));
+        assert.match(r.out, /no record was judged by gemini:gemini-2\.5-flash/);
+      } else {
+        // Two calls a record: the eighth spent call stops the judge.
+        assert.match(r.err, /stopped: LLM endpoint down: 8 calls in a row failed/);
+        assert.match(r.err, /re-run the same command once the endpoint answers again to judge the rest/);
+      }
+    }
   });
 });

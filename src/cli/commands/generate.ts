@@ -120,6 +120,7 @@ export function summaryJson(r: PipelineResult): Record<string, unknown> {
     wallTimeMs: r.wallTimeMs,
     groups: r.groups,
     chainDepth: r.chainDepth,
+    ...(r.stopped ? { stopped: r.stopped } : {}),
     ...(r.error ? { error: r.error } : {}),
   };
 }
@@ -151,7 +152,8 @@ export function summaryText(r: PipelineResult, io: Io): string {
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
   if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
-  if (r.quotaStopped) lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
+  if (r.stopped === 'quota') lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
+  else if (r.stopped === 'outage') lines.push('Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.');
   else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed)) lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmQuotaError, LlmStats, StructuredLlm } from '../../core/llm';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm } from '../../core/llm';
 import { EXIT, UsageError, type Io } from '../errors';
 import { intOption, pathOption, PROGRESS_EVERY_MS } from '../options';
 import { renderTable } from '../table';
@@ -149,9 +149,9 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       io.err('agent-seer: cancelled; finished judgments are saved, re-run to continue');
       return EXIT.failed;
     }
-    if (e instanceof LlmQuotaError) {
+    if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
-      io.err('agent-seer: finished judgments are saved; re-run the same command once the quota resets to judge the rest');
+      io.err(`agent-seer: finished judgments are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'} to judge the rest`);
       return EXIT.failed;
     }
     throw e;

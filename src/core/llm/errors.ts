@@ -54,12 +54,19 @@ export class LlmNetworkError extends Error {
 }
 
 /**
- * The provider's quota is exhausted for longer than a run may wait: a 429 that asks for a wait
- * beyond the retry policy's `maxRetryAfterMs`, or that names a daily (or billing) quota. Every
- * further item would meet the same answer, so the run stops instead of burning through them;
- * finished replies are cached, so re-running later resumes.
+ * The provider cannot serve this run now, and every further item would meet the same answer: the
+ * run stops instead of burning through them. Finished replies are cached, so re-running later
+ * resumes. See {@link LlmQuotaError} and {@link LlmOutageError}.
  */
-export class LlmQuotaError extends Error {
+export class LlmStopError extends Error {
+  override readonly name: string = 'LlmStopError';
+}
+
+/**
+ * The provider's quota is exhausted for longer than a run may wait: a 429 that asks for a wait
+ * beyond the retry policy's `maxRetryAfterMs`, or that names a daily (or billing) quota.
+ */
+export class LlmQuotaError extends LlmStopError {
   override readonly name = 'LlmQuotaError';
   constructor(
     message: string,
@@ -68,6 +75,14 @@ export class LlmQuotaError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The endpoint is down: the last calls all failed with transient errors (429, 5xx, timeouts)
+ * after every retry. Going on would repeat that for every item of the run.
+ */
+export class LlmOutageError extends LlmStopError {
+  override readonly name = 'LlmOutageError';
 }
 
 /** Whether an error body names a quota that resets daily or needs billing (not a per-minute limit). */

@@ -3,7 +3,7 @@
  * timeout, cancellation, and retries with backoff for transport faults (429, 5xx, timeouts,
  * network). Retries here are separate from the structured layer's re-asks of bad content.
  */
-import { LlmHttpError, LlmNetworkError, LlmQuotaError, LlmTimeoutError } from './errors';
+import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
@@ -159,10 +159,17 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A server-requested wait longer than this is not waited for: the call fails. Default 120 s. */
   maxRetryAfterMs: number;
+  /**
+   * After this many calls in a row failed for transient reasons with every retry spent, the
+   * endpoint is taken to be down and every later call fails at once (`LlmOutageError`). Default 8:
+   * two waves at the default concurrency; a run whose items fail at random, even 30% of them,
+   * practically never loses 8 in a row.
+   */
+  outageCalls: number;
 }
 
 /** Defaults of {@link RetryPolicy}. */
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000, outageCalls: 8 };
 
 /**
  * Delay before retry number `retry` (0-based): exponential with "equal jitter" (half fixed, half
@@ -224,8 +231,10 @@ export class CallGuard {
   private readonly random: () => number;
   /** After a 429 with a server-requested wait, nobody starts before this time. */
   private cooldownUntil = 0;
-  /** Set by the first quota stop: every later call fails with it without a request. */
-  private quotaError: LlmQuotaError | undefined;
+  /** Set by the first quota stop or outage: every later call fails with it without a request. */
+  private stopError: LlmStopError | undefined;
+  /** Calls that failed in a row with their retries spent (reset by any success). */
+  private failedInARow = 0;
 
   constructor(limits: CallLimits = {}, deps: { clock?: Clock; random?: () => number } = {}) {
     this.clock = deps.clock ?? systemClock;
@@ -250,20 +259,21 @@ export class CallGuard {
         const wait = this.cooldownUntil - this.clock.now();
         if (wait > 0) await this.clock.sleep(wait, signal);
         await this.rateLimiter?.acquire(signal);
-        if (this.quotaError) throw this.quotaError;
+        if (this.stopError) throw this.stopError;
         stats?.recordRequest(provider.model);
         try {
           const reply = await this.attempt(provider, request);
+          this.failedInARow = 0;
           stats?.recordUsage(provider.model, reply.usage);
           return reply;
         } catch (e) {
           if (signal.aborted) throw abortReason(signal);
           const quota = quotaStop(e, this.policy);
-          if (quota) throw (this.quotaError ??= quota);
+          if (quota) throw (this.stopError ??= quota);
           const cause = retryCause(e);
-          if (cause === undefined || retry >= this.policy.maxRetries) throw e;
-          const delay = this.retryDelay(e, retry);
-          if (delay === undefined) throw e;
+          if (cause === undefined) throw e;
+          const delay = retry >= this.policy.maxRetries ? undefined : this.retryDelay(e, retry);
+          if (delay === undefined) throw this.spent(e, retry + 1);
           stats?.recordRetry(cause);
           await this.clock.sleep(delay, signal);
         }
@@ -271,6 +281,15 @@ export class CallGuard {
     } finally {
       release();
     }
+  }
+
+  /** A transient failure that outlived its retries: itself, or the outage it completes. */
+  private spent(e: unknown, attempts: number): unknown {
+    if (this.stopError) return this.stopError;
+    if (++this.failedInARow < this.policy.outageCalls) return e;
+    const last = e instanceof Error ? e.message : String(e);
+    this.stopError = new LlmOutageError(`LLM endpoint down: ${this.failedInARow} calls in a row failed, the last after ${attempts} attempt${attempts === 1 ? '' : 's'} (${last})`);
+    return this.stopError;
   }
 
   /** The wait before the next retry, or undefined when the server asks for more than we accept. */

@@ -52,15 +52,16 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 /**
  * Judges a finished run from its tally: `failed` when items existed and none was made by the
  * model; `partial` when the degraded share exceeds {@link DEGRADED_SHARE_LIMIT}; else `complete`.
- * A quota stop (`quota` set) is `partial` when the model made records before it, else `failed`.
+ * A run the provider stopped (`stopped`: its quota ran out or its endpoint is down) is `partial`
+ * when the model made records before it, else `failed`.
  */
-export function runVerdict(t: ItemTally, options: { records: number; quota?: string }): RunVerdict {
+export function runVerdict(t: ItemTally, options: { records: number; stopped?: string }): RunVerdict {
   const failedText = Object.entries(t.failedBy)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   const why = `${t.failed} failed${failedText ? ` (${failedText})` : ''}, ${t.discarded} discarded, ${t.offline} filled offline`;
-  if (options.quota !== undefined) {
-    return { status: options.records > 0 && t.llm > 0 ? 'partial' : 'failed', reason: `stopped by the LLM quota after ${t.llm} of ${t.total} items: ${options.quota}` };
+  if (options.stopped !== undefined) {
+    return { status: options.records > 0 && t.llm > 0 ? 'partial' : 'failed', reason: `stopped after ${t.total} items (${t.llm} made by the model): ${options.stopped}` };
   }
   if (t.total > 0 && t.llm === 0) return { status: 'failed', reason: `no LLM item succeeded: ${why} of ${t.total}` };
   const share = degradedShare(t);

@@ -22,7 +22,7 @@ import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
 import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ItemOutcomes, type ManifestCounts, type RunStatus, type SkippedTool } from '../harness/format';
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
-import { DiskCache, isAbortError, LlmQuotaError, LlmStats, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
+import { DiskCache, isAbortError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
 import type { Spec, Tool } from '../spec/model';
 import { computeChecks } from './checks';
 import { discarded, type StageContext } from './llm/context';
@@ -160,8 +160,8 @@ export interface PipelineResult {
   removedStale: number;
   /** LLM runs: what became of the items (absent offline). */
   items?: ItemOutcomes;
-  /** A quota error stopped the run (re-running later resumes it). */
-  quotaStopped?: boolean;
+  /** The provider stopped the run: its quota ran out, or its endpoint is down (re-running later resumes it). */
+  stopped?: 'quota' | 'outage';
   /** Why the run failed or is partial. */
   error?: string;
 }
@@ -532,15 +532,15 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
 
   const records = writer.records;
   const cancelled = o.signal?.aborted === true || (failure !== undefined && isAbortError(failure));
-  const quota = failure instanceof LlmQuotaError ? errorText(failure) : undefined;
+  const stop = failure instanceof LlmStopError ? errorText(failure) : undefined;
   let status: PipelineResult['status'];
   let reason: string | undefined;
   if (cancelled) status = 'cancelled';
-  else if (failure !== undefined && quota === undefined) {
+  else if (failure !== undefined && stop === undefined) {
     status = 'failed';
     reason = errorText(failure);
   } else {
-    const verdict = runVerdict(ctx.items, { records: records.length, ...(quota !== undefined ? { quota } : {}) });
+    const verdict = runVerdict(ctx.items, { records: records.length, ...(stop !== undefined ? { stopped: stop } : {}) });
     status = verdict.status;
     reason = verdict.reason;
   }
@@ -568,7 +568,7 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
     maxPromptTokens,
     removedStale,
     items,
-    ...(quota !== undefined ? { quotaStopped: true } : {}),
+    ...(stop !== undefined ? { stopped: failure instanceof LlmQuotaError ? ('quota' as const) : ('outage' as const) } : {}),
     ...(reason !== undefined ? { error: reason } : {}),
   });
 }
