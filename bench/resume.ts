@@ -58,13 +58,14 @@ export async function runResumeBench(): Promise<BenchResult[]> {
     const strict = sum((r) => r.repeatedStrict);
     const arrived = sum((r) => r.answeredBeforeKill);
     const resumed = sum((r) => r.resumedRequests);
+    const gaps = results.flatMap((r) => r.inFlightGapsMs);
     const total = sum((r) => r.firstRequests + r.resumedRequests);
     return [
       {
         name: `resume after a kill (${trials} trials, SIGKILL/SIGINT, ${load.spec.name}, ${lo}–${hi} ms/call, ~half the items re-asked)`,
         value: repeated,
         unit: 'repeated calls',
-        note: `${arrived} replies had arrived before the kills (more than ${ARRIVAL_GRACE_MS} ms before); ${strict} repeats counting every reply sent before the kill; resumed runs made ${resumed} calls; first + resumed runs ${(total / Math.max(1, trials)).toFixed(1)} calls per trial vs ${baseCalls} for an uninterrupted run (${(total / Math.max(1, trials) / Math.max(1, baseCalls)).toFixed(2)}×)`,
+        note: `${arrived} replies had arrived before the kills (more than ${ARRIVAL_GRACE_MS} ms before); ${strict} repeats counting every reply sent before the kill${gaps.length ? ` (their answers left the server ${Math.min(...gaps)}–${Math.max(...gaps)} ms before it)` : ''}; resumed runs made ${resumed} calls; first + resumed runs ${(total / Math.max(1, trials)).toFixed(1)} calls per trial vs ${baseCalls} for an uninterrupted run (${(total / Math.max(1, trials) / Math.max(1, baseCalls)).toFixed(2)}×)`,
       },
     ];
   } finally {

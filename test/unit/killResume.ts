@@ -29,6 +29,8 @@ export interface TrialResult {
   repeated: number;
   /** The same without the grace window (any answer sent before the kill). */
   repeatedStrict: number;
+  /** For each repeat counted only by `repeatedStrict`: how long before the kill its answer was sent (ms). */
+  inFlightGapsMs: number[];
   /** Exit code of the resumed run. */
   resumedExit: number | null;
   /** Stderr of the resumed run (for failures). */
@@ -97,6 +99,7 @@ export async function killResumeTrial(o: TrialOptions): Promise<TrialResult> {
     new Set(firstRun.filter((r) => r.answeredAt !== undefined && r.answeredAt <= killedAt - slack && r.contentHash).map((r) => r.contentHash!));
   const arrived = answered(grace);
   const arrivedStrict = answered(0);
+  const sentAt = new Map(firstRun.filter((r) => r.answeredAt !== undefined && r.contentHash).map((r) => [r.contentHash!, r.answeredAt!] as const));
   const second = await runCli(o.cli, o.args, o.env);
   const resumed = o.fake.requests.slice(boundary);
   return {
@@ -106,6 +109,7 @@ export async function killResumeTrial(o: TrialOptions): Promise<TrialResult> {
     resumedRequests: resumed.length,
     repeated: resumed.filter((r) => arrived.has(r.contentHash ?? '')).length,
     repeatedStrict: resumed.filter((r) => arrivedStrict.has(r.contentHash ?? '')).length,
+    inFlightGapsMs: resumed.filter((r) => arrivedStrict.has(r.contentHash ?? '') && !arrived.has(r.contentHash ?? '')).map((r) => killedAt - (sentAt.get(r.contentHash ?? '') ?? killedAt)),
     resumedExit: second.code,
     resumedStderr: second.stderr,
   };
