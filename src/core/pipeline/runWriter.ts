@@ -5,7 +5,8 @@
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HarnessManifest, HarnessRecord, ManifestCounts } from '../harness/format';
+import { HarnessRecord, type HarnessManifest, type ManifestCounts } from '../harness/format';
+import { readBoundedFile } from '../boundedRead';
 import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeFileAtomic, writeManifest, writeRecord } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
@@ -94,14 +95,42 @@ export class RunWriter {
     });
   }
 
-  /** Writes one record, then the manifest with `update` applied (e.g. new counts). */
+  /**
+   * Writes one record, then the manifest with `update` applied (e.g. new counts). A record that
+   * an earlier run wrote with the same content keeps the judgments it has there: regenerating an
+   * unchanged spec does not throw away judging that was paid for.
+   */
   writeRecord(record: HarnessRecord, update: (m: HarnessManifest, records: readonly HarnessRecord[]) => HarnessManifest): Promise<void> {
     return this.enqueue(async () => {
+      const judgments = record.judgments ?? (await this.earlierJudgments(record));
+      if (judgments) record = { ...record, judgments };
       await writeRecord(this.outDir, record);
       this.written.set(record.id, record);
       this.manifest = this.withEarlier(update({ ...this.manifest, recordIds: [...this.written.keys()] }, this.records));
       await writeManifest(this.outDir, this.manifest);
     });
+  }
+
+  /** The judgments of the record file an earlier run wrote for this id, when its content is the same. */
+  private async earlierJudgments(record: HarnessRecord): Promise<HarnessRecord['judgments']> {
+    let text: string;
+    try {
+      text = await readBoundedFile(join(this.outDir, RECORDS_DIR, `${recordFileStem(record.id)}.json`));
+    } catch {
+      return undefined; // none (the usual case), or not readable: nothing to keep
+    }
+    let earlier: HarnessRecord;
+    try {
+      const parsed = HarnessRecord.safeParse(JSON.parse(text));
+      if (!parsed.success) return undefined;
+      earlier = parsed.data;
+    } catch {
+      return undefined;
+    }
+    if (!earlier.judgments) return undefined;
+    const { judgments, ...content } = earlier;
+    const same = stableJson(HarnessRecord.parse(content)) === stableJson(HarnessRecord.parse({ ...record, judgments: undefined }));
+    return same ? judgments : undefined;
   }
 
   /** Writes the final manifest. */
