@@ -1,0 +1,31 @@
+/**
+ * What an agent did with one scenario: every call it made, in order, with the mock's answer.
+ * Written by `agent-seer serve` (and the agent loop) beside the harness, one file per scenario.
+ */
+import { z } from 'zod';
+
+/** Format version of trajectory files. */
+export const TRAJECTORY_FORMAT_VERSION = 1;
+
+/** One call the agent made. */
+export const TrajectoryCall = z.object({
+  name: z.string().describe('Tool the agent called.'),
+  arguments: z.unknown().describe('Arguments as the agent sent them.'),
+  expectedIndex: z.number().int().nonnegative().nullable().describe('Index into the record\'s expected_tools of the call this matched; null when the mock refused it.'),
+  error: z.string().describe('Why the mock refused the call (absent when answered).').optional(),
+  at: z.string().describe('ISO time of the call.'),
+});
+export type TrajectoryCall = z.infer<typeof TrajectoryCall>;
+
+/** One scenario's trajectory. */
+export const Trajectory = z
+  .object({
+    formatVersion: z.literal(TRAJECTORY_FORMAT_VERSION).describe('Format version of this file.'),
+    scenarioId: z.string().describe('Id of the harness record replayed.'),
+    specHash: z.string().describe('Hash of the spec the harness was generated from.'),
+    agent: z.string().describe('Who made the calls: a model id, or "mcp-client" for an external client of agent-seer serve.'),
+    calls: z.array(TrajectoryCall).describe('Every call, in the order made.'),
+    complete: z.boolean().describe('Every expected call was made.'),
+  })
+  .describe('Agent Seer trajectory: the calls an agent made on one scenario.');
+export type Trajectory = z.infer<typeof Trajectory>;
