@@ -7,6 +7,7 @@
 import type { GenerateContentResponse, GoogleGenAI as GoogleGenAIClient } from '@google/genai' with { 'resolution-mode': 'import' };
 import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { toGeminiSchema } from './jsonSchema';
+import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
 // The package's typings are ESM-only while it ships a CommonJS build too; load that build and
@@ -34,7 +35,7 @@ export interface GeminiProviderOptions {
 }
 
 /** Gemini's generateContent as a {@link ChatProvider}. */
-export class GeminiProvider implements ChatProvider {
+export class GeminiProvider implements ChatProvider, ToolCallingProvider {
   readonly id = 'gemini';
   readonly model: string;
   readonly supportsJsonSchema = true;
@@ -88,6 +89,49 @@ export class GeminiProvider implements ChatProvider {
         inputTokens: usage?.promptTokenCount ?? 0,
         outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
       },
+      finishReason: candidate?.finishReason ?? response.promptFeedback?.blockReason,
+    };
+  }
+
+  /**
+   * One turn of a tool-calling conversation: the tools as function declarations (schemas in the
+   * subset Gemini accepts), calls from the reply's `functionCall` parts. Tool results go back as
+   * `functionResponse` parts (an error as `{error}`).
+   */
+  async completeWithTools(request: ToolTurnRequest): Promise<ToolTurnReply> {
+    const contents = request.messages.map((m) => {
+      if (m.role === 'user') return { role: 'user', parts: [{ text: m.content }] };
+      if (m.role === 'assistant') return { role: 'model', parts: [...(m.content ? [{ text: m.content }] : []), ...m.calls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: (c.arguments ?? {}) as Record<string, unknown> } }))] };
+      return { role: 'user', parts: m.results.map((r) => ({ functionResponse: { id: r.callId, name: r.name, response: r.isError ? { error: r.output } : { output: r.output } } })) };
+    });
+    let response: GenerateContentResponse;
+    try {
+      response = await this.client.models.generateContent({
+        model: this.model,
+        contents,
+        config: {
+          ...this.extraConfig,
+          ...(request.system ? { systemInstruction: request.system } : {}),
+          temperature: request.temperature,
+          tools: [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parametersJsonSchema: t.parameters })) }],
+          abortSignal: request.signal,
+        },
+      });
+    } catch (e) {
+      if (e instanceof LlmHttpError || e instanceof LlmNetworkError || request.signal.aborted || isAbortError(e)) throw e;
+      throw new LlmHttpError({ status: 502, message: redact(`Gemini returned an unreadable response: ${(e as Error).message}`, [this.apiKey]) });
+    }
+    const candidate = response.candidates?.[0];
+    const parts = candidate?.content?.parts ?? [];
+    const text = parts.filter((p) => typeof p.text === 'string' && p.thought !== true).map((p) => p.text).join('');
+    const calls = parts
+      .filter((p) => p.functionCall?.name)
+      .map((p, i) => ({ id: p.functionCall!.id ?? `call-${i}`, name: p.functionCall!.name!, arguments: p.functionCall!.args ?? {} }));
+    const usage = response.usageMetadata;
+    return {
+      text,
+      calls,
+      usage: { inputTokens: usage?.promptTokenCount ?? 0, outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) },
       finishReason: candidate?.finishReason ?? response.promptFeedback?.blockReason,
     };
   }

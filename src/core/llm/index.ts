@@ -46,3 +46,4 @@ export * from './structured';
 export * from './gemini';
 export * from './openai';
 export * from './factory';
+export * from './toolCalling';

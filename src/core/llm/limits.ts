@@ -5,7 +5,7 @@
  */
 import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
-import type { ChatProvider, ChatReply, ChatRequest } from './types';
+import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
 
 /** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
 export interface Clock {
@@ -252,7 +252,14 @@ export class CallGuard {
    * throws that `LlmQuotaError` without sending anything: the quota is the account's.
    */
   async call(provider: ChatProvider, request: ChatRequest, stats?: LlmStats): Promise<ChatReply> {
-    const { signal } = request;
+    return this.run(provider.model, request.signal, (signal) => provider.complete({ ...request, signal }), stats);
+  }
+
+  /**
+   * Any one request under the limits, retries, timeout and stops of {@link call}: `send` makes
+   * one attempt with the signal it is given (e.g. a tool-calling turn of an agent).
+   */
+  async run<R extends { usage?: Usage }>(model: string, signal: AbortSignal, send: (signal: AbortSignal) => Promise<R>, stats?: LlmStats): Promise<R> {
     const release = await this.semaphore.acquire(signal);
     try {
       for (let retry = 0; ; retry++) {
@@ -260,11 +267,11 @@ export class CallGuard {
         if (wait > 0) await this.clock.sleep(wait, signal);
         await this.rateLimiter?.acquire(signal);
         if (this.stopError) throw this.stopError;
-        stats?.recordRequest(provider.model);
+        stats?.recordRequest(model);
         try {
-          const reply = await this.attempt(provider, request);
+          const reply = await this.attempt(signal, send);
           this.failedInARow = 0;
-          stats?.recordUsage(provider.model, reply.usage);
+          stats?.recordUsage(model, reply.usage);
           return reply;
         } catch (e) {
           if (signal.aborted) throw abortReason(signal);
@@ -307,8 +314,7 @@ export class CallGuard {
   }
 
   /** One attempt with the per-call timeout; a provider that ignores its signal is raced anyway. */
-  private async attempt(provider: ChatProvider, request: ChatRequest): Promise<ChatReply> {
-    const outer = request.signal;
+  private async attempt<R>(outer: AbortSignal, send: (signal: AbortSignal) => Promise<R>): Promise<R> {
     const controller = new AbortController();
     const timerStop = new AbortController();
     let timedOut = false;
@@ -323,7 +329,7 @@ export class CallGuard {
     );
     const race = rejectOnAbort(controller.signal);
     try {
-      return await Promise.race([provider.complete({ ...request, signal: controller.signal }), race.promise]);
+      return await Promise.race([send(controller.signal), race.promise]);
     } catch (e) {
       if (outer.aborted) throw abortReason(outer);
       if (timedOut) throw new LlmTimeoutError(this.timeoutMs);

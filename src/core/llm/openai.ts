@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { causeText, clip, isAbortError, LlmHttpError, LlmNetworkError, LlmTimeoutError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { isStrictCompatible } from './jsonSchema';
+import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
 /** OpenAI's own endpoint, the default base URL. */
@@ -31,7 +32,7 @@ export interface OpenAIProviderOptions {
 }
 
 /** A chat-completions endpoint as a {@link ChatProvider}. */
-export class OpenAICompatibleProvider implements ChatProvider {
+export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvider {
   readonly id = 'openai';
   readonly model: string;
   readonly supportsJsonSchema = true;
@@ -91,6 +92,58 @@ export class OpenAICompatibleProvider implements ChatProvider {
     const choice = completion.choices?.[0];
     return {
       text: choice?.message?.content ?? choice?.message?.refusal ?? '',
+      usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+      finishReason: choice?.finish_reason ?? undefined,
+    };
+  }
+
+  /**
+   * One turn of a tool-calling conversation: `tools` as functions, calls from the reply's
+   * `tool_calls` (arguments arrive as JSON text; text that is not JSON is kept as the raw string,
+   * for the mock to refuse), results as `tool` messages.
+   */
+  async completeWithTools(request: ToolTurnRequest): Promise<ToolTurnReply> {
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [...(request.system ? [{ role: 'system' as const, content: request.system }] : [])];
+    for (const m of request.messages) {
+      if (m.role === 'user') messages.push({ role: 'user', content: m.content });
+      else if (m.role === 'assistant')
+        messages.push({
+          role: 'assistant',
+          content: m.content || null,
+          ...(m.calls.length ? { tool_calls: m.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } })) } : {}),
+        });
+      else for (const r of m.results) messages.push({ role: 'tool', tool_call_id: r.callId, content: JSON.stringify(r.isError ? { error: r.output } : r.output) });
+    }
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(
+        {
+          ...this.extraBody,
+          model: this.model,
+          messages,
+          temperature: request.temperature,
+          tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } })),
+          stream: false,
+        } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        { signal: request.signal, maxRetries: 0 },
+      );
+    } catch (e) {
+      throw this.translate(e, request.signal);
+    }
+    const choice = completion.choices?.[0];
+    const calls = (choice?.message?.tool_calls ?? []).flatMap((c, i) => {
+      if (c.type !== 'function') return [];
+      let args: unknown;
+      try {
+        args = JSON.parse(c.function.arguments || '{}');
+      } catch {
+        args = c.function.arguments;
+      }
+      return [{ id: c.id || `call-${i}`, name: c.function.name, arguments: args }];
+    });
+    return {
+      text: choice?.message?.content ?? '',
+      calls,
       usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
       finishReason: choice?.finish_reason ?? undefined,
     };

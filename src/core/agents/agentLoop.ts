@@ -1,0 +1,104 @@
+/**
+ * The built-in agent: a model with native function calling, run against one scenario of a
+ * harness served by {@link HarnessMockServer} over a real MCP client connection. The agent sees
+ * what `agent-seer export` gives — the tools as the server lists them and the user's turns — and
+ * nothing of the oracle. Each user turn is sent after the agent answered the previous one; a turn
+ * ends when the model replies without calls; the run stops at a step limit.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { HarnessRecord } from '../harness/format';
+import type { CallGuard, LlmStats } from '../llm';
+import { toFunctionParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage } from '../llm/toolCalling';
+import type { HarnessMockServer } from './mockServer';
+
+/** The system instruction of the built-in agent (the harness gives no other context). */
+export const AGENT_SYSTEM = 'You are an assistant with tools. Use the tools to do what the user asks, then answer the user briefly with what you found or did.';
+
+export interface AgentLoopOptions {
+  provider: ToolCallingProvider;
+  /** Limits, retries and stops shared by the run's calls. */
+  guard: CallGuard;
+  stats?: LlmStats;
+  /** Model turns per scenario before the run stops it. Default 16. */
+  maxSteps?: number;
+  /** Default 0. */
+  temperature?: number;
+  signal: AbortSignal;
+}
+
+/** What the agent did on one scenario (calls are in the mock's trajectory). */
+export interface AgentOutcome {
+  scenarioId: string;
+  /** The agent's text at the end of each user turn. */
+  replies: string[];
+  /** Model turns used. */
+  steps: number;
+  stoppedBy: 'answered' | 'step-limit';
+  /** Changes made to the tools' schemas to offer them (see `toFunctionParameters`). */
+  schemaWarnings: string[];
+}
+
+/** The user's turns of a record: its conversation's prompts, or its single prompt. */
+export function userTurns(record: HarnessRecord): string[] {
+  return record.conversation.length ? record.conversation.map((t) => t.prompt) : [record.prompt];
+}
+
+function resultOutput(result: CallToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const text = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Runs the agent on the scenario the mock server hands the next session. */
+export async function runAgentOnScenario(server: HarnessMockServer, options: AgentLoopOptions): Promise<AgentOutcome> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = await server.connect(serverSide);
+  const client = new Client({ name: `agent-seer-agent (${options.provider.id}:${options.provider.model})`, version: '1' });
+  await client.connect(clientSide);
+  try {
+    const warnings = new Set<string>();
+    const tools: ToolDeclaration[] = (await client.listTools()).tools.map((t) => {
+      const converted = toFunctionParameters(t.inputSchema);
+      for (const w of converted.warnings) warnings.add(`${t.name}: ${w}`);
+      return { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: converted.parameters };
+    });
+    const maxSteps = options.maxSteps ?? 16;
+    const messages: ToolMessage[] = [];
+    const replies: string[] = [];
+    let steps = 0;
+    for (const turn of userTurns(session.replay.record)) {
+      messages.push({ role: 'user', content: turn });
+      for (;;) {
+        if (steps >= maxSteps) return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'step-limit', schemaWarnings: [...warnings] };
+        steps++;
+        const reply = await options.guard.run(
+          options.provider.model,
+          options.signal,
+          (signal) => options.provider.completeWithTools({ system: AGENT_SYSTEM, messages, tools, temperature: options.temperature ?? 0, signal }),
+          options.stats,
+        );
+        messages.push({ role: 'assistant', content: reply.text, calls: reply.calls });
+        if (!reply.calls.length) {
+          replies.push(reply.text);
+          break;
+        }
+        const results = [];
+        for (const call of reply.calls) {
+          const args = call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
+          const result = (await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult;
+          results.push({ callId: call.id, name: call.name, output: resultOutput(result), isError: result.isError === true });
+        }
+        messages.push({ role: 'tool', results });
+      }
+    }
+    return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'answered', schemaWarnings: [...warnings] };
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Scripted agents for the fake LLM servers: they answer the real clients' function-calling
+ * requests (Gemini `functionCall` parts, OpenAI `tool_calls`) by following a plan — the calls to
+ * make in each user turn, one call per reply — and then answer in text. Where the conversation
+ * stands is read from the request itself (user turns so far, tool results since the last one),
+ * so the same agent serves any number of scenarios at once.
+ */
+import type { FakeReply, FakeRequest } from './fakeLlmServer';
+
+/** A call a scripted agent makes. */
+export interface PlannedCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** Calls to make in a given user turn of the scenario whose first user message is `firstPrompt`. */
+export type AgentPlan = (firstPrompt: string, turn: number) => readonly PlannedCall[];
+
+interface Progress {
+  firstPrompt: string;
+  turn: number;
+  callsInTurn: number;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON of the two APIs */
+function geminiProgress(body: any): Progress {
+  const contents: any[] = Array.isArray(body?.contents) ? body.contents : [];
+  const userTexts = contents.map((c, i) => ({ c, i })).filter(({ c }) => c.role === 'user' && (c.parts ?? []).some((p: any) => typeof p.text === 'string'));
+  const last = userTexts[userTexts.length - 1]?.i ?? 0;
+  const callsInTurn = contents.slice(last + 1).reduce((n, c) => n + (c.parts ?? []).filter((p: any) => p.functionResponse).length, 0);
+  const firstText = (userTexts[0]?.c.parts ?? []).find((p: any) => typeof p.text === 'string')?.text ?? '';
+  return { firstPrompt: firstText, turn: Math.max(0, userTexts.length - 1), callsInTurn };
+}
+
+function openaiProgress(body: any): Progress {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const users = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
+  const last = users[users.length - 1]?.i ?? 0;
+  return { firstPrompt: String(users[0]?.m.content ?? ''), turn: Math.max(0, users.length - 1), callsInTurn: messages.slice(last + 1).filter((m) => m.role === 'tool').length };
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+const usage = { input: 120, output: 30 };
+
+/** A Gemini agent following `plan`. */
+export function geminiAgent(plan: AgentPlan): (req: FakeRequest) => FakeReply {
+  return (req) => {
+    const p = geminiProgress(req.body);
+    const next = plan(p.firstPrompt, p.turn)[p.callsInTurn];
+    const parts = next ? [{ functionCall: { name: next.name, args: next.arguments } }] : [{ text: `Done with turn ${p.turn + 1}.` }];
+    return {
+      httpBody: JSON.stringify({
+        candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
+      }),
+      contentType: 'application/json',
+    };
+  };
+}
+
+/** An OpenAI-compatible agent following `plan`. */
+export function openaiAgent(plan: AgentPlan): (req: FakeRequest) => FakeReply {
+  return (req) => {
+    const p = openaiProgress(req.body);
+    const next = plan(p.firstPrompt, p.turn)[p.callsInTurn];
+    const message = next
+      ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${req.index}`, type: 'function', function: { name: next.name, arguments: JSON.stringify(next.arguments) } }] }
+      : { role: 'assistant', content: `Done with turn ${p.turn + 1}.` };
+    return {
+      httpBody: JSON.stringify({
+        id: `chatcmpl-${req.index}`,
+        object: 'chat.completion',
+        created: 0,
+        model: req.model ?? 'm',
+        choices: [{ index: 0, message, finish_reason: next ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+      }),
+      contentType: 'application/json',
+    };
+  };
+}
