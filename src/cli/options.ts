@@ -51,6 +51,3 @@ export async function outputFileOption(flag: string, raw: string, cwd: string): 
   }
   return file;
 }
-
-/** Milliseconds between progress lines on stderr. */
-export const PROGRESS_EVERY_MS = 1000;

@@ -4,7 +4,7 @@
  * servers; a server without a snapshot is listed so the user knows to take one.
  */
 import { stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { FileReadError, readBoundedFile } from './boundedRead';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from './complexity';
 import { formatForPath, parseConfig } from './spec/configs';
@@ -12,23 +12,15 @@ import type { ServerDefinition } from './spec/configs/types';
 import { detectWorkspace } from './spec/detect';
 import type { LoadProblem, Spec } from './spec/model';
 import { loadSpecText } from './spec/snapshot';
-import { snapshotFileName } from './spec/snapshotWriter';
+import { snapshotFolderOf } from './workspace/settings';
+import { snapshotFileName, workspaceRootOf } from './workspace/layout';
 
-/** Where Agent Seer writes snapshots by default, relative to a workspace folder. */
-export const DEFAULT_SNAPSHOT_FOLDER = '.agentseer/specs';
 
 export interface InspectResult {
   servers: ServerProfile[];
   problems: LoadProblem[];
-  /** Server definitions with no snapshot yet. */
-  unsnapshotted: { name: string; file: string }[];
-}
-
-/** The workspace folder a config file belongs to (`X/.vscode/mcp.json` → `X`). */
-export function workspaceRootOf(configFile: string): string {
-  const dir = dirname(configFile);
-  if (basename(dir) === 'mcpServers' && basename(dirname(dir)) === '.continue') return dirname(dirname(dir));
-  return basename(dir).startsWith('.') ? dirname(dir) : dir;
+  /** Server definitions with no snapshot yet, and the folder their snapshot belongs in. */
+  unsnapshotted: { name: string; file: string; snapshotFolder: string }[];
 }
 
 /** The path that recognises a config's format (`.vscode/mcp.json`, `server.json`…): relative to its workspace folder. */
@@ -93,14 +85,24 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
     }
   }
 
-  // A definition's snapshot, when one was written, is analysed with the rest.
+  // A definition's snapshot, when one was written, is analysed with the rest. The snapshot folder
+  // is the workspace's setting (`agentSeer.snapshotFolder`), as the editor writes it.
+  const folders = new Map<string, Awaited<ReturnType<typeof snapshotFolderOf>>>();
   for (const def of definitions) {
-    const snap = join(workspaceRootOf(def.file), DEFAULT_SNAPSHOT_FOLDER, snapshotFileName(def.name));
+    const root = workspaceRootOf(def.file);
+    let folder = folders.get(root);
+    if (!folder) {
+      folder = await snapshotFolderOf(root);
+      folders.set(root, folder);
+      if (!folder.ok) result.problems.push(folder.problem);
+    }
+    if (!folder.ok) continue;
+    const snap = join(folder.folder, snapshotFileName(def.name));
     try {
       await stat(snap);
       specFiles.add(snap);
     } catch {
-      result.unsnapshotted.push({ name: def.name, file: def.file });
+      result.unsnapshotted.push({ name: def.name, file: def.file, snapshotFolder: folder.folder });
     }
   }
 

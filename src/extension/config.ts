@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { MAX_OPTION } from '../core/bounds';
 import { DEFAULT_THRESHOLDS, type ComplexityThresholds } from '../core/complexity';
+import { SETTING_DEFAULTS } from '../core/workspace/defaults';
 
 export const CONFIG_SECTION = 'agentSeer';
 
@@ -41,20 +42,20 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
   const c = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
   const folder = c.get<string>('snapshotFolder');
   return {
-    snapshotFolder: typeof folder === 'string' && folder.trim() ? folder.trim() : '.agentseer/specs',
+    snapshotFolder: typeof folder === 'string' && folder.trim() ? folder.trim() : SETTING_DEFAULTS.snapshotFolder,
     thresholds: {
       ...DEFAULT_THRESHOLDS,
       maxParams: num(c.get('complexity.maxParams'), DEFAULT_THRESHOLDS.maxParams, 1),
       maxOptionalRatio: num(c.get('complexity.maxOptionalRatio'), DEFAULT_THRESHOLDS.maxOptionalRatio),
       maxDepth: num(c.get('complexity.maxDepth'), DEFAULT_THRESHOLDS.maxDepth, 1),
     },
-    serverTimeoutSeconds: num(c.get('serverTimeoutSeconds'), 30, 1),
-    harnessFolder: str(c.get('harnessFolder')) ?? 'evals',
+    serverTimeoutSeconds: num(c.get('serverTimeoutSeconds'), SETTING_DEFAULTS.serverTimeoutSeconds, 1),
+    harnessFolder: str(c.get('harnessFolder')) ?? SETTING_DEFAULTS.harnessFolder,
     generation: {
-      simple: Math.round(num(c.get('generation.simple'), 10, 0, MAX_OPTION.scenarios)),
-      complex: Math.round(num(c.get('generation.complex'), 10, 0, MAX_OPTION.scenarios)),
-      concurrency: Math.round(num(c.get('generation.concurrency'), 4, 1, MAX_OPTION.concurrency)),
-      rpm: num(c.get('generation.rpm'), 0, 0, MAX_OPTION.rpm) || undefined,
+      simple: Math.round(num(c.get('generation.simple'), SETTING_DEFAULTS['generation.simple'], 0, MAX_OPTION.scenarios)),
+      complex: Math.round(num(c.get('generation.complex'), SETTING_DEFAULTS['generation.complex'], 0, MAX_OPTION.scenarios)),
+      concurrency: Math.round(num(c.get('generation.concurrency'), SETTING_DEFAULTS['generation.concurrency'], 1, MAX_OPTION.concurrency)),
+      rpm: num(c.get('generation.rpm'), SETTING_DEFAULTS['generation.rpm'], 0, MAX_OPTION.rpm) || undefined,
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),

@@ -3,13 +3,13 @@
  * progress and cancellation. Records are written as they complete, so a cancelled run keeps
  * them and a re-run resumes from the cache.
  */
-import { FileReadError, readBoundedFile } from '../core/boundedRead';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runPipeline, type PipelineProgress, type PipelineResult } from '../core/pipeline/runner';
 import type { Spec } from '../core/spec/model';
-import { loadSpecText } from '../core/spec/snapshot';
-import { snapshotFileName } from '../core/spec/snapshotWriter';
+import { resolveSpecPath } from '../core/app/resolveSpec';
+import { throttleProgress } from '../core/app/throttle';
+import { EDITOR_PROGRESS_EVERY_MS } from '../core/workspace/defaults';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 import { resolveInside } from '../core/util/insideFolder';
@@ -30,8 +30,12 @@ export type GenerateOutcome =
   | { status: 'failed'; message: string }
   | PipelineResult;
 
-/** The spec behind whatever the command was invoked on. */
-async function specOf(target: unknown, services: ExtensionServices): Promise<{ spec: Spec; folder: vscode.WorkspaceFolder } | undefined> {
+/**
+ * The spec behind whatever the command was invoked on, and its harness folder's name: named after
+ * the server as the CLI names it (app/resolveSpec.ts), so a snapshot of server `filesystem` gets
+ * `evals/filesystem` whatever name the server reports.
+ */
+async function specOf(target: unknown, services: ExtensionServices): Promise<{ spec: Spec; folder: vscode.WorkspaceFolder; harnessName: string } | undefined> {
   const node = target as SpecsNode | undefined;
   let file: string | undefined;
   if (target instanceof vscode.Uri) file = target.fsPath;
@@ -66,20 +70,15 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
   if (!file) return undefined;
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
   if (!folder) return undefined;
-  let text: string;
-  try {
-    text = await readBoundedFile(file);
-  } catch (e) {
-    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(file)}: ${e instanceof FileReadError ? e.message : String(e)}`);
-    return undefined;
-  }
-  const load = loadSpecText(text, file);
+  const snapshots = await resolveInside(folder.uri.fsPath, readConfig(folder.uri).snapshotFolder, 'agentSeer.snapshotFolder');
+  const load = await resolveSpecPath(file, { snapshotFolders: snapshots.ok ? [snapshots.path] : [], workspaceRoots: [folder.uri.fsPath] });
   if (!load.ok) {
     const where = load.problem.line ? `:${load.problem.line}:${load.problem.column}` : '';
-    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(file)}${where}: ${load.problem.message}`);
+    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(load.problem.file)}${where}: ${load.problem.message}`);
     return undefined;
   }
-  return { spec: load.spec, folder };
+  for (const w of load.warnings) services.log.warn(w);
+  return { spec: load.spec, folder, harnessName: load.harnessName };
 }
 
 function describe(p: PipelineProgress): string {
@@ -93,11 +92,11 @@ function describe(p: PipelineProgress): string {
 export async function generateEvals(services: ExtensionServices, target: unknown, args: GenerateArgs = {}): Promise<GenerateOutcome> {
   const found = await specOf(target, services);
   if (!found) return { status: 'no-spec' };
-  const { spec, folder } = found;
+  const { spec, folder, harnessName } = found;
   const choice = args.provider ?? (await pickProvider('generate'));
   if (!choice) return { status: 'cancelled-before-start' };
   const config = readConfig(folder.uri);
-  const out = await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, snapshotFileName(spec.name).replace(/\.json$/, '')), 'agentSeer.harnessFolder');
+  const out = await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, harnessName), 'agentSeer.harnessFolder');
   if (!out.ok) {
     services.log.error(out.message);
     void vscode.window.showErrorMessage(`Agent Seer: ${out.message}`);
@@ -141,7 +140,6 @@ function runWithProgress(services: ExtensionServices, spec: Spec, provider: Para
     async (progress, token) => {
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
-      let last = 0;
       try {
         return await runPipeline({
           spec,
@@ -153,13 +151,8 @@ function runWithProgress(services: ExtensionServices, spec: Spec, provider: Para
           concurrency: config.generation.concurrency,
           ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
           signal: abort.signal,
-          onProgress: (p) => {
-            // Progress arrives on every counter change: show at most a few updates a second.
-            const now = Date.now();
-            if (now - last < 250) return;
-            last = now;
-            progress.report({ message: describe(p) });
-          },
+          // Progress arrives on every counter change: show at most a few updates a second.
+          onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describe(p) })),
         });
       } finally {
         sub.dispose();

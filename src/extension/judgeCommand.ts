@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import { lockFolder } from '../core/harness/lock';
 import { writeRecord } from '../core/harness/store';
 import { findHarnessSpec, judgeHarness, judgeRecord, judgeIdOf, OFFLINE_JUDGE_ID, type JudgeHarnessResult } from '../core/judge';
-import { DiskCache, LlmStats, StructuredLlm } from '../core/llm';
+import { createLlmClient } from '../core/app/llmClient';
+import type { StructuredLlm } from '../core/llm';
+import { CACHE_DIR } from '../core/workspace/layout';
 import { PromptLibrary } from '../core/pipeline/prompts';
 import * as path from 'node:path';
 import type { HarnessNode } from './harnessTree';
@@ -56,12 +58,13 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
       const chat = await chatProviderFor(choice, services, vscode.Uri.file(harness.dir), 'judge');
       if (!chat) return { status: 'cancelled-before-start' };
       const config = readConfig(vscode.Uri.file(harness.dir));
-      llm = new StructuredLlm({
-        provider: chat,
-        cache: new DiskCache(path.join(harness.dir, '.cache', 'llm')),
-        stats: new LlmStats(),
-        limits: { concurrency: config.generation.concurrency, ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}) },
-      });
+      ({ llm } = createLlmClient({
+        chat,
+        role: 'judge',
+        cacheDir: path.join(harness.dir, CACHE_DIR),
+        concurrency: config.generation.concurrency,
+        ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+      }));
     } catch (err) {
       const message = errorMessage(err);
       void vscode.window.showErrorMessage(`Agent Seer: ${message}`);

@@ -5,8 +5,5 @@ export function createLog(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Agent Seer', { log: true });
 }
 
-/** A one-line message from anything thrown, without a stack. */
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message.split('\n')[0] ?? err.name;
-  return String(err);
-}
+/** A one-line message from anything thrown, without a stack (the shared helper, under the name the extension uses). */
+export { errorText as errorMessage } from '../core/app/errorText';

@@ -5,6 +5,7 @@ import { maskArgs, maskUrl } from '../../core/spec/maskSecrets';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
 import { renderTable } from '../table';
+import type { OptionTable, Parsed } from '../command';
 
 /** `agent-seer detect <folder> [--json]` */
 export async function detectCommand(args: { folder?: string; json: boolean }, io: Io): Promise<number> {
@@ -62,4 +63,28 @@ export async function detectCommand(args: { folder?: string; json: boolean }, io
   }
   for (const p of found.problems) io.err(`agent-seer: ${formatProblem(p, rel)}`);
   return EXIT.ok;
+}
+
+/** The option table of `agent-seer detect`. */
+export const options = { json: { type: 'boolean', default: false } } as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer detect <folder> [--json]        MCP server definitions and spec files in a folder`;
+
+/** `agent-seer detect --help`. */
+export const usage = `Usage: agent-seer detect <folder> [--json]
+
+Lists the MCP server definitions (every client config format Agent Seer reads) and the tool spec
+files in a folder. Command lines and URLs are printed with secrets masked.
+
+Options:
+  --json      print one JSON object instead of tables
+  -h, --help  this text
+
+Exit 0, or 2 when the folder is bad input.`;
+
+/** Runs `detect` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('detect takes one folder');
+  return detectCommand({ folder: positionals[0], json: values.json }, io);
 }

@@ -3,6 +3,7 @@ import { findHarnessSpec } from '../../core/judge';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
 import { outputFileOption, pathOption } from '../options';
+import type { OptionTable, Parsed } from '../command';
 
 /**
  * `agent-seer export <harness-dir> [--out FILE] [--spec FILE]`: what an agent under test may see
@@ -39,4 +40,32 @@ export async function exportCommand(args: { dir?: string; out?: string; spec?: s
     io.err(`agent-seer: wrote ${view.tasks.length} tasks and ${tools.length} tools to ${args.out}`);
   } else io.out(text.trimEnd());
   return EXIT.ok;
+}
+
+/** The option table of `agent-seer export`. */
+export const options = { out: { type: 'string' }, spec: { type: 'string' } } as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer export <harness-dir> [--out FILE] [--spec FILE]
+                                             what an agent under test may see: tools and task
+                                             prompts, without the oracle`;
+
+/** `agent-seer export --help`. */
+export const usage = `Usage: agent-seer export <harness-dir> [--out FILE] [--spec FILE]
+
+Writes what an agent under test may see: the tools and each scenario's task prompts, without the
+expected calls, mock outputs or judgments.
+
+Options:
+  --out FILE   write to FILE (default: stdout)
+  --spec FILE  the spec the harness was generated from (default: the harness's spec.json, then
+               the file its manifest names)
+  -h, --help   this text
+
+Exit 0, or 2 on bad input.`;
+
+/** Runs `export` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('export takes one harness folder');
+  return exportCommand({ dir: positionals[0], out: values.out, spec: values.spec }, io);
 }

@@ -1,17 +1,16 @@
-import { join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
+import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
-import { FileReadError, readBoundedFile } from '../../core/boundedRead';
-import { DEFAULT_SNAPSHOT_FOLDER, workspaceRootOf } from '../../core/inspect';
 import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
-import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, runPipeline, type PipelineProgress, type PipelineResult } from '../../core/pipeline/runner';
+import { runPipeline, type PipelineProgress, type PipelineResult } from '../../core/pipeline/runner';
 import { DEGRADED_SHARE_LIMIT } from '../../core/pipeline/runHealth';
-import { parseConfig } from '../../core/spec/configs';
-import type { Spec } from '../../core/spec/model';
-import { loadSpecText } from '../../core/spec/snapshot';
-import { snapshotFileName } from '../../core/spec/snapshotWriter';
+import { CLI_PROGRESS_EVERY_MS, DEFAULT_COMPLEX, DEFAULT_CONCURRENCY, DEFAULT_SEED, DEFAULT_SIMPLE } from '../../core/workspace/defaults';
+import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
+import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption, outputFolderOption, pathOption, PROGRESS_EVERY_MS, readInputFile } from '../options';
 import { formatProblem } from '../format';
+import { intOption, outputFolderOption, pathOption, readInputFile } from '../options';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
 export interface GenerateArgs {
@@ -34,31 +33,24 @@ export interface GenerateArgs {
 }
 
 
-/** The spec named on the command line: a snapshot file, or a config file's server snapshot. */
-async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<{ spec: Spec; server: string }> {
-  const { file, text } = await readInputFile('input', input, io.cwd);
+/** The spec named on the command line (app/resolveSpec.ts), with the CLI's ways out added to its problems. */
+async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<ResolvedSpec> {
+  const file = pathOption('input', input, io.cwd);
   const rel = (f: string): string => relative(io.cwd, f) || f;
-  const load = loadSpecText(text, file);
-  if (load.ok) return { spec: load.spec, server: load.spec.name };
-  if (!load.notSpec) throw new UsageError(formatProblem(load.problem, rel));
-  const config = parseConfig(text, file);
-  if (!config.isConfig) throw new UsageError(`${input}: not a tool spec ({"tools":[…]}) or an MCP config file`);
-  const candidates = server ? config.definitions.filter((d) => d.name === server) : config.definitions.filter((d) => !d.disabled);
-  const names = config.definitions.map((d) => d.name).join(', ') || 'none';
-  if (!candidates.length) throw new UsageError(`${input}: no server ${server ? `named "${server}"` : 'enabled'} (servers: ${names})`);
-  if (candidates.length > 1) throw new UsageError(`${input} defines several servers (${names}): choose one with --server`);
-  const def = candidates[0]!;
-  const folder = join(workspaceRootOf(file), DEFAULT_SNAPSHOT_FOLDER);
-  const snap = join(folder, snapshotFileName(def.name));
-  const snapText = await readBoundedFile(snap).catch((e: unknown) => {
-    if (e instanceof FileReadError && e.reason !== 'missing') throw new UsageError(`${rel(snap)}: ${e.message}`);
+  const r = await resolveSpecPath(file, { ...(server !== undefined ? { server } : {}), workspaceRoots: [io.cwd] });
+  if (r.ok) {
+    for (const w of r.warnings) io.err(`agent-seer: warning: ${w}`);
+    return r;
+  }
+  if (r.snapshotMissing) {
+    const m = r.snapshotMissing;
     throw new UsageError(
-      `no snapshot of server "${def.name}" at ${rel(snap)}: run \`agent-seer snapshot ${input} --server ${def.name} --out ${rel(folder)}\` first`,
+      `no snapshot of server "${m.server}" at ${rel(m.snapshotFile)}: run \`agent-seer snapshot ${input} --server ${m.server} --out ${rel(m.snapshotFolder)}\` first`,
     );
-  });
-  const snapLoad = loadSpecText(snapText, snap);
-  if (!snapLoad.ok) throw new UsageError(formatProblem(snapLoad.problem, rel));
-  return { spec: snapLoad.spec, server: def.name };
+  }
+  // The input itself is named as the user wrote it; other files (settings, snapshots) relative to the cwd.
+  const where = r.problem.file === file ? { ...r.problem, file: input } : r.problem;
+  throw new UsageError(`${formatProblem(where, rel)}${r.chooseServer ? ' with --server' : ''}`);
 }
 
 async function readExamples(path: string, io: Io): Promise<Record<string, unknown[]>> {
@@ -71,11 +63,6 @@ async function readExamples(path: string, io: Io): Promise<Record<string, unknow
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${path}: expected an object of tool name → example output(s)`);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
-}
-
-/** A directory name for a server: what snapshot files are named by, without `.json`. */
-function folderName(server: string): string {
-  return snapshotFileName(server).replace(/\.json$/, '');
 }
 
 function kTokens(n: number): string {
@@ -165,12 +152,12 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
   const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0, MAX_OPTION.scenarios)!;
   const complex = intOption('complex', args.complex, DEFAULT_COMPLEX, 0, MAX_OPTION.scenarios)!;
-  const concurrency = intOption('concurrency', args.concurrency, 4, 1, MAX_OPTION.concurrency)!;
+  const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const seed = intOption('seed', args.seed, DEFAULT_SEED, 0)!;
-  const { spec, server } = await resolveSpec(args.input, args.server, io);
+  const { spec, harnessName } = await resolveSpec(args.input, args.server, io);
   if (spec.tools.length === 0) throw new UsageError(`${args.input}: the spec has no tools`);
-  const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, join('evals', folderName(server)));
+  const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, HARNESS_FOLDER, harnessName);
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : undefined;
   const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
 
@@ -186,13 +173,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
   }
 
-  let lastLine = 0;
-  const onProgress = (p: PipelineProgress): void => {
-    const t = Date.now();
-    if (t - lastLine < PROGRESS_EVERY_MS) return;
-    lastLine = t;
-    io.err(progressLine(p));
-  };
+  const onProgress = throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p)));
   io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`}…`);
   const result = await runPipeline({
     spec,
@@ -212,4 +193,88 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
   io.out(args.json ? JSON.stringify(summaryJson(result), null, 2) : summaryText(result, io));
   return result.status === 'complete' ? EXIT.ok : result.status === 'partial' ? EXIT.partial : EXIT.failed;
+}
+
+/** The option table of `agent-seer generate`. */
+export const options = {
+  server: { type: 'string' },
+  provider: { type: 'string', default: 'offline' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  out: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  examples: { type: 'string' },
+  simple: { type: 'string' },
+  complex: { type: 'string' },
+  concurrency: { type: 'string' },
+  rpm: { type: 'string' },
+  seed: { type: 'string' },
+  force: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+} as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
+                     [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
+                     [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
+                     [--cache-dir DIR] [--force] [--json]
+                                             generate an evaluation harness (default: offline,
+                                             into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
+                                             OPENAI_API_KEY; re-run to resume; --force: write
+                                             into a folder that is not this spec's harness)`;
+
+/** `agent-seer generate --help`. */
+export const usage = `Usage: agent-seer generate <spec-or-config> [options]
+
+Generates an evaluation harness (scenarios, expected calls, mock outputs, multi-turn dialogues)
+from a spec snapshot, or from an MCP config file through the snapshot of its server in the
+workspace's snapshot folder (agentSeer.snapshotFolder in .vscode/settings.json, default
+${SNAPSHOT_FOLDER}). Re-run the same command to resume: finished LLM replies are cached.
+
+Options:
+  --server NAME        the server, when the config defines several enabled ones
+  --provider P         offline (default, no network), gemini or openai
+  --model M            the model (gemini default gemini-2.5-flash-lite; openai needs one)
+  --base-url URL       the provider's endpoint (or GEMINI_BASE_URL / OPENAI_BASE_URL)
+  --out DIR            the harness folder (default ${HARNESS_FOLDER}/<server>/, named after the
+                       config's server, else the snapshot's file name in the snapshot folder,
+                       else the spec's name)
+  --simple N           simple scenarios requested (default ${DEFAULT_SIMPLE}, at most ${MAX_OPTION.scenarios})
+  --complex N          complex scenarios requested (default ${DEFAULT_COMPLEX}, at most ${MAX_OPTION.scenarios})
+  --concurrency N      LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency})
+  --rpm N              LLM requests per minute (default: no limit; at most ${MAX_OPTION.rpm})
+  --seed S             seed of the offline generator (default ${DEFAULT_SEED})
+  --examples FILE      JSON object: tool name → example output(s) for mock outputs
+  --cache-dir DIR      the LLM reply cache (default <out>/.cache)
+  --force              write into a folder that is not this spec's harness
+  --json               print the summary as JSON
+  -h, --help           this text
+
+Keys: GEMINI_API_KEY or GOOGLE_API_KEY (gemini), OPENAI_API_KEY (openai).
+Exit 0 complete; 1 failed; 2 bad input; 3 partial.`;
+
+/** Runs `generate` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('generate takes one spec or config file');
+  return generateCommand(
+    {
+      input: positionals[0],
+      server: values.server,
+      provider: values.provider,
+      model: values.model,
+      baseUrl: values['base-url'],
+      out: values.out,
+      cacheDir: values['cache-dir'],
+      examples: values.examples,
+      simple: values.simple,
+      complex: values.complex,
+      concurrency: values.concurrency,
+      rpm: values.rpm,
+      seed: values.seed,
+      force: values.force,
+      json: values.json,
+    },
+    io,
+    signal,
+  );
 }

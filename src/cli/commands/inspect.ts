@@ -3,6 +3,8 @@ import { inspectPaths } from '../../core/inspect';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo, terminalSafe } from '../format';
 import { pathOption } from '../options';
+import type { OptionTable, Parsed } from '../command';
+import { SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import { renderTable } from '../table';
 
 /** `agent-seer inspect <path…> [--json]` */
@@ -31,7 +33,7 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
             })),
           })),
           problems: result.problems.map((p) => ({ ...p, message: formatProblem(p) })),
-          unsnapshotted: result.unsnapshotted,
+          unsnapshotted: result.unsnapshotted.map(({ name, file }) => ({ name, file })),
         },
         null,
         2,
@@ -76,7 +78,7 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
     }
     for (const u of result.unsnapshotted) {
       io.out(
-        `\nServer "${u.name}" (${rel(u.file)}) has no snapshot yet: agent-seer snapshot ${rel(u.file)} --server ${JSON.stringify(u.name)} --out .agentseer/specs`,
+        `\nServer "${u.name}" (${rel(u.file)}) has no snapshot yet: agent-seer snapshot ${rel(u.file)} --server ${JSON.stringify(u.name)} --out ${rel(u.snapshotFolder)}`,
       );
     }
   }
@@ -88,3 +90,29 @@ const round = (n: number) => Number(formatFixed(n));
 
 /** A name or message from a spec inside one output line: its newlines must not start new ones. */
 const field = (text: string) => terminalSafe(text, { newlines: false });
+
+/** The option table of `agent-seer inspect`. */
+export const options = { json: { type: 'boolean', default: false } } as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer inspect <path…> [--json]        schema-complexity profile and findings
+                                             (path: spec snapshot, config file or folder)`;
+
+/** `agent-seer inspect --help`. */
+export const usage = `Usage: agent-seer inspect <path…> [--json]
+
+Profiles every tool spec found (tools, mean and max parameters, optional %, max depth) and lists
+its findings. A path is a spec snapshot, an MCP config file (the snapshots of its servers, in the
+workspace's agentSeer.snapshotFolder from .vscode/settings.json, default ${SNAPSHOT_FOLDER}) or a
+folder (searched for both).
+
+Options:
+  --json      print one JSON object instead of tables
+  -h, --help  this text
+
+Exit 0, or 2 when a path was bad input.`;
+
+/** Runs `inspect` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
+  return inspectCommand({ paths: positionals, json: values.json }, io);
+}

@@ -3,9 +3,14 @@ import { join, relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, LlmConfigError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm } from '../../core/llm';
+import { createLlmClient } from '../../core/app/llmClient';
+import { throttleProgress } from '../../core/app/throttle';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, LlmConfigError, LlmQuotaError, LlmStopError } from '../../core/llm';
+import { CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
+import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
+import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption, pathOption, PROGRESS_EVERY_MS } from '../options';
+import { intOption, pathOption } from '../options';
 import { renderTable } from '../table';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
@@ -94,13 +99,13 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
   const dir = pathOption('harness folder', args.dir, io.cwd);
   const rel = (f: string): string => relative(io.cwd, f) || f;
-  const isDir = await stat(join(dir, 'records')).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(join(dir, RECORDS_DIR)).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new UsageError(`${args.dir}: not a harness folder (no records/ inside)`);
-  const concurrency = intOption('concurrency', args.concurrency, 4, 1, MAX_OPTION.concurrency) ?? 4;
+  const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency) ?? DEFAULT_CONCURRENCY;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
 
   const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
-  const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, '.cache');
+  const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
   const judges: HarnessJudge[] = [];
   for (const raw of wanted) {
     const parsed = parseJudgeOption(raw);
@@ -114,13 +119,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
         if (e instanceof LlmConfigError) throw new UsageError(e.message);
         throw e;
       }
-      const llm = new StructuredLlm({
-        provider,
-        cache: new DiskCache(join(cacheDir, 'llm')),
-        stats: new LlmStats(),
-        limits: { concurrency, ...(rpm !== undefined ? { rpm } : {}) },
-        defaultTemperature: 0,
-      });
+      const { llm } = createLlmClient({ chat: provider, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
       judge = { id: `${provider.id}:${provider.model}`, llm };
     }
     if (judges.some((j) => j.id === judge.id)) throw new UsageError(`--judge ${raw} is given twice`);
@@ -133,13 +132,16 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   for (const w of found.warnings) io.err(`agent-seer: warning: ${w}`);
 
   io.err(`agent-seer: judging ${rel(dir)} against ${rel(found.file)} with ${judges.map((j) => j.id).join(', ')}…`);
-  let last = 0;
+  const showProgress = throttleProgress(
+    CLI_PROGRESS_EVERY_MS,
+    (p: JudgeProgress) =>
+      io.err(`judge: ${p.done}/${p.total} · ${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`),
+    // The last record is always shown, so the final count is on screen.
+    { always: (p) => p.done >= p.total },
+  );
   const onProgress = (p: JudgeProgress): void => {
-    const now = Date.now();
     if (p.outcome === 'not-judged') io.err(`judge: ${p.recordId} (${p.judgeId}): not judged (see the record's notes)`);
-    if (now - last < PROGRESS_EVERY_MS && p.done < p.total) return;
-    last = now;
-    io.err(`judge: ${p.done}/${p.total} · ${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`);
+    showProgress(p);
   };
   let result: JudgeHarnessResult;
   try {
@@ -164,4 +166,67 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   }
   // Files that could not be read were not judged: the run did not do all it was asked to.
   return result.problems.length > 0 ? EXIT.failed : judgeExitCode(result);
+}
+
+/** The option table of `agent-seer judge`. */
+export const options = {
+  judge: { type: 'string', multiple: true, default: [] },
+  'base-url': { type: 'string' },
+  spec: { type: 'string' },
+  concurrency: { type: 'string' },
+  rpm: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  force: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+} as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
+                     [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N]
+                     [--cache-dir DIR] [--force] [--json]
+                                             score each record (tool calling, coherence) and
+                                             store the judgments in the record files (default
+                                             judge: offline, exact checks only; --judge gemini
+                                             is the paper's gemini-2.5-flash at temperature 0)`;
+
+/** `agent-seer judge --help`. */
+export const usage = `Usage: agent-seer judge <harness-dir> [options]
+
+Scores each record of a harness (tool calling, coherence) after exact checks, and stores the
+judgments in the record files. Records already judged with the same inputs are skipped.
+
+Options:
+  --judge J          offline (default: exact checks only), gemini[:MODEL] (default model
+                     ${DEFAULT_GEMINI_JUDGE_MODEL}, temperature 0) or openai:MODEL; repeatable
+  --base-url URL     the LLM endpoint (or GEMINI_BASE_URL / OPENAI_BASE_URL)
+  --spec FILE        the spec the harness was generated from (default: the harness's spec.json,
+                     then the file its manifest names)
+  --concurrency N    LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency})
+  --rpm N            LLM requests per minute (default: no limit)
+  --cache-dir DIR    the LLM reply cache (default <harness-dir>/${CACHE_DIR})
+  --force            judge again records already judged with the same inputs
+  --json             print the summary as JSON
+  -h, --help         this text
+
+Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop);
+2 bad input; 3 some records not judged.`;
+
+/** Runs `judge` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('judge takes one harness folder');
+  return judgeCommand(
+    {
+      dir: positionals[0],
+      judges: values.judge,
+      baseUrl: values['base-url'],
+      spec: values.spec,
+      concurrency: values.concurrency,
+      rpm: values.rpm,
+      cacheDir: values['cache-dir'],
+      force: values.force,
+      json: values.json,
+    },
+    io,
+    signal,
+  );
 }

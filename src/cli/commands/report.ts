@@ -14,6 +14,7 @@ import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
 import { EXIT, UsageError, type Io } from '../errors';
 import { intOption, outputFileOption, pathOption, readInputFile } from '../options';
+import type { OptionTable, Parsed } from '../command';
 
 /** Output formats of `agent-seer report`. */
 export const REPORT_FORMATS = ['md', 'html', 'json'] as const;
@@ -145,4 +146,61 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const failures = thresholdFailures(model, minTc, minCoh);
   for (const f of failures) io.err(`agent-seer: ${f}`);
   return failures.length ? EXIT.failed : EXIT.ok;
+}
+
+/** The option table of `agent-seer report`. */
+export const options = {
+  format: { type: 'string', default: 'md' },
+  out: { type: 'string' },
+  judge: { type: 'string', multiple: true, default: [] },
+  'min-tc': { type: 'string' },
+  'min-coh': { type: 'string' },
+  spec: { type: 'string', multiple: true, default: [] },
+  seed: { type: 'string' },
+  resamples: { type: 'string' },
+} as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
+                     [--min-tc X] [--min-coh X] [--spec FILE]… [--seed N] [--resamples B]
+                                             the paper's tables and figures for harnesses (one
+                                             row per server; several --judge: agreement too);
+                                             --min-tc/--min-coh: exit 1 when a server's mean
+                                             under the first judge is below (a CI gate)`;
+
+/** `agent-seer report --help`. */
+export const usage = `Usage: agent-seer report <harness-dir…> [options]
+
+The paper's tables and figures for one or more judged harnesses, one row per server.
+
+Options:
+  --format md|html|json  output format (default md)
+  --out FILE             write to FILE (default: stdout)
+  --judge ID             the judge whose scores to report (repeatable; several: agreement too)
+  --min-tc X, --min-coh X
+                         exit 1 when a server's mean TC / Coh under the first judge is below X
+                         (between 0 and 1): a CI gate
+  --spec FILE            the spec of a harness (repeatable, in the order of the folders)
+  --seed N               seed of the bootstrap resampling
+  --resamples B          bootstrap resamples (at most ${MAX_OPTION.resamples})
+  -h, --help             this text
+
+Exit 0; 1 when a --min-tc/--min-coh gate fails; 2 on bad input.`;
+
+/** Runs `report` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
+  return reportCommand(
+    {
+      dirs: positionals,
+      format: values.format,
+      out: values.out,
+      judges: values.judge,
+      minTc: values['min-tc'],
+      minCoh: values['min-coh'],
+      specs: values.spec,
+      seed: values.seed,
+      resamples: values.resamples,
+    },
+    io,
+  );
 }

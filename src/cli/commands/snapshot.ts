@@ -1,5 +1,7 @@
 import { sep } from 'node:path';
-import { workspaceRootOf } from '../../core/inspect';
+import { MAX_OPTION } from '../../core/bounds';
+import { DEFAULT_SERVER_TIMEOUT_SECONDS } from '../../core/workspace/defaults';
+import { SNAPSHOT_FOLDER, workspaceRootOf } from '../../core/workspace/layout';
 import { parseConfig } from '../../core/spec/configs';
 import { resolveVariables } from '../../core/spec/configs/variables';
 import { listServerTools } from '../../core/spec/live';
@@ -7,6 +9,7 @@ import { writeSnapshot } from '../../core/spec/snapshotWriter';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo, terminalSafe } from '../format';
 import { outputFolderOption, readInputFile } from '../options';
+import type { OptionTable, Parsed } from '../command';
 
 export interface SnapshotArgs {
   config?: string;
@@ -67,4 +70,44 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
     if (listing.spec.invalidTools.length) io.out(`${listing.spec.invalidTools.length} entries were not valid tools and were left out.`);
   }
   return EXIT.ok;
+}
+
+/** The option table of `agent-seer snapshot`. */
+export const options = {
+  server: { type: 'string' },
+  out: { type: 'string' },
+  input: { type: 'string', multiple: true, default: [] },
+  timeout: { type: 'string', default: String(DEFAULT_SERVER_TIMEOUT_SECONDS) },
+  json: { type: 'boolean', default: false },
+} as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer snapshot <config-file> --out <folder> [--server NAME] [--input id=value]…
+                     [--timeout SECONDS] [--json]
+                                             start a server, list its tools, write a snapshot`;
+
+/** `agent-seer snapshot --help`. */
+export const usage = `Usage: agent-seer snapshot <config-file> --out <folder> [options]
+
+Starts a server the config file defines, lists all its tools and writes <folder>/<server>.json
+(stable, diffable JSON). Use the workspace's snapshot folder (${SNAPSHOT_FOLDER}, or
+agentSeer.snapshotFolder) for --out so that inspect, generate and the editor find it.
+
+Options:
+  --out FOLDER        where to write the snapshot (required)
+  --server NAME       the server, when the file defines several enabled ones
+  --input id=value    a value for \${input:id} (repeatable)
+  --timeout SECONDS   to start, and again to list (default ${DEFAULT_SERVER_TIMEOUT_SECONDS}, at most ${MAX_OPTION.timeoutSeconds})
+  --json              print the result as JSON
+  -h, --help          this text
+
+Exit 0; 1 when the server would not start or answer; 2 on bad input.`;
+
+/** Runs `snapshot` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
+  const timeoutSeconds = Number(values.timeout);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout takes seconds, got "${values.timeout}"`);
+  if (timeoutSeconds > MAX_OPTION.timeoutSeconds) throw new UsageError(`--timeout is at most ${MAX_OPTION.timeoutSeconds} seconds, got "${values.timeout}"`);
+  if (positionals.length > 1) throw new UsageError('snapshot takes one config file');
+  return snapshotCommand({ config: positionals[0], server: values.server, out: values.out, inputs: values.input, timeoutSeconds, json: values.json }, io, signal);
 }

@@ -6,6 +6,7 @@
 import type { SourceRange, Spec, Tool } from '../spec/model';
 import { FINDING_CODES, type FindingCode, type Severity } from './codes';
 import { kindLabel, nameTokens, structuredStringHint } from './formatHints';
+import { DEFAULT_COMPLEXITY } from '../workspace/defaults';
 import {
   countFeatures,
   declaredTypes,
@@ -36,18 +37,8 @@ export interface ComplexityThresholds {
   sharedParamMinSimilarity: number;
 }
 
-/**
- * Defaults. Table 15's best-scoring servers sit at or under them (Selenium, Redis, Elasticsearch:
- * at most 8 parameters, about a third optional); Git (19 max, 95% optional) and Illustrator do not.
- */
-export const DEFAULT_THRESHOLDS: Readonly<ComplexityThresholds> = Object.freeze({
-  maxParams: 8,
-  maxOptionalRatio: 0.6,
-  minParamsForOptionalRatio: 4,
-  maxDepth: 3,
-  minToolsForSharedParam: 2,
-  sharedParamMinSimilarity: 0.5,
-});
+/** Defaults: the values live in `workspace/defaults.ts` with every other default. */
+export const DEFAULT_THRESHOLDS: Readonly<ComplexityThresholds> = DEFAULT_COMPLEXITY;
 
 /** One problem or piece of advice about a tool, shaped for diagnostics. */
 export interface Finding {

@@ -15,9 +15,20 @@ import { HarnessManifest } from './format';
 import { LOCK_FILE, MANIFEST_FILE, RECORDS_DIR } from './layout';
 import { lockFolder, type FolderLock } from './lock';
 
-/** The folder cannot be written as asked (the run did not start; nothing was changed). */
+/**
+ * The folder cannot be written as asked (the run did not start; nothing was changed). The message
+ * suits any front end; `forcible` says that forcing the write would get past it, so a front end
+ * with such a switch (the CLI's `--force`) can say so.
+ */
 export class OutputFolderError extends Error {
   override readonly name = 'OutputFolderError';
+  constructor(
+    message: string,
+    /** What forcing would do here: write into the folder anyway, or replace another spec's harness. */
+    readonly forcible?: 'write' | 'replace',
+  ) {
+    super(message);
+  }
 }
 
 /** A claimed output folder: its lock, and the record ids earlier runs left there. */
@@ -80,19 +91,19 @@ export async function claimOutputFolder(dir: string, options: ClaimOptions): Pro
   try {
     const earlier = await readEarlierManifest(dir);
     if (!options.force) {
-      if (earlier.problem) throw new OutputFolderError(`${dir}: ${earlier.problem}; fix or remove it, or pass --force to write here anyway`);
+      if (earlier.problem) throw new OutputFolderError(`${dir}: ${earlier.problem}; fix or remove it`, 'write');
       if (!earlier.exists) {
         const names = (await readdir(dir)).filter((n) => n !== LOCK_FILE);
         const foreign: string[] = [];
         for (const n of names) if (!(await ignorable(dir, n))) foreign.push(n);
         if (foreign.length) {
           const shown = foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? ', …' : '');
-          throw new OutputFolderError(`${dir} holds files (${shown}) and is not a harness folder (no ${MANIFEST_FILE}): choose a new or empty folder, or pass --force`);
+          throw new OutputFolderError(`${dir} holds files (${shown}) and is not a harness folder (no ${MANIFEST_FILE}): choose a new or empty folder`, 'write');
         }
       }
       const other = earlier.manifest?.spec.name;
       if (other !== undefined && other !== options.specName) {
-        throw new OutputFolderError(`${dir} holds the harness of "${other}", not "${options.specName}": choose another folder, or pass --force to replace it`);
+        throw new OutputFolderError(`${dir} holds the harness of "${other}", not "${options.specName}": choose another folder`, 'replace');
       }
     }
     const m = earlier.manifest;

@@ -6,6 +6,7 @@
 import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
+import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
 
 /** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
 export interface Clock {
@@ -239,7 +240,7 @@ export class CallGuard {
   constructor(limits: CallLimits = {}, deps: { clock?: Clock; random?: () => number } = {}) {
     this.clock = deps.clock ?? systemClock;
     this.random = deps.random ?? Math.random;
-    this.semaphore = new Semaphore(limits.concurrency ?? 4);
+    this.semaphore = new Semaphore(limits.concurrency ?? DEFAULT_CONCURRENCY);
     this.rateLimiter = limits.rpm !== undefined ? new RateLimiter(limits.rpm, limits.rpmWindowMs, this.clock) : undefined;
     this.policy = { ...DEFAULT_RETRY, ...limits.retry };
     this.timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -22,7 +22,10 @@ import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
 import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ItemOutcomes, type ManifestCounts, type RunStatus, type SkippedTool } from '../harness/format';
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
-import { DiskCache, isAbortError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
+import { createLlmClient } from '../app/llmClient';
+import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
+import { CACHE_DIR } from '../workspace/layout';
+import { isAbortError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
 import type { Spec, Tool } from '../spec/model';
 import { computeChecks } from './checks';
 import { discarded, type StageContext } from './llm/context';
@@ -40,17 +43,11 @@ import { recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
 import { compileSchema } from './validateCall';
 
-/** Scenarios per tier when the caller names no count. */
-export const DEFAULT_SIMPLE = 10;
-export const DEFAULT_COMPLEX = 10;
-/** Seed when the caller names none. */
-export const DEFAULT_SEED = 1;
+// Defaults, the rate-limit window and the cache folder's name live in workspace/; re-exported for existing callers.
+export { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, RPM_WINDOW_MS } from '../workspace/defaults';
+export { CACHE_DIR } from '../workspace/layout';
 /** Coverage follow-up rounds per group (and global rounds after them). */
 export const DEFAULT_COVERAGE_ROUNDS = 2;
-/** The rate-limit window the runner's clients use: a minute plus a second of margin. */
-export const RPM_WINDOW_MS = 61_000;
-/** Folder of the LLM cache and ledger inside the output folder. */
-export const CACHE_DIR = '.cache';
 
 /** The templates a generation run uses (the prompts folder also holds the judge's). */
 export const GENERATION_TEMPLATES = ['interpret', 'scenarios-simple', 'scenarios-complex', 'coverage-followup', 'mock', 'turns-grounded', 'turns-standard'] as const;
@@ -233,22 +230,20 @@ class Progress {
   }
 }
 
-/** Builds a client for the pipeline: a disk cache under `<cacheDir>/llm`, the given limits. */
+/** Builds a client for the pipeline (the shared recipe in app/llmClient.ts): its cache under `<cacheDir or outDir/.cache>/llm`. */
 export function createPipelineLlm(options: { chat: ChatProvider; outDir: string; cacheDir?: string; concurrency?: number; rpm?: number; limits?: CallLimits; stats?: LlmStats }): {
   llm: StructuredLlm;
   cacheDir: string;
 } {
-  const cacheDir = resolve(options.cacheDir ?? join(options.outDir, CACHE_DIR));
-  const limits: CallLimits = {
-    ...options.limits,
-    concurrency: options.concurrency ?? options.limits?.concurrency ?? 4,
+  return createLlmClient({
+    chat: options.chat,
+    role: 'generate',
+    cacheDir: options.cacheDir ?? join(options.outDir, CACHE_DIR),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
-    // A request that leaves at the very edge of our window arrives inside the server's; a second
-    // of margin costs under 2% of throughput and saves the 429 round trips.
-    rpmWindowMs: options.limits?.rpmWindowMs ?? RPM_WINDOW_MS,
-  };
-  const llm = new StructuredLlm({ provider: options.chat, cache: new DiskCache(join(cacheDir, 'llm')), stats: options.stats ?? new LlmStats(), limits });
-  return { llm, cacheDir };
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.stats ? { stats: options.stats } : {}),
+  });
 }
 
 /** Tools the LLM stages can use, and the others with why (duplicates, unusable schemas). */

@@ -17,6 +17,7 @@ import { raceTimer, withDeadline } from './live/deadline';
 import { ChildStdioTransport } from './live/stdioTransport';
 import { maskArgs, maskSecretText } from './maskSecrets';
 import { ServerInfo, Tool, toolIssueMessage, type Spec } from './model';
+import { DEFAULT_SERVER_TIMEOUT_SECONDS } from '../workspace/defaults';
 
 export type { ChildStop } from './live/child';
 
@@ -109,7 +110,8 @@ export class LiveListError extends Error {
   }
 }
 
-const DEFAULTS = { connectTimeoutMs: 30_000, listTimeoutMs: 30_000, maxPages: 1000, killGraceMs: 2000 };
+const SERVER_TIMEOUT_MS = DEFAULT_SERVER_TIMEOUT_SECONDS * 1000;
+const DEFAULTS = { connectTimeoutMs: SERVER_TIMEOUT_MS, listTimeoutMs: SERVER_TIMEOUT_MS, maxPages: 1000, killGraceMs: 2000 };
 const STDERR_TAIL_BYTES = 4096;
 const CLIENT_INFO = { name: 'agent-seer', version: '0.1.0' };
 

@@ -20,6 +20,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ServerInfo, Spec, Tool } from './model';
+import { snapshotFileName } from '../workspace/layout';
+
+// The file name rule lives with every other name the product uses; re-exported for existing callers.
+export { snapshotFileName };
 
 /** What a snapshot is made from; a `LiveListing` fits. */
 export interface SnapshotSource {
@@ -148,30 +152,6 @@ function snapshotObject(listing: SnapshotSource, options: SnapshotOptions): Reco
 /** The snapshot file's text: stable, 2-space indented JSON with a trailing newline. */
 export function snapshotJson(listing: SnapshotSource, options: SnapshotOptions = {}): string {
   return `${JSON.stringify(snapshotObject(listing, options), null, 2)}\n`;
-}
-
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
-const MAX_SLUG = 100;
-
-/**
- * The snapshot file name for a server name: `<slug>.json`. The slug keeps letters, digits, `.`,
- * `_` and `-`, lower-cased (names then mean the same on case-insensitive file systems); every
- * other run of characters (slashes, NUL, `:*?"<>|`, spaces) and every `..` becomes one `-`; leading dots
- * and dashes go (no hidden files, no `..`), Windows device names get a `_` prefix, and an empty
- * result becomes `server`. Names that differ only in those characters share a file.
- */
-export function snapshotFileName(serverName: string): string {
-  let slug = serverName
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-')
-    .replace(/\.{2,}/g, '-') // `..` is harmless without separators, but reads like traversal
-    .replace(/-{2,}/g, '-')
-    .replace(/^[.\-_]+/, '');
-  slug = Array.from(slug).slice(0, MAX_SLUG).join('').replace(/[.-]+$/, '');
-  if (slug === '') slug = 'server';
-  if (WINDOWS_RESERVED.test(slug.split('.')[0] ?? '')) slug = `_${slug}`;
-  return `${slug}.json`;
 }
 
 /**

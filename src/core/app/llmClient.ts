@@ -1,0 +1,45 @@
+/**
+ * Building the structured LLM client for a role, the one recipe used by the CLI, the editor and the
+ * pipeline runner: a disk cache under `<cacheDir>/llm`, fresh statistics, the concurrency and rate
+ * limits with the rate-limit window's margin, and the role's temperature.
+ */
+import { join, resolve } from 'node:path';
+import { DiskCache, LlmStats, StructuredLlm, type CallLimits, type ChatProvider } from '../llm';
+import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../workspace/defaults';
+import { LLM_CACHE_DIR } from '../workspace/layout';
+
+/** What the client is for: generation samples at the provider's temperature, a judge at 0 (the paper's setting). */
+export type LlmRole = 'generate' | 'judge';
+
+export interface LlmClientOptions {
+  chat: ChatProvider;
+  role: LlmRole;
+  /** Folder of the cache (the reply cache goes in its `llm/` subfolder). */
+  cacheDir: string;
+  concurrency?: number;
+  rpm?: number;
+  /** Limits besides concurrency/rpm (timeouts, retry policy); concurrency and rpm above win. */
+  limits?: CallLimits;
+  stats?: LlmStats;
+}
+
+/** The client and the absolute cache folder it uses. */
+export function createLlmClient(options: LlmClientOptions): { llm: StructuredLlm; cacheDir: string } {
+  const cacheDir = resolve(options.cacheDir);
+  const limits: CallLimits = {
+    ...options.limits,
+    concurrency: options.concurrency ?? options.limits?.concurrency ?? DEFAULT_CONCURRENCY,
+    ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
+    // A request that leaves at the very edge of our window arrives inside the server's; a second
+    // of margin costs under 2% of throughput and saves the 429 round trips.
+    rpmWindowMs: options.limits?.rpmWindowMs ?? RPM_WINDOW_MS,
+  };
+  const llm = new StructuredLlm({
+    provider: options.chat,
+    cache: new DiskCache(join(cacheDir, LLM_CACHE_DIR)),
+    stats: options.stats ?? new LlmStats(),
+    limits,
+    ...(options.role === 'judge' ? { defaultTemperature: 0 } : {}),
+  });
+  return { llm, cacheDir };
+}

@@ -1,0 +1,57 @@
+/**
+ * Every default the product uses when the user names no value: CLI options, the editor's
+ * settings (`package.json` `contributes.configuration` must agree: `test/unit/workspaceDefaults.test.ts`)
+ * and the core's own fallbacks. Imports nothing of ours, so any layer may read it.
+ */
+import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from './layout';
+
+/** Scenarios requested per tier (`--simple`, `--complex`, `agentSeer.generation.*`). */
+export const DEFAULT_SIMPLE = 10;
+export const DEFAULT_COMPLEX = 10;
+/** Seed of the offline generator and of sampling when the caller names none. */
+export const DEFAULT_SEED = 1;
+/** LLM calls in flight at once (`--concurrency`, `agentSeer.generation.concurrency`), and judge workers. */
+export const DEFAULT_CONCURRENCY = 4;
+/** Requests per minute: none (`agentSeer.generation.rpm` 0 means none). */
+export const DEFAULT_RPM: number | undefined = undefined;
+/** Seconds to wait for a server to start, and again for it to list its tools (`--timeout`, `agentSeer.serverTimeoutSeconds`). */
+export const DEFAULT_SERVER_TIMEOUT_SECONDS = 30;
+/** The rate-limit window of every LLM client: a minute plus a second of margin (see app/llmClient.ts). */
+export const RPM_WINDOW_MS = 61_000;
+/** Milliseconds between progress lines on the CLI's stderr. */
+export const CLI_PROGRESS_EVERY_MS = 1000;
+/** Milliseconds between progress updates in the editor's notification. */
+export const EDITOR_PROGRESS_EVERY_MS = 250;
+
+/**
+ * Complexity thresholds. Table 15's best-scoring servers sit at or under them (Selenium, Redis,
+ * Elasticsearch: at most 8 parameters, about a third optional); Git (19 max, 95% optional) and
+ * Illustrator do not. `complexity/analyze.ts` types and re-exports them as `DEFAULT_THRESHOLDS`.
+ */
+export const DEFAULT_COMPLEXITY = Object.freeze({
+  maxParams: 8,
+  maxOptionalRatio: 0.6,
+  minParamsForOptionalRatio: 4,
+  maxDepth: 3,
+  minToolsForSharedParam: 2,
+  sharedParamMinSimilarity: 0.5,
+});
+
+/** The editor's `agentSeer.*` settings' defaults, by setting name (without the `agentSeer.` prefix). */
+export const SETTING_DEFAULTS = Object.freeze({
+  snapshotFolder: SNAPSHOT_FOLDER,
+  harnessFolder: HARNESS_FOLDER,
+  serverTimeoutSeconds: DEFAULT_SERVER_TIMEOUT_SECONDS,
+  'complexity.maxParams': DEFAULT_COMPLEXITY.maxParams,
+  'complexity.maxOptionalRatio': DEFAULT_COMPLEXITY.maxOptionalRatio,
+  'complexity.maxDepth': DEFAULT_COMPLEXITY.maxDepth,
+  'generation.simple': DEFAULT_SIMPLE,
+  'generation.complex': DEFAULT_COMPLEX,
+  'generation.concurrency': DEFAULT_CONCURRENCY,
+  'generation.rpm': 0,
+  'gemini.model': '',
+  'gemini.baseUrl': '',
+  'gemini.judgeModel': '',
+  'openai.model': '',
+  'openai.baseUrl': '',
+});
