@@ -14,6 +14,7 @@ import * as generate from './commands/generate';
 import * as inspect from './commands/inspect';
 import * as judge from './commands/judge';
 import * as report from './commands/report';
+import * as serve from './commands/serve';
 import * as snapshot from './commands/snapshot';
 import { EXIT, UsageError, type Io } from './errors';
 import { processIo } from './processIo';
@@ -27,6 +28,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   judge: tableEntry(judge),
   report: tableEntry(report),
   export: tableEntry(exportCmd),
+  serve: tableEntry(serve),
 };
 
 /** The top-level help, built from the command table. */

@@ -66,3 +66,6 @@ export function workspaceRootOf(configFile: string): string {
   if (basename(dir) === 'mcpServers' && basename(dirname(dir)) === '.continue') return dirname(dirname(dir));
   return basename(dir).startsWith('.') ? dirname(dir) : dir;
 }
+
+/** Folder of agent runs inside a harness folder: `runs/<agent>/<run>/<scenario>.json` trajectories. */
+export const RUNS_DIR = 'runs';
