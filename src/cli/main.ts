@@ -14,6 +14,7 @@ import * as generate from './commands/generate';
 import * as inspect from './commands/inspect';
 import * as judge from './commands/judge';
 import * as report from './commands/report';
+import * as runCmd from './commands/run';
 import * as serve from './commands/serve';
 import * as snapshot from './commands/snapshot';
 import { EXIT, UsageError, type Io } from './errors';
@@ -29,6 +30,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   report: tableEntry(report),
   export: tableEntry(exportCmd),
   serve: tableEntry(serve),
+  run: tableEntry(runCmd),
 };
 
 /** The top-level help, built from the command table. */

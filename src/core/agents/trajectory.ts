@@ -26,6 +26,14 @@ export const Trajectory = z
     agent: z.string().describe('Who made the calls: a model id, or "mcp-client" for an external client of agent-seer serve.'),
     calls: z.array(TrajectoryCall).describe('Every call, in the order made.'),
     complete: z.boolean().describe('Every expected call was made.'),
+    outcome: z
+      .object({
+        stoppedBy: z.enum(['answered', 'step-limit']).describe('The agent answered every user turn, or the run stopped it at the step limit.'),
+        steps: z.number().int().nonnegative().describe('Model turns used.'),
+        replies: z.array(z.string()).describe("The agent's text at the end of each user turn."),
+      })
+      .describe('How the built-in agent ended the scenario (absent while it runs, and for external clients).')
+      .optional(),
   })
   .describe('Agent Seer trajectory: the calls an agent made on one scenario.');
 export type Trajectory = z.infer<typeof Trajectory>;

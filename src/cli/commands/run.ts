@@ -1,0 +1,157 @@
+import { join } from 'node:path';
+import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
+import { specHash } from '../../core/harness/hash';
+import { readHarness } from '../../core/harness/store';
+import { findHarnessSpec } from '../../core/judge';
+import { createProvider, LlmConfigError, LlmQuotaError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
+import { MAX_OPTION } from '../../core/bounds';
+import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
+import { harnessFolderName, RUNS_DIR } from '../../core/workspace/layout';
+import type { OptionTable, Parsed } from '../command';
+import { EXIT, UsageError, type Io } from '../errors';
+import { formatProblem, relativeTo } from '../format';
+import { renderTable } from '../table';
+import { intOption, pathOption } from '../options';
+
+/** `--agent gemini[:MODEL]` or `openai:MODEL`. */
+function parseAgent(raw: string): { provider: 'gemini' | 'openai'; model?: string } {
+  const colon = raw.indexOf(':');
+  const provider = colon < 0 ? raw.trim() : raw.slice(0, colon).trim();
+  const model = colon < 0 ? undefined : raw.slice(colon + 1).trim();
+  if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--agent takes gemini[:MODEL] or openai:MODEL, got "${raw}"`);
+  if (model === '') throw new UsageError(`--agent ${raw}: the model after ':' is empty`);
+  if (provider === 'openai' && !model) throw new UsageError('--agent openai needs a model: openai:MODEL');
+  return { provider, ...(model ? { model } : {}) };
+}
+
+const f3 = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
+
+/** The `--json` output (names as documented in the README). */
+export function runJson(r: RunHarnessResult): Record<string, unknown> {
+  return {
+    agent: r.summary.agent,
+    summary: r.summary,
+    records: r.records.map((s) => ({ id: s.id, passed: s.passed, exactCallMatch: s.exactCallMatch, nameMatch: s.nameMatch, argumentAccuracy: s.argumentAccuracy, calls: s.calls, extraCalls: s.extraCalls })),
+    requests: r.requests,
+  };
+}
+
+function runText(r: RunHarnessResult, where: string): string {
+  const s = r.summary;
+  return [
+    `Ran ${s.agent} on ${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'} × ${s.runs} run${s.runs === 1 ? '' : 's'} (trajectories in ${where}; ${r.requests} model requests this time)`,
+    `  exact call match ${f3(s.exactCallMatch)} · name match ${f3(s.nameMatch)} · argument accuracy ${f3(s.argumentAccuracy)} · passed ${f3(s.passRate)}${s.passAtK !== null ? ` · pass^${s.runs} ${f3(s.passAtK)}` : ''}${s.stepLimited ? ` · ${s.stepLimited} stopped at the step limit` : ''}`,
+    renderTable(
+      ['scenario', 'passed', 'exact', 'names', 'arguments', 'missed', 'extra'],
+      r.records.map((x) => [x.id, x.passed ? 'yes' : 'no', f3(x.exactCallMatch), f3(x.nameMatch), f3(x.argumentAccuracy), x.calls.filter((c) => !c.name).length, x.extraCalls.length]),
+    ),
+    ...(s.schemaWarnings.length ? [`  tool schemas changed to offer them: ${s.schemaWarnings.length} (see --json summary.schemaWarnings)`] : []),
+  ].join('\n');
+}
+
+async function runCommand(args: { dir?: string; agent?: string; baseUrl?: string; runs?: string; concurrency?: string; rpm?: string; maxSteps?: string; out?: string; spec?: string; json: boolean }, io: Io, signal?: AbortSignal): Promise<number> {
+  if (!args.dir) throw new UsageError('run needs a harness folder');
+  if (!args.agent) throw new UsageError('run needs --agent gemini[:MODEL] or openai:MODEL');
+  const dir = pathOption('harness folder', args.dir, io.cwd);
+  const agent = parseAgent(args.agent);
+  const runs = intOption('runs', args.runs, 1, 1, 100)!;
+  const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
+  const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
+  const maxSteps = intOption('max-steps', args.maxSteps, 16, 1, 1000)!;
+  const read = await readHarness(dir);
+  if (!read.records.length) throw new UsageError(`${args.dir}: no scenarios to run (not a harness folder, or no records)`);
+  for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
+  const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
+  if (!found.ok) throw new UsageError(found.error);
+  let provider: ToolCallingProvider;
+  try {
+    provider = createProvider({ provider: agent.provider, ...(agent.model ? { model: agent.model } : {}), ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}), env: io.env }) as unknown as ToolCallingProvider;
+  } catch (e) {
+    if (e instanceof LlmConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  const out = args.out ? pathOption('--out', args.out, io.cwd) : join(dir, RUNS_DIR, harnessFolderName(`${provider.id}-${provider.model}`));
+  const abort = signal ?? new AbortController().signal;
+  io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
+  let result: RunHarnessResult;
+  try {
+    result = await runHarness({
+      spec: found.spec,
+      specHash: specHash(found.spec),
+      records: read.records,
+      provider,
+      out,
+      runs,
+      maxSteps,
+      limits: { concurrency, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
+      signal: abort,
+    });
+  } catch (e) {
+    if (abort.aborted) {
+      io.err('agent-seer: cancelled; finished scenarios are saved, re-run the same command to continue');
+      return EXIT.failed;
+    }
+    if (e instanceof LlmStopError) {
+      io.err(`agent-seer: stopped: ${e.message}`);
+      io.err(`agent-seer: finished scenarios are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'}`);
+      return EXIT.failed;
+    }
+    throw e;
+  }
+  io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out)));
+  return EXIT.ok;
+}
+
+/** The option table of `agent-seer run`. */
+export const options = {
+  agent: { type: 'string' },
+  'base-url': { type: 'string' },
+  runs: { type: 'string' },
+  concurrency: { type: 'string' },
+  rpm: { type: 'string' },
+  'max-steps': { type: 'string' },
+  out: { type: 'string' },
+  spec: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const satisfies OptionTable;
+
+/** Its lines in the top-level help. */
+export const synopsis = `  agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [--base-url URL]
+                     [--runs K] [--concurrency N] [--rpm N] [--max-steps N] [--out DIR] [--json]
+                                             run a model with native function calling against
+                                             the harness (served as a mock MCP server) and score
+                                             its calls against the oracle`;
+
+/** `agent-seer run --help`. */
+export const usage = `Usage: agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [options]
+
+Runs the built-in agent — a model with native function calling — on every scenario: it sees the
+tools and the user's turns only, and calls the harness served as a mock MCP server. Its calls are
+written to <harness-dir>/runs/<agent>/<run>/<scenario>.json and scored against the oracle:
+exact call match, name match, argument accuracy, passed scenarios, pass^k with --runs K.
+A scenario already finished in a run is not run again (a re-run makes no model call).
+
+Options:
+  --agent P[:M]       gemini (default model gemini-2.5-flash-lite) or openai:MODEL
+  --base-url URL      the provider's endpoint (else GEMINI_BASE_URL / OPENAI_BASE_URL)
+  --runs K            run every scenario K times (default 1; pass^K needs K ≥ 2)
+  --concurrency N     scenarios in flight (default 4)
+  --rpm N             model requests per minute
+  --max-steps N       model turns per scenario before it is stopped (default 16)
+  --out DIR           where the runs go (default <harness-dir>/runs/<provider>-<model>)
+  --spec FILE         the spec the harness was generated from (default: its spec.json)
+  --json              print the scores as JSON
+  -h, --help          this text
+
+Keys: GEMINI_API_KEY (or GOOGLE_API_KEY), OPENAI_API_KEY.
+Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled); 2 on bad input.`;
+
+/** Runs `run` on parsed arguments. */
+export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
+  if (positionals.length > 1) throw new UsageError('run takes one harness folder');
+  return runCommand(
+    { dir: positionals[0], agent: values.agent, baseUrl: values['base-url'], runs: values.runs, concurrency: values.concurrency, rpm: values.rpm, maxSteps: values['max-steps'], out: values.out, spec: values.spec, json: values.json },
+    io,
+    signal,
+  );
+}

@@ -1,0 +1,140 @@
+/**
+ * Running an agent on every scenario of a harness, `runs` times, and scoring what it did: the use
+ * case behind `agent-seer run`. Each scenario gets its own mock server session; trajectories go to
+ * `<out>/<run>/<scenario>.json` as the calls happen, and get the agent's outcome (its replies, why
+ * it stopped) when the scenario ends. A scenario whose trajectory has an outcome is not run again,
+ * so a re-run of a finished run makes no call and an interrupted one does only what is left.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { HarnessRecord } from '../harness/format';
+import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
+import { CallGuard, LlmStats, type CallLimits, type ToolCallingProvider } from '../llm';
+import type { Spec } from '../spec/model';
+import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
+import { runAgentOnScenario, type AgentOutcome } from './agentLoop';
+import { HarnessMockServer } from './mockServer';
+import { passHatK, scoreScenario, type ScenarioScore } from './score';
+import { Trajectory } from './trajectory';
+
+export interface RunHarnessOptions {
+  spec: Spec;
+  specHash: string;
+  records: readonly HarnessRecord[];
+  provider: ToolCallingProvider;
+  /** Folder of this agent's runs (`<harness>/runs/<agent>`); run k writes to `<out>/<k>/`. */
+  out: string;
+  /** Repeats of every scenario (pass^k needs k ≥ 1). Default 1. */
+  runs?: number;
+  limits?: CallLimits;
+  maxSteps?: number;
+  signal: AbortSignal;
+  onScenario?: (e: { run: number; scenarioId: string; skipped: boolean; score: ScenarioScore }) => void;
+}
+
+/** Scores over every run of every scenario. */
+export interface RunSummary {
+  agent: string;
+  runs: number;
+  scenarios: number;
+  expectedCalls: number;
+  /** Expected calls matched exactly (name and every argument), over all expected calls. */
+  exactCallMatch: number;
+  /** Expected calls whose tool the agent called, over all expected calls. */
+  nameMatch: number;
+  /** Arguments right over all arguments compared. */
+  argumentAccuracy: number;
+  /** The paper's tool-calling score by the LLM judge in oracle mode: not computed by `run` yet. */
+  tc: null;
+  /** Scenarios passed (exact calls, nothing extra), over scenario runs. */
+  passRate: number;
+  /** pass^k for k = runs (null with one run: it equals passRate). */
+  passAtK: number | null;
+  /** Scenarios that hit the step limit. */
+  stepLimited: number;
+  /** Changes made to tool schemas to offer them (once per tool and kind). */
+  schemaWarnings: string[];
+}
+
+export interface RunHarnessResult {
+  summary: RunSummary;
+  /** Scores of the last run, per scenario (all runs are on disk). */
+  records: ScenarioScore[];
+  /** Model requests this invocation made (0 for a finished run run again). */
+  requests: number;
+}
+
+const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+async function finishedTrajectory(file: string): Promise<Trajectory | undefined> {
+  try {
+    const t = Trajectory.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    return t.success && t.data.outcome ? t.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the agent; throws on cancellation and on faults no scenario can get past (bad key, quota, outage). */
+export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult> {
+  const runs = Math.max(1, o.runs ?? 1);
+  const agent = `${o.provider.id}:${o.provider.model}`;
+  const stats = new LlmStats();
+  const guard = new CallGuard(o.limits);
+  const scored: ScenarioScore[][] = [];
+  const warnings = new Set<string>();
+  let stepLimited = 0;
+  for (let run = 1; run <= runs; run++) {
+    const dir = join(o.out, String(run));
+    await mkdir(dir, { recursive: true });
+    const scores: ScenarioScore[] = [];
+    // Scenarios run concurrently up to the guard's concurrency; each has its own mock session.
+    const queue = [...o.records];
+    const worker = async (): Promise<void> => {
+      for (let record = queue.shift(); record; record = queue.shift()) {
+        const file = join(dir, `${recordFileStem(record.id)}.json`);
+        let trajectory = await finishedTrajectory(file);
+        const skipped = trajectory !== undefined;
+        if (!trajectory) {
+          const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: dir, agent });
+          const outcome: AgentOutcome = await runAgentOnScenario(server, { provider: o.provider, guard, stats, signal: o.signal, ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}) });
+          for (const w of outcome.schemaWarnings) warnings.add(w);
+          const written = Trajectory.parse(JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? { formatVersion: 1, scenarioId: record.id, specHash: o.specHash, agent, calls: [], complete: false });
+          trajectory = { ...written, outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies } };
+          await writeFileAtomic(file, stableJson(Trajectory.parse(trajectory)));
+        }
+        if (trajectory.outcome?.stoppedBy === 'step-limit') stepLimited++;
+        const score = scoreScenario(o.spec, record, trajectory.calls);
+        scores.push(score);
+        o.onScenario?.({ run, scenarioId: record.id, skipped, score });
+      }
+    };
+    const width = Math.max(1, Math.min(o.limits?.concurrency ?? DEFAULT_CONCURRENCY, o.records.length));
+    await Promise.all(Array.from({ length: width }, worker));
+    const order = new Map(o.records.map((r, i) => [r.id, i]));
+    scores.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    scored.push(scores);
+  }
+  const all = scored.flat();
+  const expectedCalls = all.reduce((n, s) => n + s.calls.length, 0);
+  const callShare = (f: (c: ScenarioScore['calls'][number]) => boolean): number => (expectedCalls ? all.reduce((n, s) => n + s.calls.filter(f).length, 0) / expectedCalls : 1);
+  const perScenario = o.records.map((r) => ({ runs: runs, passes: scored.filter((run) => run.find((s) => s.id === r.id)?.passed).length }));
+  return {
+    summary: {
+      agent,
+      runs,
+      scenarios: o.records.length,
+      expectedCalls: expectedCalls / runs,
+      exactCallMatch: callShare((c) => c.exact),
+      nameMatch: callShare((c) => c.name),
+      argumentAccuracy: mean(all.map((s) => s.argumentAccuracy)),
+      tc: null,
+      passRate: all.length ? all.filter((s) => s.passed).length / all.length : 0,
+      passAtK: runs > 1 ? passHatK(perScenario, runs) : null,
+      stepLimited,
+      schemaWarnings: [...warnings].sort(),
+    },
+    records: scored[scored.length - 1] ?? [],
+    requests: stats.snapshot().requests,
+  };
+}
