@@ -43,7 +43,19 @@ const builds = [
 ];
 
 if (watch) {
-  for (const b of builds) await (await esbuild.context(b)).watch();
+  // `npm run watch`: rebuild on every save and say so, since esbuild is quiet on success at this
+  // log level. The CLI stays executable after a rebuild.
+  const announce = (outfile) => ({
+    name: 'announce',
+    setup(build) {
+      build.onEnd((result) => {
+        if (outfile === 'dist/cli.js' && result.errors.length === 0) chmodSync(outfile, 0o755);
+        console.log(`[watch] ${outfile}: ${result.errors.length ? `${result.errors.length} error(s)` : 'built'} at ${new Date().toLocaleTimeString()}`);
+      });
+    },
+  });
+  for (const b of builds) await (await esbuild.context({ ...b, plugins: [announce(b.outfile)] })).watch();
+  console.log('[watch] watching src/ and media/report/ (Ctrl+C to stop)');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   chmodSync('dist/cli.js', 0o755);

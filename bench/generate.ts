@@ -66,7 +66,7 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
     arrivals.push(now);
     const delayMs = Math.round(lo + (hi - lo) * random());
     latencies.push(delayMs);
-    return { ...responder.respond(req), delayMs } as FakeReply;
+    return { ...responder.respond(req), delayMs };
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-gen-'));

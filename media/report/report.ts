@@ -132,7 +132,7 @@ function noData(parent: HTMLElement, id: string, title: string, text: string): v
 const BIN_LABELS = Array.from({ length: 10 }, (_, i) => `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`);
 
 function draw<T extends ChartConfiguration>(canvas: HTMLCanvasElement, config: T): void {
-  charts.push(new Chart(canvas, config as ChartConfiguration));
+  charts.push(new Chart(canvas, config));
 }
 
 function histogram(parent: HTMLElement, id: string, title: string, bins: readonly number[], color: string, caption: string, theme: Theme): void {

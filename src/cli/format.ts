@@ -13,7 +13,9 @@ export function formatProblem(p: LoadProblem, rel: (f: string) => string = (f) =
 }
 
 /** C0 controls but tab and newline, DEL, and C1 controls (U+0080–U+009F: 0x9B is a one-byte CSI). */
+// eslint-disable-next-line no-control-regex -- control characters are what this escapes
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex -- control characters are what this escapes
 const CONTROL_OR_NEWLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 
 /**

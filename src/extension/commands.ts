@@ -72,6 +72,7 @@ export function registerCommands(services: ExtensionServices): vscode.Disposable
   return Object.entries(COMMANDS).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed to spread args; the rule misreads the call
         return await (handler as Handler)(services, ...args);
       } catch (err) {
         services.log.error(`${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

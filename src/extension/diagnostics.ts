@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { lintSpecText, type LintDiagnostic } from '../core/lint';
+import { lintSpecText } from '../core/lint';
 import { readConfig } from './config';
 import { Disposable } from './lifecycle';
 import { SEVERITY } from './severity';

@@ -84,7 +84,7 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
 function describe(p: PipelineProgress): string {
   const order = ['interpret', 'scenarios', 'mock', 'turns'] as const;
   const active = order.find((s) => p.stages[s].done < p.stages[s].total) ?? p.stage;
-  const s = p.stages[active as keyof typeof p.stages];
+  const s = p.stages[active];
   const llm = p.llm.calls || p.llm.cacheHits ? ` · ${p.llm.calls} LLM calls, ${p.llm.cacheHits} cached` : '';
   return `${active} ${s.done}/${s.total} · ${p.records} records${llm}`;
 }

@@ -5,7 +5,7 @@
  */
 import { readBoundedFile } from '../core/boundedRead';
 import * as vscode from 'vscode';
-import { judgmentDiagnostics, type JudgmentDiagnostic } from '../core/judge/locate';
+import { judgmentDiagnostics } from '../core/judge/locate';
 import type { HarnessModel } from './harnessModel';
 import { recordFile } from './harnessTree';
 import { Disposable } from './lifecycle';

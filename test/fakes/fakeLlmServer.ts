@@ -101,9 +101,9 @@ export interface FakeDialect {
   /** Path prefix clients include in the base URL (`''` or `'/v1'`). */
   basePath: string;
   /** The model named by a request to `path`, or undefined when the path is not this API's. */
-  route(method: string, path: string, body: any): { model: string | undefined } | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+  route(method: string, path: string, body: any): { model: string | undefined } | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted by tests
   /** Normalised fields of a request. */
-  normalise(body: any, headers: IncomingMessage['headers']): Pick<FakeRequest, 'system' | 'messages' | 'temperature' | 'jsonSchema' | 'apiKey'>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  normalise(body: any, headers: IncomingMessage['headers']): Pick<FakeRequest, 'system' | 'messages' | 'temperature' | 'jsonSchema' | 'apiKey'>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted by tests
   /** The error to answer when the key is wrong, or undefined when it is accepted. */
   checkKey(apiKey: string | undefined, expected: string | undefined): { status: number; body: unknown } | undefined;
   successBody(text: string, usage: { input: number; output: number }, finishReason: string | undefined, request: FakeRequest): unknown;

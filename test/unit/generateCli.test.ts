@@ -12,7 +12,7 @@ import type { Io } from '../../src/cli/errors';
 import { readHarness } from '../../src/core/harness/store';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { startFakeGemini } from '../fakes/fakeGemini';
-import type { FakeLlmServer, FakeReply } from '../fakes/fakeLlmServer';
+import type { FakeLlmServer } from '../fakes/fakeLlmServer';
 import { specsDir } from './fixturePaths';
 import { createResponder, stageOf, type Responder } from './pipelineResponder';
 
@@ -159,7 +159,7 @@ describe('agent-seer generate', () => {
       fake.respondWith((req) => {
         // Cancel once a few scenarios are being mocked, as Ctrl-C would.
         if (stageOf(req) === 'mock' && ++mocks === 3) ctl.abort();
-        return { ...responder.respond(req), delayMs: 20 } as FakeReply;
+        return { ...responder.respond(req), delayMs: 20 };
       });
       const c = io(root, env);
       assert.equal(await run(['generate', slackSpec, '--provider', 'gemini', '--base-url', fake.url, '--out', 'cancelled', '--json'], c, ctl.signal), 1);

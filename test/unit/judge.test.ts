@@ -228,7 +228,7 @@ describe('the LLM judge through the fake Gemini', () => {
       const w = await judgeRecord(record, spec, { llm, mode: 'oracle', trajectory: wrong });
       assert.equal(g.tc, 1);
       assert.deepEqual(g.disagreements, []);
-      assert.ok(w.tc !== null && w.tc < g.tc!, `wrong ${w.tc} < good ${g.tc}`);
+      assert.ok(w.tc !== null && w.tc < g.tc, `wrong ${w.tc} < good ${g.tc}`);
       assert.equal(w.subdimensions['selection.correctness'], 0.5, 'delete_file is not the reference tool');
       assert.equal(w.subdimensions['selection.completeness'], 0.5, 'read_file was never called');
       assert.equal(w.subdimensions['arguments.type'], 0.75, "'limit' is not an integer (1 of 3 parameters)");

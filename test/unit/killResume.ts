@@ -47,7 +47,7 @@ export function reaskingResponder(responder: Responder, latency: (req: FakeReque
     const delayMs = latency(req);
     const flaky = createHash('sha256').update(firstPrompt(req)).digest()[0]! % 2 === 0;
     if (flaky && req.messages.length === 1) return { text: '{"unfinished": ', delayMs };
-    return { ...responder.respond(req), delayMs } as FakeReply;
+    return { ...responder.respond(req), delayMs };
   };
 }
 

@@ -356,7 +356,12 @@ function descendants(pid: number): number[] {
   }
   const found: number[] = [];
   const walk = (parent: number) => {
-    for (const [child, ppid] of parents) if (ppid === parent && !found.includes(child)) (found.push(child), walk(child));
+    for (const [child, ppid] of parents) {
+      if (ppid === parent && !found.includes(child)) {
+        found.push(child);
+        walk(child);
+      }
+    }
   };
   walk(pid);
   return found;

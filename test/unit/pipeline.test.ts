@@ -21,7 +21,7 @@ import { startFakeGemini } from '../fakes/fakeGemini';
 import type { FakeLlmServer, FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
 import { startFakeOpenAI } from '../fakes/fakeOpenAI';
 import { specsDir } from './fixturePaths';
-import { createResponder, firstPrompt, scenarioKind, stageOf, type Responder, type ResponderOptions } from './pipelineResponder';
+import { createResponder, firstPrompt, scenarioKind, stageOf, type Responder } from './pipelineResponder';
 
 /** Fast retries; a short per-call timeout for the hang test. */
 const limits: CallLimits = { retry: { baseDelayMs: 10, maxDelayMs: 40 }, timeoutMs: 1500, concurrency: 4 };
@@ -381,7 +381,7 @@ describe('pipeline through the real openai client against a fake server', () => 
 
   it('writes a valid harness; example outputs raise the grounding of that tool to high', async () => {
     const spec = await loadFixture('git-official.json');
-    serve(fake, createResponder({ spec } as ResponderOptions));
+    serve(fake, createResponder({ spec }));
     const chat = new OpenAICompatibleProvider({ model: 'llama3.1:8b', baseUrl: fake.url });
     const res = await run(fake, spec, { exampleOutputs: { git_status: [{ branch: 'main', clean: true }] } }, chat);
     assert.equal(res.status, 'complete');

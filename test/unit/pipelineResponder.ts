@@ -80,7 +80,7 @@ export interface ResponderOptions {
 
 /** A deterministic responder plus per-stage request counts. */
 export interface Responder {
-  respond(req: FakeRequest): FakeReply;
+  respond: (req: FakeRequest) => FakeReply;
   /** Sample arguments per tool (schema-valid, from the offline generator). */
   args: Map<string, Record<string, unknown>>;
   /** A canonical batch for a scenarios prompt (what `respond` would send). */

@@ -6,6 +6,7 @@
  * CSP violations, every figure drawn, hostile spec text inert). A screenshot of the page is saved
  * to /tmp/agent-seer-report.png.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- browser globals inside page.evaluate callbacks (this file compiles without the DOM lib) */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -404,6 +405,7 @@ test('HTML escaping helpers: JSON and inline script cannot end their element', (
   assert.deepEqual(JSON.parse(json), { s: `${HOSTILE} & \u2028\u2029 <!--` });
   const code = scriptForHtml('var a = "</script><!--"; var b = /<\\/SCRIPT>/;');
   assert.ok(!/<\/script/i.test(code) && !code.includes('<!--'));
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the escaped script to compare its value
   assert.equal(new Function(`${code}; return a;`)(), '</script><!--', 'same value after escaping');
   assert.throws(() => renderHtml(model, { nonce: 'x" onload="alert(1)', script: { inline: '' } }));
   assert.throws(() => renderHtml(model, { nonce: 'abcdefgh12345678', cspSource: "https://x; script-src 'unsafe-inline'", script: { inline: '' } }));
@@ -474,7 +476,7 @@ async function openReport(html: string, file: string): Promise<{ page: Page; log
 async function figures(page: Page): Promise<Record<string, { empty: boolean; painted: number }>> {
   return page.evaluate(() => {
     const out: Record<string, { empty: boolean; painted: number }> = {};
-    for (const fig of Array.from(document.querySelectorAll('figure[data-figure]')) as any[]) {
+    for (const fig of Array.from<any>(document.querySelectorAll('figure[data-figure]'))) {
       const canvas = fig.querySelector('canvas');
       let painted = 0;
       if (canvas && canvas.width && canvas.height) {
@@ -511,8 +513,8 @@ test('the HTML report renders in Chromium under its CSP: figures drawn, no error
   const state = await page.evaluate(() => ({
     imgs: document.querySelectorAll('img').length,
     alerts: (window as unknown as { __alerts: string[] }).__alerts,
-    headings: (Array.from(document.querySelectorAll('h3')) as any[]).map((h) => String(h.textContent ?? '')),
-    cells: (Array.from(document.querySelectorAll('td')) as any[]).map((td) => String(td.textContent ?? '')),
+    headings: Array.from<any>(document.querySelectorAll('h3')).map((h) => String(h.textContent ?? '')),
+    cells: Array.from<any>(document.querySelectorAll('td')).map((td) => String(td.textContent ?? '')),
     scripts: document.scripts.length,
     tables: document.querySelectorAll('table').length,
   }));
@@ -599,7 +601,7 @@ test('webview mode (data by message): the page waits, draws a posted report, and
   }
   const after = await page.evaluate(() => ({
     scripts: document.scripts.length,
-    headings: (Array.from(document.querySelectorAll('h3')) as any[]).map((h) => String(h.textContent ?? '')),
+    headings: Array.from<any>(document.querySelectorAll('h3')).map((h) => String(h.textContent ?? '')),
     alerts: (window as unknown as { __alerts: string[] }).__alerts,
   }));
   assert.equal(after.scripts, 1, 'the page script only');

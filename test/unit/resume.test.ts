@@ -73,7 +73,7 @@ describe('resume', () => {
 
   it('cancel after a few records, re-run: nothing lost, nothing duplicated, no finished call repeated; then zero calls', async () => {
     // A little latency, as a real model has, so the cancellation lands while calls are pending.
-    const slow = (req: FakeRequest): FakeReply => ({ ...responder.respond(req), delayMs: 10 } as FakeReply);
+    const slow = (req: FakeRequest): FakeReply => ({ ...responder.respond(req), delayMs: 10 });
     fake.reset();
     fake.respondWith(slow);
     const baselineDir = await tmp();

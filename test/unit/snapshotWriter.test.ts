@@ -85,7 +85,7 @@ describe('snapshotJson', () => {
   });
 
   it('sorts schema keywords but keeps parameter order, and never reorders arrays', () => {
-    const snap = JSON.parse(snapshotJson(listing([messyTool]), { capturedAt: CAPTURED })) as { tools: Record<string, any>[] };
+    const snap = JSON.parse(snapshotJson(listing([messyTool]), { capturedAt: CAPTURED })) as { tools: Record<string, any>[] }; // eslint-disable-line @typescript-eslint/no-explicit-any -- arbitrary JSON Schema
     const schema = snap.tools[0]?.inputSchema;
     assert.deepEqual(Object.keys(schema), ['$defs', 'anyOf', 'properties', 'required', 'type']);
     assert.deepEqual(Object.keys(schema.properties), ['ref', 'base', 'options', 'reviewers'], 'parameter order as the server sent it');

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { specHash } from '../../core/harness/hash';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';

@@ -110,7 +110,7 @@ function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]
 
 /** A message on one line of printable text, at most 200 characters. */
 function oneLine(message: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what this strips
   const flat = message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }

@@ -12,7 +12,7 @@ import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
 // The package's typings are ESM-only while it ships a CommonJS build too; load that build and
 // borrow the types from the ESM declarations.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS build, see above
 const { GoogleGenAI } = require('@google/genai') as typeof import('@google/genai', { with: { 'resolution-mode': 'import' } });
 
 /** The paper's generation model. */

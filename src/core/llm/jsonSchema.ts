@@ -16,7 +16,7 @@ const memo = new WeakMap<z.ZodType, Json>();
 export function zodToJsonSchema(schema: z.ZodType): Json {
   let out = memo.get(schema);
   if (!out) {
-    out = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+    out = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
     delete out.$schema;
     memo.set(schema, out);
   }

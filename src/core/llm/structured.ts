@@ -113,7 +113,7 @@ export class StructuredLlm {
       }
     }
     const run = this.run(request, parts, key, signal);
-    this.inFlight.set(key, run as Promise<StructuredResult<unknown>>);
+    this.inFlight.set(key, run);
     try {
       return await run;
     } finally {

@@ -38,7 +38,7 @@ export function deref(schema: unknown, root: unknown): SchemaNode {
   for (let hops = 0; hops < 16 && isPlainObject(node) && typeof node.$ref === 'string'; hops++) {
     const { $ref, ...rest } = node;
     if (Object.keys(rest).length) extra = { ...rest, ...extra };
-    node = resolvePointer(root, $ref as string);
+    node = resolvePointer(root, $ref);
   }
   if (node === true || node === undefined) node = {};
   if (node === false) node = { not: {} };

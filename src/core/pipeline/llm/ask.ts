@@ -61,11 +61,11 @@ const isEmpty = (c: StepCounts): boolean => Object.keys(c.repaired).length === 0
  */
 export async function ask<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskOutcome<R>> {
   if (!ctx.steps) return askOnce(ctx, spec);
-  const key = ctx.llm.keyOf(spec.request as StructuredRequest<T>);
+  const key = ctx.llm.keyOf(spec.request);
   const earlier = ctx.steps.get(key) as Promise<AskOutcome<R>> | undefined;
   if (earlier) return { ...(await earlier), counts: emptyStepCounts() };
   const run = askOnce(ctx, spec);
-  ctx.steps.set(key, run as Promise<AskOutcome<unknown>>);
+  ctx.steps.set(key, run);
   return run;
 }
 

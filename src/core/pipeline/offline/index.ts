@@ -11,7 +11,7 @@
  * server whose schemas are just `{"$schema": …}`) is *not* skipped: its calls take `{}`, which
  * is exactly what it declares, and they validate.
  */
-import type { HarnessManifest, HarnessRecord, ManifestCounts, SkippedTool, Tier } from '../../harness/format';
+import type { HarnessManifest, HarnessRecord, ManifestCounts, SkippedTool } from '../../harness/format';
 import { FORMAT_VERSION } from '../../harness/format';
 import { specHash, toolHash, toolHashes } from '../../harness/hash';
 import type { Spec } from '../../spec/model';
@@ -120,7 +120,7 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
     coverageRound += plans.length;
     // Last resort: one single-call scenario per tool still uncovered (a build can fail where the probe passed).
     const rest = callable.filter((t) => !covered.has(t.name));
-    const extra: Plan[] = rest.map((t, i) => ({ tier: 'simple' as Tier, key: `simple:${next.simple + plans.length + i}`, target: t, tools: [t], round: 'coverage' as const }));
+    const extra: Plan[] = rest.map((t, i) => ({ tier: 'simple', key: `simple:${next.simple + plans.length + i}`, target: t, tools: [t], round: 'coverage' as const }));
     yield* buildAll(extra);
     coverageRound += extra.length;
   }

@@ -331,6 +331,7 @@ export function planTier(analysis: SpecAnalysis, callable: readonly ToolInfo[], 
   for (let k = 0; k < count && preferred.length; k++) {
     const key = `${tier}:${startIndex + k}`;
     const rng = rngFor(seed, 'plan', key);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed (noUncheckedIndexedAccess); the rule misreads `??`
     const target = preferred.find((t) => !covered.has(t.name)) ?? (preferred[(startIndex + k) % preferred.length] as ToolInfo);
     const tools = tier === 'simple' ? planner.simple(target, rng) : planner.complex(target, rng);
     planner.markCovered(tools);

@@ -20,7 +20,7 @@ export function matchesPath(path: string): boolean {
 
 // smol-toml's types describe its ESM build, which a CommonJS file may not `import`; its package
 // also ships a CommonJS build under the `require` condition, so load that one with its types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS build, see above
 const { parse: parseToml, TomlError } = require('smol-toml') as typeof SmolToml;
 
 function escapeRegExp(s: string): string {
@@ -73,7 +73,7 @@ export function parse(text: string, file: string): ConfigParseResult {
   }
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(ctx.text) as Record<string, unknown>;
+    doc = parseToml(ctx.text);
   } catch (error) {
     const p = { file, message: `invalid TOML: ${error instanceof Error ? (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '') : String(error)}` };
     ctx.problems.push(error instanceof TomlError ? { ...p, line: error.line, column: error.column } : p);

@@ -71,7 +71,7 @@ export function parse(text: string, file: string): ConfigParseResult {
       entries.push({ name, raw, at: rangeOf(pair?.key as YamlNode | undefined) });
     }
   } else {
-    ctx.problem('"mcpServers" should be a list of servers', rangeOf(serversNode as YamlNode | undefined)?.offset);
+    ctx.problem('"mcpServers" should be a list of servers', rangeOf(serversNode)?.offset);
     return ctx.result(true);
   }
 
