@@ -28,5 +28,5 @@ export interface CliCommand<O extends OptionTable = OptionTable> {
  * receives exactly the values it was typed for.
  */
 export function tableEntry<O extends OptionTable>(command: CliCommand<O>): CliCommand {
-  return command as unknown as CliCommand;
+  return command;
 }

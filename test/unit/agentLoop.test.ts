@@ -146,8 +146,8 @@ describe('tool schemas for function declarations', () => {
         const text = JSON.stringify(parameters);
         assert.doesNotMatch(text, /"(\$ref|\$defs|definitions|additionalProperties|default|oneOf|const|allOf|\$schema)":/, `${name} ${t.name}`);
         assert.equal(parameters.type, 'object', `${name} ${t.name}`);
-        const before = Object.keys(((t.inputSchema as { properties?: object } | undefined)?.properties ?? {}) as object);
-        const after = Object.keys((parameters.properties ?? {}) as object);
+        const before = Object.keys(((t.inputSchema as { properties?: object } | undefined)?.properties ?? {}));
+        const after = Object.keys((parameters.properties ?? {}));
         for (const p of before) assert.ok(after.includes(p), `${name} ${t.name}: ${p} kept`);
       }
     }

@@ -36,12 +36,12 @@ type Injected = Map<string, 'wrong' | 'missing' | 'extra'>;
 function mutate(record: HarnessRecord): { calls: { name: string; arguments: unknown }[]; injected: Injected[] } {
   const injected: Injected[] = [];
   const calls = record.expected_tools.map((c, i) => {
-    const args = { ...(c.arguments as Record<string, unknown>) };
+    const args = { ...(c.arguments) };
     const inj: Injected = new Map();
     for (const k of Object.keys(args)) {
       const key = `${record.id}/${i}/${k}`;
       if (coin(`${key}/w`, 0.25)) {
-        args[k] = typeof args[k] === 'number' ? (args[k] as number) + 7 : `${JSON.stringify(args[k])}-changed`;
+        args[k] = typeof args[k] === 'number' ? (args[k]) + 7 : `${JSON.stringify(args[k])}-changed`;
         inj.set(k, 'wrong');
       } else if (coin(`${key}/m`, 0.1)) {
         delete args[k];

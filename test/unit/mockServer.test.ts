@@ -61,7 +61,7 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
     const listed = await client.listTools();
     assert.deepEqual(listed.tools, JSON.parse(JSON.stringify(spec.tools)));
     for (const [i, call] of record.expected_tools.entries()) {
-      const r = (await client.callTool({ name: call.name, arguments: call.arguments as Record<string, unknown> })) as CallToolResult;
+      const r = (await client.callTool({ name: call.name, arguments: call.arguments })) as CallToolResult;
       assert.notEqual(r.isError, true, text(r));
       const output = record.mock_outputs[i]!.output;
       assert.deepEqual(JSON.parse(text(r)), output);
@@ -71,7 +71,7 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
     assert.equal(saved.complete, true);
     assert.deepEqual(saved.calls.map((c) => c.expectedIndex), record.expected_tools.map((_, i) => i));
     // Done: any further call fails, saying so.
-    const extra = (await client.callTool({ name: record.expected_tools[0]!.name, arguments: record.expected_tools[0]!.arguments as Record<string, unknown> })) as CallToolResult;
+    const extra = (await client.callTool({ name: record.expected_tools[0]!.name, arguments: record.expected_tools[0]!.arguments })) as CallToolResult;
     assert.equal(extra.isError, true);
     assert.match(text(extra), /is complete: all \d+ expected calls were made/);
     await client.close();
@@ -94,7 +94,7 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
     assert.match(text(wrong), /^arguments differ from the expected ones: expected /);
 
     const dependent = record.expected_tools[chained.callIndex]!;
-    const early = (await client.callTool({ name: dependent.name, arguments: dependent.arguments as Record<string, unknown> })) as CallToolResult;
+    const early = (await client.callTool({ name: dependent.name, arguments: dependent.arguments })) as CallToolResult;
     assert.equal(early.isError, true, 'a call that needs an earlier output cannot come first');
     assert.match(text(early), /expected /);
     const saved = Trajectory.parse(JSON.parse(await readFile(join(root, 'traj2', `${record.id}.json`), 'utf8')));
@@ -151,7 +151,7 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
       assert.match(c2.getInstructions() ?? '', new RegExp(`scenario ${two.records[1]!.id} \\(2 of 2\\)`));
       await assert.rejects(open(), /409|all 2 scenarios have been served/);
       const call = two.records[1]!.expected_tools[0]!;
-      const r = (await c2.callTool({ name: call.name, arguments: call.arguments as Record<string, unknown> })) as CallToolResult;
+      const r = (await c2.callTool({ name: call.name, arguments: call.arguments })) as CallToolResult;
       assert.notEqual(r.isError, true, text(r));
       await c1.close();
       await c2.close();

@@ -26,7 +26,7 @@ function oraclePlan(records: readonly HarnessRecord[], change?: (value: unknown)
     return idx.map((i) => {
       const c = r.expected_tools[i]!;
       if (!change) return { name: c.name, arguments: c.arguments };
-      const args = { ...(c.arguments as Record<string, unknown>) };
+      const args = { ...(c.arguments) };
       const k = Object.keys(args)[0];
       if (k !== undefined) args[k] = change(args[k]);
       return { name: c.name, arguments: args };

@@ -39,7 +39,7 @@ describe('agent-seer serve', () => {
     await client.connect(transport);
     assert.equal((await client.listTools()).tools.length, 8);
     const call = record.expected_tools[0]!;
-    const ok = (await client.callTool({ name: call.name, arguments: call.arguments as Record<string, unknown> })) as CallToolResult;
+    const ok = (await client.callTool({ name: call.name, arguments: call.arguments })) as CallToolResult;
     assert.notEqual(ok.isError, true);
     const bad = (await client.callTool({ name: 'slack_delete_everything', arguments: {} })) as CallToolResult;
     assert.equal(bad.isError, true);

@@ -100,7 +100,7 @@ export function toFunctionParameters(schema: unknown): { parameters: Json; warni
       delete merged.allOf;
       for (const part of src.allOf as unknown[]) {
         const p = visit(part, depth);
-        merged.properties = { ...((merged.properties as Json | undefined) ?? {}), ...((p.properties as Json | undefined) ?? {}) };
+        merged.properties = { ...((merged.properties) ?? {}), ...((p.properties) ?? {}) };
         merged.required = [...new Set([...((merged.required as string[] | undefined) ?? []), ...((p.required as string[] | undefined) ?? [])])];
         if (p.type && !merged.type) merged.type = p.type;
       }
