@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { HarnessRecord } from '../core/harness/format';
 import { toolHashes } from '../core/harness/hash';
 import { staleTools } from '../core/harness/stale';
-import { RECORDS_DIR, recordFileStem } from '../core/harness/store';
+import { recordFile } from '../core/harness/store';
 import type { HarnessModel, LoadedHarness } from './harnessModel';
 import { Disposable } from './lifecycle';
 import type { WorkspaceModel } from './workspaceModel';
@@ -25,12 +25,6 @@ export const HARNESS_CONTEXT = {
   run: 'agentSeer.harnessRun',
   scenario: 'agentSeer.scenario',
 } as const;
-
-/** The file a record is stored in. */
-export function recordFile(harness: LoadedHarness, record: HarnessRecord): string {
-  // The file it was read from: an id edited by hand no longer names its file.
-  return harness.files.get(record.id) ?? path.join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
-}
 
 /** The score shown for a record: an LLM judge's TC when there is one, else the exact score. */
 export function displayScore(record: HarnessRecord): { label: string; value: number; judge: string } | undefined {

@@ -11,9 +11,9 @@
  */
 import type { CallError } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
-import { appearsIn, checkIntegrity, textLeaves } from '../pipeline/integrity';
-import { isPlainObject, objectShape } from '../pipeline/jsonSchemaUtil';
-import { compileSchema, findTool, nearestName, validateCall } from '../pipeline/validateCall';
+import { appearsIn, checkIntegrity, textLeaves } from '../checks/integrity';
+import { isPlainObject, objectShape } from '../checks/jsonSchemaUtil';
+import { compileSchema, findTool, nearestName, validateCall } from '../checks/validateCall';
 import type { Spec } from '../spec/model';
 import type { ArgumentSub } from './keys';
 

@@ -11,7 +11,7 @@
 import { canonicalJson, sha256, specHash } from '../harness/hash';
 import type { HarnessRecord } from '../harness/format';
 import type { StructuredLlm, StructuredResult } from '../llm';
-import { PromptLibrary } from '../pipeline/prompts';
+import { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
 import { aggregate, scoreCohTurn, scoreTcTurn, type ScoredCohTurn, type ScoredTcTurn } from './aggregate';
 import { COH_ASPECTS } from './keys';

@@ -4,8 +4,7 @@
  * the call's `name`, anything else on the record's `prompt`.
  */
 import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
-import { lineColumnIndex } from '../spec/jsonText';
-import { toRange, type TextRange } from '../lint';
+import { lineColumnIndex, toRange, type TextRange } from '../spec/jsonText';
 import { StoredJudgment, type StoredFinding } from './schemas';
 
 export interface JudgmentDiagnostic {

@@ -24,7 +24,7 @@ import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ItemOutc
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
 import { DiskCache, isAbortError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
 import type { Spec, Tool } from '../spec/model';
-import { computeChecks } from './checks';
+import { computeChecks } from '../checks/recordChecks';
 import { discarded, type StageContext } from './llm/context';
 import { interpretTool, type InterpretOutcome } from './llm/interpret';
 import { DiskLedger, MemoryLedger } from './llm/ledger';
@@ -33,12 +33,12 @@ import { generateScenarios, toolHashesOf, type AcceptedScenario } from './llm/sc
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { DEFAULT_GROUPING } from './llm/grouping';
 import { generateOfflineYielding, OFFLINE_PROVIDER, offlineManifest } from './offline';
-import { PromptLibrary } from './prompts';
+import { PromptLibrary } from '../llm/prompts';
 import { claimOutputFolder } from '../harness/outputFolder';
 import { emptyTally, itemOutcomes, runVerdict } from './runHealth';
 import { recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
-import { compileSchema } from './validateCall';
+import { compileSchema } from '../checks/validateCall';
 
 /** Scenarios per tier when the caller names no count. */
 export const DEFAULT_SIMPLE = 10;

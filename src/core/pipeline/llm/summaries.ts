@@ -10,7 +10,7 @@
  * interpretations are still being generated.
  */
 import type { Tool } from '../../spec/model';
-import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../jsonSchemaUtil';
+import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
 import type { ToolInterpretation } from '../schemas';
 
 /** Rough token count of a text: 4 characters per token, rounded up. */

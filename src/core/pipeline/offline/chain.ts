@@ -4,7 +4,7 @@
  * mock stage to decide where each chained value must appear (in the supplying call's output):
  * the review's "shared state dictionary across the workflow", made explicit.
  */
-import { deref, isPlainObject, typeList } from '../jsonSchemaUtil';
+import { deref, isPlainObject, typeList } from '../../checks/jsonSchemaUtil';
 import type { SpecAnalysis, ToolInfo } from './toolInfo';
 
 /** Whether a tool's output can carry an extra identifier (no outputSchema, or one with a string slot or open object). */

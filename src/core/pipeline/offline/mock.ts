@@ -16,10 +16,10 @@
  */
 import type { Grounding } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { appearsIn, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../integrity';
-import { isPlainObject } from '../jsonSchemaUtil';
+import { appearsIn, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
+import { isPlainObject } from '../../checks/jsonSchemaUtil';
 import type { MockCall, MockResult, Scenario } from '../schemas';
-import { validateOutput } from '../validateCall';
+import { validateOutput } from '../../checks/validateCall';
 import { canHost, chainSources } from './chain';
 import { fakerFor, hash32, rngFor } from './rng';
 import { SampleLimitError, sampleSchema, setKey, type SampleContext } from './sampler';

@@ -15,8 +15,8 @@
 import type { Faker } from '@faker-js/faker';
 import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
 import { fullFormats } from 'ajv-formats/dist/formats';
-import { nameWords, singular } from '../integrity';
-import { deref, isPlainObject, typeList, type SchemaNode } from '../jsonSchemaUtil';
+import { nameWords, singular } from '../../checks/integrity';
+import { deref, isPlainObject, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
 import { sampleFromPattern } from './regexSample';
 import type { Rng } from './rng';
 import { alnum, countsThings, hex, realisticNumber, realisticString, sentence, type Theme } from './values';

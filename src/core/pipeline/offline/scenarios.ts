@@ -19,10 +19,10 @@
  */
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { idLikeValues, isIdLike, schemaLiterals } from '../integrity';
-import { isPlainObject } from '../jsonSchemaUtil';
+import { idLikeValues, isIdLike, schemaLiterals } from '../../checks/integrity';
+import { isPlainObject } from '../../checks/jsonSchemaUtil';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
-import { validateToolArguments } from '../validateCall';
+import { validateToolArguments } from '../../checks/validateCall';
 import { chainSources } from './chain';
 import { runSteps, type Steps } from './steps';
 import { fakerFor, rngFor, type Rng } from './rng';

@@ -4,8 +4,8 @@
  * of mock outputs that cite concrete values (the paper asks expected responses and follow-ups
  * to reference names, IDs, counts and statuses).
  */
-import { nameWords } from '../integrity';
-import { isPlainObject } from '../jsonSchemaUtil';
+import { nameWords } from '../../checks/integrity';
+import { isPlainObject } from '../../checks/jsonSchemaUtil';
 import { plural, type ToolInfo } from './toolInfo';
 import { cap } from './values';
 

@@ -17,9 +17,9 @@
  * Ties prefer listing/searching tools, then reads, then creates; scores below 3 are no edge.
  */
 import type { Spec, Tool } from '../../spec/model';
-import { isIdName, nameWords, singular } from '../integrity';
-import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../jsonSchemaUtil';
-import { compileSchema } from '../validateCall';
+import { isIdName, nameWords, singular } from '../../checks/integrity';
+import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
+import { compileSchema } from '../../checks/validateCall';
 import { runSteps, type Steps } from './steps';
 
 /** What a tool does to its entity. */
