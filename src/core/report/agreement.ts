@@ -7,8 +7,8 @@
  * Records pair by (server, record id): ids are only unique within a harness, which is why the
  * paper joins on (MCP, conversation_id).
  */
-import type { JudgedRow } from './analyze';
 import { finite, labelledCi, type Bootstrap } from './common';
+import type { JudgedRow } from './judgments';
 import { ARGUMENT_SUBDIMENSIONS } from './names';
 import type { JudgePair, PairedAgreement, ServerReport } from './schema';
 import { blandAltman, mae, mean, pearson, spearman, withinTolerance } from './stats';

@@ -9,7 +9,7 @@ import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import type { Spec } from '../spec/model';
 import { agreementOf } from './agreement';
 import { finite, labelledCi, type Bootstrap } from './common';
-import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgmentView } from './judgments';
+import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
 import {
   AGGREGATIONS,
   ARGUMENT_SUBDIMENSIONS,
@@ -158,13 +158,6 @@ function aggregateTurn(d: DimensionScores, rule: AggregationRule): number {
 /** A record's TC under a rule: per turn, then the arithmetic mean over turns (as the judge aggregates). */
 function aggregateRecord(v: JudgmentView, rule: AggregationRule): number | null {
   return finite(mean(v.turns.map((t) => aggregateTurn(t, rule)).filter(Number.isFinite)));
-}
-
-/** What the analysis knows about one record under one judge. */
-export interface JudgedRow {
-  server: string;
-  record: HarnessRecord;
-  view?: JudgmentView;
 }
 
 /** What the analysis knows about one server, independent of judges. */

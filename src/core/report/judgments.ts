@@ -39,6 +39,13 @@ export interface JudgmentView {
   issues: string[];
 }
 
+/** What the analysis knows about one record under one judge. */
+export interface JudgedRow {
+  server: string;
+  record: HarnessRecord;
+  view?: JudgmentView;
+}
+
 const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -7,11 +7,11 @@
 import { close, fstat, open, read, readdir, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
-import { formatForPath, parseConfig } from './configs';
-import type { ServerDefinition } from './configs/types';
-import { parseJsonText } from './jsonText';
-import type { LoadProblem } from './model';
-import { isSpecShaped } from './snapshot';
+import { formatForPath, parseConfig } from '../spec/configs';
+import type { ServerDefinition } from '../spec/configs/types';
+import { parseJsonText } from '../spec/jsonText';
+import type { LoadProblem } from '../spec/model';
+import { isSpecShaped } from '../spec/snapshot';
 
 /** Folders never walked: dependencies, VCS data, build output, virtual environments, caches. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
