@@ -12,9 +12,11 @@ import type { StructuredLlm } from '../llm';
 import { abortReason } from '../llm';
 import { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
+import { mean } from '../util/mean';
 import { judgePromptVersions, judgeRecord, judgmentInputHash, JUDGE_TEMPERATURE } from './judgeRecord';
 import { StoredJudgment, type Trajectory } from './schemas';
 import type { JudgeMode } from './view';
+import { round4 } from '../util/round4';
 
 /** One judge of a run: an LLM judge, or the offline judge when `llm` is absent. */
 export interface HarnessJudge {
@@ -90,8 +92,10 @@ export interface JudgeHarnessResult {
   problems: HarnessProblem[];
 }
 
-const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
-const meanOf = (xs: readonly number[]): number | null => (xs.length ? round4(xs.reduce((a, b) => a + b, 0) / xs.length) : null);
+const meanOf = (xs: readonly number[]): number | null => {
+  const m = mean(xs);
+  return m === null ? null : round4(m);
+};
 
 /** Whether a stored judgment is current: same inputs and nothing left not judged. */
 export function isCurrentJudgment(stored: unknown, inputHash: string): boolean {

@@ -10,8 +10,9 @@
 import { finite, labelledCi, type Bootstrap } from './common';
 import type { JudgedRow } from './judgments';
 import { ARGUMENT_SUBDIMENSIONS } from './names';
+import { mean } from '../util/mean';
 import type { JudgePair, PairedAgreement, ServerReport } from './schema';
-import { blandAltman, mae, mean, pearson, spearman, withinTolerance } from './stats';
+import { blandAltman, mae, pearson, spearman, withinTolerance } from './stats';
 
 /** One judge's side of a comparison. */
 export interface JudgeSide {

@@ -9,6 +9,7 @@ import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import type { Spec } from '../spec/model';
 import { agreementOf } from './agreement';
 import { finite, labelledCi, type Bootstrap } from './common';
+import { mean } from '../util/mean';
 import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
 import {
   AGGREGATIONS,
@@ -34,7 +35,8 @@ import {
   type ServerStructure,
   type ToolScore,
 } from './schema';
-import { DEFAULT_RESAMPLES, gini, harmonicMean, mean, median, minimum, pearson, sd, spearman, type Correlation } from './stats';
+import { DEFAULT_RESAMPLES, gini, harmonicMean, median, minimum, pearson, sd, spearman, type Correlation } from './stats';
+import { byCodeUnit } from '../util/byCodeUnit';
 
 /** One harness to report on. */
 export interface HarnessInput {
@@ -152,7 +154,7 @@ function argumentFailures(views: readonly JudgmentView[]): ArgumentFailures {
 /** One turn's TC under an aggregation rule, over the dimensions it has (ordering drops out when N/A). */
 function aggregateTurn(d: DimensionScores, rule: AggregationRule): number {
   const xs = present(TC_DIMENSIONS.map((k) => d[k]));
-  return rule === 'arithmetic' ? mean(xs) : rule === 'harmonic' ? harmonicMean(xs) : minimum(xs);
+  return rule === 'arithmetic' ? (mean(xs) ?? NaN) : rule === 'harmonic' ? harmonicMean(xs) : minimum(xs);
 }
 
 /** A record's TC under a rule: per turn, then the arithmetic mean over turns (as the judge aggregates). */
@@ -287,11 +289,11 @@ function structureOf(s: ServerInput): ServerStructure {
         const [source = '', target = ''] = k.split(SEP);
         return { source, target, weight };
       })
-      .sort((a, b) => b.weight - a.weight || cmp(a.source, b.source) || cmp(a.target, b.target));
+      .sort((a, b) => b.weight - a.weight || byCodeUnit(a.source, b.source) || byCodeUnit(a.target, b.target));
   const inSpec = new Set(s.toolNames ?? []);
   const toolUsage = [...new Set([...calls.keys(), ...inSpec])]
     .map((tool) => ({ tool, calls: calls.get(tool) ?? 0, records: recordsPerTool.get(tool) ?? 0, inSpec: s.toolNames ? inSpec.has(tool) : true }))
-    .sort((a, b) => b.calls - a.calls || cmp(a.tool, b.tool));
+    .sort((a, b) => b.calls - a.calls || byCodeUnit(a.tool, b.tool));
   return {
     name: s.name,
     source: s.source,
@@ -302,14 +304,13 @@ function structureOf(s: ServerInput): ServerStructure {
     toolUsage,
     categories: [...categories]
       .map(([category, c]) => ({ category, ...c }))
-      .sort((a, b) => b.simple + b.complex - (a.simple + a.complex) || cmp(a.category, b.category)),
+      .sort((a, b) => b.simple + b.complex - (a.simple + a.complex) || byCodeUnit(a.category, b.category)),
     cooccurrence: edges(co),
     multiToolRecords,
     adjacency: edges(adj),
   };
 }
 
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (readonly JudgedRow[])[]): ToolScore[] {
   const out: ToolScore[] = [];
@@ -341,7 +342,7 @@ function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (rea
     }
   });
   // Lowest TC first (the paper's "bottom tools"); unscored tools last.
-  return out.sort((a, b) => (a.meanTc ?? Infinity) - (b.meanTc ?? Infinity) || cmp(a.server, b.server) || cmp(a.tool, b.tool));
+  return out.sort((a, b) => (a.meanTc ?? Infinity) - (b.meanTc ?? Infinity) || byCodeUnit(a.server, b.server) || byCodeUnit(a.tool, b.tool));
 }
 
 function correlationRows(servers: readonly ServerInput[], reports: readonly ServerReport[], tools: readonly ToolScore[], corpus: ServerReport): CorrelationRow[] {

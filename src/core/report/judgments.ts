@@ -17,6 +17,8 @@ import {
   type CoherenceAspect,
   type TcDimension,
 } from './names';
+import { isRecord } from '../util/isRecord';
+import { mean } from '../util/mean';
 
 /** TC dimension scores of one turn (or of a whole record); null = not applicable or not scored. */
 export type DimensionScores = Record<TcDimension, number | null>;
@@ -47,7 +49,6 @@ export interface JudgedRow {
 }
 
 const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const DIM_ALIASES: Record<string, TcDimension> = {
   usage: 'usage',
@@ -109,7 +110,6 @@ function leaves(value: unknown, ns: string[] = [], out: [string[], string, numbe
 
 /** 0–1; a sub-score left on the judge's 0–10 scale is read as such. */
 const unit = (v: number): number => (v > 1 ? Math.min(1, v / 10) : Math.max(0, v));
-const meanOrNull = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 function readDims(map: unknown): DimensionScores {
   const dims: DimensionScores = { usage: null, selection: null, ordering: null, arguments: null };
@@ -129,7 +129,7 @@ function readArgs(map: unknown): Record<ArgumentSubdimension, number | null> {
     if (!sub || s === null) continue;
     acc.set(sub, [...(acc.get(sub) ?? []), unit(s)]);
   }
-  return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, meanOrNull(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
+  return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, mean(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
 }
 
 /** Coherence aspects on the raw 1–3 scale: the judge stores (raw − 1)/2; values above 1 are taken as raw. */
