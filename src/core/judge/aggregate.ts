@@ -22,7 +22,7 @@ import {
   TC_SUBDIMENSIONS,
   type TcDimension,
   type TcSubdimension,
-} from './keys';
+} from '../vocabulary';
 import type { CohTurnReply, Disagreement, StoredFinding, TcFinding, TcTurnReply } from './schemas';
 import { round4 } from '../util/round4';
 

@@ -15,7 +15,7 @@ import { appearsIn, checkIntegrity, textLeaves } from '../checks/integrity';
 import { objectShape } from '../checks/jsonSchemaUtil';
 import { compileSchema, findTool, nearestName, validateCall } from '../checks/validateCall';
 import type { Spec } from '../spec/model';
-import type { ArgumentSub } from './keys';
+import type { ArgumentSub } from '../vocabulary';
 import { isRecord } from '../util/isRecord';
 
 /** A tool call as the judge sees it (an expected call or an agent's call). */

@@ -21,7 +21,7 @@
  * locatable `findings` (turn, call index, parameter, sub-dimension, score, reason) for inline
  * diagnostics.
  */
-export * from './keys';
+export * from '../vocabulary';
 export * from './schemas';
 export * from './facts';
 export * from './cascade';

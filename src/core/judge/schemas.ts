@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { Judgment } from '../harness/format';
-import { COH_MANIFESTATIONS, FINDING_KINDS, TC_SUBDIMENSION_KEYS, type CohAspect } from './keys';
+import { COH_MANIFESTATIONS, FINDING_KINDS, TC_SUBDIMENSION_KEYS, type CohAspect } from '../vocabulary';
 
 const score10 = (what: string): z.ZodNumber => z.number().min(0).max(10).describe(`${what} (0 = entirely wrong, 10 = flawless)`);
 

@@ -8,7 +8,7 @@
  * unreadable is `null`, never a throw: a half-judged harness still gets a report.
  */
 import type { HarnessRecord, Judgment } from '../harness/format';
-import { COH_MANIFESTATIONS } from '../judge/keys';
+import { COH_MANIFESTATIONS } from '../vocabulary';
 import {
   ARGUMENT_SUBDIMENSIONS,
   COHERENCE_ASPECTS,
