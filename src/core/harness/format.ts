@@ -149,6 +149,20 @@ export const Judgment = z.looseObject({
 });
 export type Judgment = z.infer<typeof Judgment>;
 
+/** The headline numbers of one judgment; null when absent or not a number. */
+export interface JudgmentScores {
+  tc: number | null;
+  coh: number | null;
+  /** The offline judge's exact argument score (0–1): not declared by the loose format, written by the judge. */
+  exact: number | null;
+}
+
+/** Reads a judgment's headline numbers without casting (the format keeps judgments loose). */
+export function judgmentScores(j: Judgment): JudgmentScores {
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  return { tc: num(j.tc), coh: num(j.coh), exact: num(j.exact) };
+}
+
 /** One evaluation scenario: what the agent is asked, the oracle, and the replay data. */
 export const HarnessRecord = z
   .object({

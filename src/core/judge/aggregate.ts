@@ -14,6 +14,7 @@ import { mean } from '../util/mean';
 import { applyCascades, CASCADE_RULES, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
 import { callFails, EXACT_ARGUMENT_SUBS, type CallFacts, type ExactArgumentSub } from './facts';
 import {
+  ARGUMENT_REPORT_KEYS,
   ARGUMENT_SUBS,
   COH_ASPECTS,
   DIAGNOSTIC_SUBDIMENSIONS,
@@ -94,12 +95,7 @@ function rawFromReply(t: TcTurnReply): RawTcScores {
     'ordering.sequence_logic': t.ordering?.sequence_logic ?? null,
     'ordering.dependency_handling': t.ordering?.dependency_handling ?? null,
     'ordering.efficiency': t.ordering?.execution_efficiency ?? null,
-    'arguments.completeness': t.arguments?.completeness ?? null,
-    'arguments.name': t.arguments?.name_accuracy ?? null,
-    'arguments.value': t.arguments?.value_accuracy ?? null,
-    'arguments.type': t.arguments?.type_compliance ?? null,
-    'arguments.format': t.arguments?.format_compliance ?? null,
-    'arguments.relevancy': t.arguments?.relevancy ?? null,
+    ...(Object.fromEntries(ARGUMENT_SUBS.map((s) => [`arguments.${s}`, t.arguments?.[ARGUMENT_REPORT_KEYS[s]] ?? null])) as Record<(typeof TC_SUBDIMENSIONS.arguments)[number], number | null>),
   };
 }
 

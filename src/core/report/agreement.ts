@@ -9,7 +9,7 @@
  */
 import { finite, labelledCi, type Bootstrap } from './common';
 import type { JudgedRow } from './judgments';
-import { ARGUMENT_SUBDIMENSIONS } from './names';
+import { ARGUMENT_SUBDIMENSIONS } from '../vocabulary';
 import { mean } from '../util/mean';
 import type { JudgePair, PairedAgreement, ServerReport } from './schema';
 import { blandAltman, mae, pearson, spearman, withinTolerance } from './stats';

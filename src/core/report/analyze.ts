@@ -14,13 +14,13 @@ import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type Judg
 import {
   AGGREGATIONS,
   ARGUMENT_SUBDIMENSIONS,
-  COHERENCE_ASPECTS,
+  REPORT_ASPECT_ORDER,
   TC_DIMENSIONS,
   type AggregationRule,
   type ArgumentSubdimension,
-  type CoherenceAspect,
+  type CohAspect,
   type TcDimension,
-} from './names';
+} from '../vocabulary';
 import {
   REPORT_VERSION,
   type ArgumentFailures,
@@ -202,7 +202,7 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
 
   const dim = (k: TcDimension) => dimensionStats(present(views.map((v) => v.dims[k])));
   const aspects = Object.fromEntries(
-    COHERENCE_ASPECTS.map((a: CoherenceAspect) => {
+    REPORT_ASPECT_ORDER.map((a: CohAspect) => {
       const xs = present(views.map((v) => v.aspects[a]));
       return [a, { n: xs.length, mean: finite(mean(xs)), sd: finite(sd(xs)) }];
     }),

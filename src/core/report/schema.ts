@@ -12,9 +12,8 @@
  * - Numbers are unrounded; renderers round for display.
  */
 import { z } from 'zod';
-import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, COHERENCE_ASPECTS, type ArgumentSubdimension, type CoherenceAspect } from './names';
+import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, REPORT_ASPECT_ORDER, type ArgumentSubdimension, type CohAspect } from '../vocabulary';
 
-export * from './names';
 
 /** Version of this report format. */
 export const REPORT_VERSION = 1;
@@ -186,7 +185,7 @@ export const ServerReport = z.object({
   dimensions: z.object({ usage: DimensionStats, selection: DimensionStats, ordering: DimensionStats, arguments: DimensionStats }).describe('Per-dimension rates and means (Tables 4 and 11).'),
   argumentFailures: ArgumentFailures,
   /** Coherence aspects on the raw 1–3 scale (Table 8). */
-  coherenceAspects: z.object(Object.fromEntries(COHERENCE_ASPECTS.map((k) => [k, AspectStats])) as Record<CoherenceAspect, typeof AspectStats>).describe('Coherence aspects on the raw 1–3 scale (Table 8).'),
+  coherenceAspects: z.object(Object.fromEntries(REPORT_ASPECT_ORDER.map((k) => [k, AspectStats])) as Record<CohAspect, typeof AspectStats>).describe('Coherence aspects on the raw 1–3 scale (Table 8).'),
   /** Coherence issue taxonomy (Table 10), most frequent first; groups with no record left out. */
   coherenceIssues: z.array(CoherenceIssue).describe('Coherence issue taxonomy (Table 10), most frequent first.'),
   aggregation: Aggregation,
