@@ -35,9 +35,7 @@ const score10 = (what: string): z.ZodNumber => z.number().min(0).max(10).describ
 
 /** One problem the judge found, located at a call and parameter where it can be. */
 export const TcFinding = z.strictObject({
-  /** Call number as shown in the transcript; null when the problem concerns the turn as a whole. */
   call: z.number().int().min(0).nullable().describe('Call number as shown in the transcript; null when the problem concerns the whole turn (e.g. a tool that was never called).'),
-  /** Parameter path (`limit`, `filter.status`); null when not about one parameter. */
   param: z.string().nullable().describe('Parameter path such as "limit" or "filter.status"; null when the problem is not about one parameter.'),
   subdimension: z.enum(TC_SUBDIMENSION_KEYS).describe('The sub-dimension the problem lowers.'),
   score: score10('The score this problem deserves on that sub-dimension'),
