@@ -123,3 +123,18 @@ test('src/core has no import cycle between its folders, nor between its files', 
   assert.deepEqual(cycles(folderGraph(files)), [], 'folder-level cycles under src/core');
   assert.deepEqual(cycles(files), [], 'file-level cycles under src/core');
 });
+
+test("every source path CONTRIBUTING's layer map and table name exists", () => {
+  const text = readFileSync(join(repoRoot, 'CONTRIBUTING.md'), 'utf8');
+  const paths = [...text.matchAll(/`((?:src|test|media|scripts|prompts)\/[^`*<\s]+)`/g)].map((m) => m[1] as string);
+  assert.ok(paths.length > 20, 'paths found');
+  const missing = paths.filter((p) => {
+    try {
+      statSync(join(repoRoot, p));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  assert.deepEqual(missing, []);
+});
