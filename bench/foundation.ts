@@ -11,7 +11,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectPaths } from '../src/core/inspect';
-import { detectWorkspace } from '../src/core/spec/detect';
+import { detectWorkspace } from '../src/core/discovery/detect';
 import { configsDir, specsDir } from '../test/unit/fixturePaths';
 
 export interface BenchResult {

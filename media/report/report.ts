@@ -28,7 +28,7 @@ import {
 import { EdgeLine, ForceDirectedGraphController } from 'chartjs-chart-graph';
 import type { GraphEdge, JudgePair, PairedAgreement, ReportModel, ServerReport, ServerStructure } from '../../src/core/report/schema';
 import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
-import { TC_DIMENSIONS } from '../../src/core/report/names';
+import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip, ScatterController, LineController, PointElement, LineElement, ForceDirectedGraphController, EdgeLine);

@@ -9,7 +9,7 @@ import { FileReadError, readBoundedFile } from './boundedRead';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from './complexity';
 import { formatForPath, parseConfig } from './spec/configs';
 import type { ServerDefinition } from './spec/configs/types';
-import { detectWorkspace } from './spec/detect';
+import { detectWorkspace } from './discovery/detect';
 import type { LoadProblem, Spec } from './spec/model';
 import { loadSpecText } from './spec/snapshot';
 import { snapshotFolderOf } from './workspace/settings';

@@ -4,15 +4,9 @@
  * inline diagnostics and by anything else that wants positions.
  */
 import { analyzeSpec, type ComplexityThresholds, type Finding, type ServerProfile } from './complexity';
-import { lineColumnIndex } from './spec/jsonText';
-import type { LoadProblem, SourceRange } from './spec/model';
+import { lineColumnIndex, toRange, type TextRange } from './spec/jsonText';
+import type { LoadProblem } from './spec/model';
 import { loadSpecText } from './spec/snapshot';
-
-/** 0-based positions, as editors count. */
-export interface TextRange {
-  start: { line: number; character: number };
-  end: { line: number; character: number };
-}
 
 export interface LintDiagnostic {
   code: string;
@@ -30,13 +24,6 @@ export interface LintResult {
   problem?: LoadProblem;
   notSpec?: boolean;
   diagnostics: LintDiagnostic[];
-}
-
-/** An offset range as 0-based editor positions, through a line index of the text. */
-export function toRange(at: ReturnType<typeof lineColumnIndex>, r: SourceRange): TextRange {
-  const a = at(r.offset);
-  const b = at(r.offset + r.length);
-  return { start: { line: a.line - 1, character: a.column - 1 }, end: { line: b.line - 1, character: b.column - 1 } };
 }
 
 /** Lints a spec snapshot's text. Never throws for bad input. */

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { findHarnessDirs } from '../core/harness/discover';
+import { findHarnessDirs } from '../core/discovery/harnessDirs';
 import { readHarness, type HarnessRead } from '../core/harness/store';
 import { Disposable } from './lifecycle';
 import { errorMessage } from './log';

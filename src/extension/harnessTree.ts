@@ -4,10 +4,10 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HarnessRecord } from '../core/harness/format';
+import { judgmentScores, type HarnessRecord } from '../core/harness/format';
 import { toolHashes } from '../core/harness/hash';
 import { staleTools } from '../core/harness/stale';
-import { RECORDS_DIR, recordFileStem } from '../core/harness/store';
+import { recordFile } from '../core/harness/store';
 import type { HarnessModel, LoadedHarness } from './harnessModel';
 import { Disposable } from './lifecycle';
 import type { WorkspaceModel } from './workspaceModel';
@@ -26,23 +26,14 @@ export const HARNESS_CONTEXT = {
   scenario: 'agentSeer.scenario',
 } as const;
 
-/** The file a record is stored in. */
-export function recordFile(harness: LoadedHarness, record: HarnessRecord): string {
-  // The file it was read from: an id edited by hand no longer names its file.
-  return harness.files.get(record.id) ?? path.join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
-}
-
 /** The score shown for a record: an LLM judge's TC when there is one, else the exact score. */
 export function displayScore(record: HarnessRecord): { label: string; value: number; judge: string } | undefined {
-  const entries = Object.entries(record.judgments ?? {}) as [string, { tc?: number | null; coh?: number | null; exact?: number | null }][];
-  const withTc = entries.find(([, j]) => typeof j.tc === 'number');
-  if (withTc) {
-    const [judge, j] = withTc;
-    const coh = typeof j.coh === 'number' ? ` · Coh ${j.coh.toFixed(2)}` : '';
-    return { label: `TC ${(j.tc as number).toFixed(2)}${coh}`, value: j.tc as number, judge };
+  const entries = Object.entries(record.judgments ?? {}).map(([judge, j]) => ({ judge, ...judgmentScores(j) }));
+  for (const { judge, tc, coh } of entries) {
+    if (tc === null) continue;
+    return { label: `TC ${tc.toFixed(2)}${coh === null ? '' : ` · Coh ${coh.toFixed(2)}`}`, value: tc, judge };
   }
-  const exact = entries.find(([, j]) => typeof j.exact === 'number');
-  if (exact) return { label: `exact ${(exact[1].exact as number).toFixed(2)}`, value: exact[1].exact as number, judge: exact[0] };
+  for (const { judge, exact } of entries) if (exact !== null) return { label: `exact ${exact.toFixed(2)}`, value: exact, judge };
   return undefined;
 }
 

@@ -6,11 +6,12 @@
 import * as vscode from 'vscode';
 import { lockFolder } from '../core/harness/lock';
 import { writeRecord } from '../core/harness/store';
-import { findHarnessSpec, judgeHarness, judgeRecord, judgeIdOf, OFFLINE_JUDGE_ID, type JudgeHarnessResult } from '../core/judge';
+import { findHarnessSpec } from '../core/harness/specLookup';
+import { judgeHarness, judgeRecord, judgeIdOf, OFFLINE_JUDGE_ID, type JudgeHarnessResult } from '../core/judge';
 import { createLlmClient } from '../core/app/llmClient';
 import type { StructuredLlm } from '../core/llm';
 import { CACHE_DIR } from '../core/workspace/layout';
-import { PromptLibrary } from '../core/pipeline/prompts';
+import { PromptLibrary } from '../core/llm/prompts';
 import * as path from 'node:path';
 import type { HarnessNode } from './harnessTree';
 import type { LoadedHarness } from './harnessModel';

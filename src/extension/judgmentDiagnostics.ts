@@ -6,8 +6,8 @@
 import { readBoundedFile } from '../core/boundedRead';
 import * as vscode from 'vscode';
 import { judgmentDiagnostics } from '../core/judge/locate';
+import { recordFile } from '../core/harness/store';
 import type { HarnessModel } from './harnessModel';
-import { recordFile } from './harnessTree';
 import { Disposable } from './lifecycle';
 import { SEVERITY } from './severity';
 

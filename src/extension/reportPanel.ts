@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { findHarnessSpec } from '../core/judge';
+import { findHarnessSpec } from '../core/harness/specLookup';
 import { analyzeHarnesses, type HarnessInput } from '../core/report/analyze';
 import { isReadyMessage, isReportViewState, type ToWebview } from '../core/report/protocol';
 import { renderHtml } from '../core/report/render/html';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { formatFixed, type Finding, type ToolMetrics } from '../core/complexity';
 import type { ServerDefinition } from '../core/spec/configs/types';
-import type { IndexedSpec } from '../core/spec/workspaceIndex';
+import type { IndexedSpec } from '../core/discovery/workspaceIndex';
 import { snapshotFileName } from '../core/spec/snapshotWriter';
 import { readConfig } from './config';
 import { Disposable } from './lifecycle';

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { CONFIG_GLOBS } from '../core/spec/configs';
-import { WorkspaceIndex, type IndexedSpec } from '../core/spec/workspaceIndex';
+import { WorkspaceIndex, type IndexedSpec } from '../core/discovery/workspaceIndex';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import { affectsConfig, readConfig } from './config';
 import { Disposable } from './lifecycle';

@@ -13,7 +13,7 @@ import { after, test } from 'node:test';
 import { MAX_INPUT_BYTES, MAX_SAMPLE_STRING } from '../../src/core/bounds';
 import { FileReadError, readBoundedFile } from '../../src/core/boundedRead';
 import { generateOffline, generateOfflineYielding } from '../../src/core/pipeline/offline';
-import { validateCall } from '../../src/core/pipeline/validateCall';
+import { validateCall } from '../../src/core/checks/validateCall';
 import type { Spec } from '../../src/core/spec/model';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { repoRoot, specsDir } from './fixturePaths';

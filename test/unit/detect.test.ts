@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { after, before, test } from 'node:test';
-import { detectWorkspace } from '../../src/core/spec/detect';
+import { detectWorkspace } from '../../src/core/discovery/detect';
 import { configsDir, specsDir } from './fixturePaths';
 
 let root: string;

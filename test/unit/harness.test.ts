@@ -1,7 +1,7 @@
 /** The harness on disk (round trip, atomic writes, bad files, path traversal, agent view, published schemas) and the stage contracts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Ajv from 'ajv';
@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { HarnessManifest, HarnessRecord } from '../../src/core/harness/format';
 import { canonicalJson, specHash, toolHash } from '../../src/core/harness/hash';
 import { harnessJsonSchemas, HARNESS_SCHEMA_FILES } from '../../src/core/harness/jsonSchema';
-import { exportForAgent, readHarness, recordFileStem, stableJson, writeFileAtomic, writeHarness, writeRecord } from '../../src/core/harness/store';
+import { exportForAgent, readHarness, recordFile, recordFileStem, stableJson, writeFileAtomic, writeHarness, writeRecord } from '../../src/core/harness/store';
 import { generateOffline, offlineManifest } from '../../src/core/pipeline/offline';
 import {
   LlmMockResult,
@@ -52,6 +52,21 @@ test('round trip: what is written reads back equal, with no problems', async () 
   const byId = [...generated.records].sort((a, b) => (a.id < b.id ? -1 : 1));
   assert.deepEqual(read.records, byId);
   assert.ok(generated.records.length >= 5);
+});
+
+test('recordFile: the file a record was read from, else where writeRecord puts it', async () => {
+  const dir = tempDir();
+  await writeHarness(dir, manifest, generated.records);
+  const first = generated.records[0]!;
+  // A record whose file was renamed by hand keeps being found under its new name.
+  const renamed = join(dir, 'records', 'renamed-by-hand.json');
+  renameSync(join(dir, 'records', `${recordFileStem(first.id)}.json`), renamed);
+  const read = await readHarness(dir);
+  assert.equal(recordFile({ dir, files: read.files }, first), renamed);
+  const other = generated.records[1]!;
+  assert.equal(recordFile({ dir, files: read.files }, other), join(dir, 'records', `${recordFileStem(other.id)}.json`));
+  assert.ok(existsSync(recordFile({ dir, files: read.files }, other)));
+  assert.equal(recordFile({ dir, files: new Map() }, { id: 'not/yet written' }), join(dir, 'records', `${recordFileStem('not/yet written')}.json`));
 });
 
 test('files are stable pretty JSON and identical when written twice', async () => {

@@ -1,7 +1,7 @@
 /** Referential integrity: which values are ID-like, where they may come from, and the multi-turn view. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appearsIn, checkIntegrity, containsToken, idLikeReason, idLikeValues, isIdName } from '../../src/core/pipeline/integrity';
+import { appearsIn, checkIntegrity, containsToken, idLikeReason, idLikeValues, isIdName } from '../../src/core/checks/integrity';
 import type { Spec } from '../../src/core/spec/model';
 
 const UUID = '7f1d3c55-5b1e-4c1a-9a53-2c1f0e8b9d11';

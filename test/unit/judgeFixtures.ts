@@ -5,7 +5,7 @@
 import type { HarnessManifest, HarnessRecord } from '../../src/core/harness/format';
 import { FORMAT_VERSION } from '../../src/core/harness/format';
 import { specHash, toolHashes } from '../../src/core/harness/hash';
-import { computeChecks } from '../../src/core/pipeline/checks';
+import { computeChecks } from '../../src/core/checks/recordChecks';
 import type { CohReply, TcReply, TcTurnReply } from '../../src/core/judge';
 import type { Spec } from '../../src/core/spec/model';
 import type { FakeLlmServer, FakeReply, FakeRequest } from '../fakes/fakeLlmServer';

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { judgeRecord } from '../../src/core/judge';
-import { judgmentDiagnostics, subdimensionLabel } from '../../src/core/judge/locate';
+import { judgmentDiagnostics } from '../../src/core/judge/locate';
+import { subdimensionLabel } from '../../src/core/vocabulary';
 import { stableJson } from '../../src/core/harness/store';
 import { fileSpec, makeRecord } from './judgeFixtures';
 

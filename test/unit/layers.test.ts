@@ -1,10 +1,12 @@
 /** Architecture rules that the compiler cannot check. */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { COMMAND_IDS } from '../../src/extension/commandIds';
 import { repoRoot } from './fixturePaths';
+import { cycles, fileGraph, folderGraph } from './importGraph';
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -85,4 +87,54 @@ test('in Restricted Mode every setting that names a folder, an endpoint or a mod
   assert.ok(sensitive.length >= 7, sensitive.join(', '));
   assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
   assert.deepEqual([...(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations ?? [])].sort(), sensitive);
+});
+
+test('the cycle finder sees folder and file cycles through every import form', () => {
+  const graph = new Map([
+    ['a/x.ts', new Set(['b/y.ts'])],
+    ['b/y.ts', new Set(['c.ts'])],
+    ['c.ts', new Set(['a/z.ts'])],
+    ['a/z.ts', new Set<string>()],
+    ['d/w.ts', new Set(['a/x.ts'])],
+  ]);
+  assert.deepEqual(cycles(graph), []);
+  assert.deepEqual(cycles(folderGraph(graph)), ['a → b → c.ts → a (3 in the cycle: a, b, c.ts)']);
+  // The real parser: a type-only import and a re-export are edges too.
+  const dir = mkdtempSync(join(tmpdir(), 'agent-seer-graph-'));
+  try {
+    mkdirSync(join(dir, 'p'));
+    mkdirSync(join(dir, 'q'));
+    writeFileSync(join(dir, 'p', 'one.ts'), "import type { T } from '../q/two';\nexport const one = 1;\n");
+    writeFileSync(join(dir, 'q', 'two.ts'), "export { one } from '../p/one';\nexport type T = number;\n");
+    writeFileSync(join(dir, 'q', 'index.ts'), "export * from './two';\n");
+    const files = fileGraph(dir);
+    assert.deepEqual([...(files.get('q/index.ts') ?? [])], ['q/two.ts']);
+    assert.deepEqual(cycles(files), ['p/one.ts → q/two.ts → p/one.ts (2 in the cycle: p/one.ts, q/two.ts)']);
+    assert.deepEqual(cycles(folderGraph(files)), ['p → q → p (2 in the cycle: p, q)']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('src/core has no import cycle between its folders, nor between its files', () => {
+  const files = fileGraph(join(repoRoot, 'src', 'core'));
+  assert.ok(files.size > 50, 'core sources found');
+  assert.ok([...files.values()].some((targets) => targets.size > 0), 'imports found');
+  assert.deepEqual(cycles(folderGraph(files)), [], 'folder-level cycles under src/core');
+  assert.deepEqual(cycles(files), [], 'file-level cycles under src/core');
+});
+
+test("every source path CONTRIBUTING's layer map and table name exists", () => {
+  const text = readFileSync(join(repoRoot, 'CONTRIBUTING.md'), 'utf8');
+  const paths = [...text.matchAll(/`((?:src|test|media|scripts|prompts)\/[^`*<\s]+)`/g)].map((m) => m[1] as string);
+  assert.ok(paths.length > 20, 'paths found');
+  const missing = paths.filter((p) => {
+    try {
+      statSync(join(repoRoot, p));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  assert.deepEqual(missing, []);
 });

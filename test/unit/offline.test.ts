@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessRecord } from '../../src/core/harness/format';
-import { checkIntegrity, idLikeValues } from '../../src/core/pipeline/integrity';
+import { checkIntegrity, idLikeValues } from '../../src/core/checks/integrity';
 import {
   callability,
   generateOffline,
@@ -22,8 +22,8 @@ import { exclusions } from '../../src/core/pipeline/offline/sampler';
 import { analysisOf } from '../../src/core/pipeline/offline/scenarios';
 import { descriptionPhrase } from '../../src/core/pipeline/offline/text';
 import { ScenarioBatch, ToolInterpretation, type Scenario } from '../../src/core/pipeline/schemas';
-import { checkTurns } from '../../src/core/pipeline/turns';
-import { findTool, validateCall, validateOutput } from '../../src/core/pipeline/validateCall';
+import { checkTurns } from '../../src/core/checks/turns';
+import { findTool, validateCall, validateOutput } from '../../src/core/checks/validateCall';
 import type { Spec } from '../../src/core/spec/model';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { specsDir } from './fixturePaths';

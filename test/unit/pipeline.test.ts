@@ -12,7 +12,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { HarnessRecord } from '../../src/core/harness/format';
 import { readHarness } from '../../src/core/harness/store';
 import { GeminiProvider, OpenAICompatibleProvider, type CallLimits, type ChatProvider } from '../../src/core/llm';
-import { textLeaves } from '../../src/core/pipeline/integrity';
+import { textLeaves } from '../../src/core/checks/integrity';
 import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../src/core/pipeline/runner';
 import type { LlmScenarioBatch } from '../../src/core/pipeline/schemas';
 import { loadSpecText } from '../../src/core/spec/snapshot';

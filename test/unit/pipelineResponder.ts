@@ -12,7 +12,7 @@
  */
 import type { FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
 import { generateOffline, mockOffline } from '../../src/core/pipeline/offline';
-import { idLikeValues, textLeaves } from '../../src/core/pipeline/integrity';
+import { idLikeValues, textLeaves } from '../../src/core/checks/integrity';
 import { mockResultToLlm, type LlmScenarioBatch, type Scenario, type TurnSplit } from '../../src/core/pipeline/schemas';
 import type { Spec } from '../../src/core/spec/model';
 

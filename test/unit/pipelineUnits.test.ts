@@ -15,7 +15,7 @@ import { apportion, DEFAULT_GROUPING, groupPairs, groupTools } from '../../src/c
 import { stratify } from '../../src/core/pipeline/llm/scenarios';
 import { compactSummary, estimateTokens, fullSummary, fullSummaryBound, paramSignature, typePhrase } from '../../src/core/pipeline/llm/summaries';
 import { GENERATION_TEMPLATES } from '../../src/core/pipeline/runner';
-import { defaultPromptsDir, placeholdersOf, PromptLibrary, renderTemplate } from '../../src/core/pipeline/prompts';
+import { defaultPromptsDir, placeholdersOf, PromptLibrary, renderTemplate } from '../../src/core/llm/prompts';
 import type { Spec } from '../../src/core/spec/model';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { repoRoot, specsDir } from './fixturePaths';

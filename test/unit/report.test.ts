@@ -20,7 +20,7 @@ import { readHarness, stableJson } from '../../src/core/harness/store';
 import { judgeHarness } from '../../src/core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../src/core/report/analyze';
 import { ISSUE_GROUPS, issueGroupOf } from '../../src/core/report/judgments';
-import { ARGUMENT_SUBDIMENSIONS } from '../../src/core/report/names';
+import { ARGUMENT_SUBDIMENSIONS } from '../../src/core/vocabulary';
 import { renderHtml, jsonForHtml, scriptForHtml } from '../../src/core/report/render/html';
 import { escapeMarkdown, renderMarkdown } from '../../src/core/report/render/markdown';
 import { REPORT_SCHEMA_FILE, ReportModel, reportJsonSchema } from '../../src/core/report/schema';
@@ -423,7 +423,7 @@ let browser: Browser | undefined;
 /** Builds dist/report.js when it is missing or older than its sources. */
 function ensureBundle(): void {
   const bundle = join(repoRoot, 'dist', 'report.js');
-  const sources = ['media/report/report.ts', 'src/core/report/tables.ts', 'src/core/report/names.ts'].map((f) => join(repoRoot, f));
+  const sources = ['media/report/report.ts', 'src/core/report/tables.ts', 'src/core/vocabulary.ts'].map((f) => join(repoRoot, f));
   const stale = !existsSync(bundle) || sources.some((f) => statSync(f).mtimeMs > statSync(bundle).mtimeMs);
   if (stale) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
 }

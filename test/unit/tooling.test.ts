@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ESLint } from 'eslint';
-import { detectWorkspace } from '../../src/core/spec/detect';
+import { detectWorkspace } from '../../src/core/discovery/detect';
 import { repoRoot } from './fixturePaths';
 
 const eslint = new ESLint({ cwd: repoRoot });

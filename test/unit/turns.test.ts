@@ -1,7 +1,7 @@
 /** Multi-turn split checks: coverage, duplicates, indices, order, turn count, real tool names. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkTurns } from '../../src/core/pipeline/turns';
+import { checkTurns } from '../../src/core/checks/turns';
 import type { Spec } from '../../src/core/spec/model';
 
 const workflow = [{ name: 'list' }, { name: 'get' }, { name: 'update' }, { name: 'get' }];

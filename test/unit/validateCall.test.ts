@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallErrorKind } from '../../src/core/harness/format';
-import { compileSchema, nearestName, validateCall, validateOutput } from '../../src/core/pipeline/validateCall';
+import { compileSchema, nearestName, validateCall, validateOutput } from '../../src/core/checks/validateCall';
 import type { Spec, Tool } from '../../src/core/spec/model';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { specsDir } from './fixturePaths';

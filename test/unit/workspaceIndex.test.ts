@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_THRESHOLDS } from '../../src/core/complexity';
-import { WorkspaceIndex } from '../../src/core/spec/workspaceIndex';
+import { WorkspaceIndex } from '../../src/core/discovery/workspaceIndex';
 import { configsDir, specsDir } from './fixturePaths';
 
 const root = mkdtempSync(join(tmpdir(), 'agent-seer-index-'));

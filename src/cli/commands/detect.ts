@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { detectWorkspace } from '../../core/spec/detect';
+import { detectWorkspace } from '../../core/discovery/detect';
 import { maskArgs, maskUrl } from '../../core/spec/maskSecrets';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';

@@ -1,5 +1,5 @@
 import { readHarness, exportForAgent, writeFileAtomic } from '../../core/harness/store';
-import { findHarnessSpec } from '../../core/judge';
+import { findHarnessSpec } from '../../core/harness/specLookup';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
 import { outputFileOption, pathOption } from '../options';

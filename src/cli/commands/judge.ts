@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
-import { findHarnessSpec, judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
+import { findHarnessSpec } from '../../core/harness/specLookup';
+import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/app/llmClient';
 import { throttleProgress } from '../../core/app/throttle';

@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { specHash } from '../../core/harness/hash';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';
-import { findHarnessSpec } from '../../core/judge';
+import { findHarnessSpec } from '../../core/harness/specLookup';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../core/report/analyze';
 import { renderHtml } from '../../core/report/render/html';
 import { renderMarkdown } from '../../core/report/render/markdown';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
-import { findHarnessSpec } from '../../core/judge';
+import { findHarnessSpec } from '../../core/harness/specLookup';
 import { createProvider, LlmConfigError, LlmQuotaError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
 import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';

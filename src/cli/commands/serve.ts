@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { HarnessMockServer, MockServerError, type MockServerEvent } from '../../core/agents/mockServer';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
-import { findHarnessSpec } from '../../core/judge';
+import { findHarnessSpec } from '../../core/harness/specLookup';
 import { RUNS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';

@@ -18,27 +18,25 @@ import { canonicalJson } from '../harness/hash';
 import type { HarnessRecord } from '../harness/format';
 import { traceChainedValues } from '../judge/facts';
 import type { Spec } from '../spec/model';
+import { isRecord } from '../util/isRecord';
 
 /** The answer to one `tools/call`. */
 export type ReplayAnswer =
   | { ok: true; expectedIndex: number; output: unknown }
   | { ok: false; message: string };
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The `default` of each top-level parameter of a tool's input schema. */
 function defaultsOf(spec: Spec, tool: string): Record<string, unknown> {
   const schema = spec.tools.find((t) => t.name === tool)?.inputSchema as { properties?: Record<string, { default?: unknown }> } | undefined;
   const out: Record<string, unknown> = {};
-  for (const [k, p] of Object.entries(schema?.properties ?? {})) if (isPlainObject(p) && 'default' in p) out[k] = p.default;
+  for (const [k, p] of Object.entries(schema?.properties ?? {})) if (isRecord(p) && 'default' in p) out[k] = p.default;
   return out;
 }
 
 /** Arguments with every parameter that equals its schema default removed. */
 function withoutDefaults(args: unknown, defaults: Record<string, unknown>): unknown {
-  if (!isPlainObject(args)) return args;
+  if (!isRecord(args)) return args;
   return Object.fromEntries(Object.entries(args).filter(([k, v]) => !(k in defaults) || canonicalJson(v) !== canonicalJson(defaults[k])));
 }
 

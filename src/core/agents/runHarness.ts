@@ -11,6 +11,7 @@ import type { HarnessRecord } from '../harness/format';
 import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
 import { CallGuard, LlmStats, type CallLimits, type ToolCallingProvider } from '../llm';
 import type { Spec } from '../spec/model';
+import { mean } from '../util/mean';
 import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
 import { runAgentOnScenario, type AgentOutcome } from './agentLoop';
 import { HarnessMockServer } from './mockServer';
@@ -64,7 +65,6 @@ export interface RunHarnessResult {
   requests: number;
 }
 
-const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 async function finishedTrajectory(file: string): Promise<Trajectory | undefined> {
   try {
@@ -127,7 +127,7 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
       expectedCalls: expectedCalls / runs,
       exactCallMatch: callShare((c) => c.exact),
       nameMatch: callShare((c) => c.name),
-      argumentAccuracy: mean(all.map((s) => s.argumentAccuracy)),
+      argumentAccuracy: mean(all.map((s) => s.argumentAccuracy)) ?? 0,
       tc: null,
       passRate: all.length ? all.filter((s) => s.passed).length / all.length : 0,
       passAtK: runs > 1 ? passHatK(perScenario, runs) : null,

@@ -11,6 +11,7 @@
 import type { HarnessRecord } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
 import type { Spec } from '../spec/model';
+import { isRecord } from '../util/isRecord';
 import { sameArguments } from './replay';
 
 /** How one argument of an expected call came out. */
@@ -45,14 +46,11 @@ export interface ScenarioScore {
   passed: boolean;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Top-level argument verdicts of an actual call against the expected one. */
 export function compareArguments(spec: Spec, tool: string, expected: unknown, actual: unknown): Record<string, ArgumentVerdict> {
-  const e = isPlainObject(expected) ? expected : {};
-  const a = isPlainObject(actual) ? actual : {};
+  const e = isRecord(expected) ? expected : {};
+  const a = isRecord(actual) ? actual : {};
   const out: Record<string, ArgumentVerdict> = {};
   for (const k of Object.keys(e)) {
     if (!Object.hasOwn(a, k)) out[k] = sameArguments(spec, tool, { [k]: e[k] }, {}) ? 'ok' : 'missing';
@@ -89,7 +87,7 @@ export function scoreScenario(spec: Spec, record: HarnessRecord, actual: readonl
     const j = pairs[i];
     const a = j === undefined ? null : actual[j]!;
     if (!a) {
-      const n = isPlainObject(e.arguments) ? Object.keys(e.arguments).length : 0;
+      const n = isRecord(e.arguments) ? Object.keys(e.arguments).length : 0;
       argsAll += n;
       return { expected: { name: e.name, arguments: e.arguments }, actual: null, name: false, exact: false, arguments: {} };
     }

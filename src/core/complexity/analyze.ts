@@ -12,11 +12,11 @@ import {
   declaredTypes,
   DepthMeter,
   firstString,
-  isRecord,
   RefResolver,
   valueChain,
   type JsonRecord,
 } from './schema';
+import { isRecord } from '../util/isRecord';
 
 /** Limits above which a tool gets a finding. All are "greater than" except where a name says "min". */
 export interface ComplexityThresholds {

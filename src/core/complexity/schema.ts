@@ -3,14 +3,10 @@
  * and the value types a parameter accepts. Pure functions over plain JSON; nothing here throws
  * on malformed schemas, because real servers send them.
  */
+import { isRecord } from '../util/isRecord';
 
 /** A JSON object (a schema node or a map of them). */
 export type JsonRecord = Record<string, unknown>;
-
-/** True for a plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is JsonRecord {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Combinators whose members describe the same value: they add no nesting level. */
 const UNION_KEYWORDS = ['anyOf', 'oneOf', 'allOf'] as const;

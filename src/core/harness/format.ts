@@ -25,52 +25,36 @@ export type Grounding = z.infer<typeof Grounding>;
 
 /** One expected tool call: the oracle an agent's call is scored against. */
 export const ExpectedCall = z.object({
-  /** Tool name exactly as the spec lists it. */
-  name: z.string().describe('Tool name exactly as listed by the server.'),
-  /** Arguments as a JSON object, valid against the tool's inputSchema. */
-  arguments: z.record(z.string(), z.unknown()).describe('Arguments object, valid against the tool\'s inputSchema.'),
-  /** Why the call is made at this point of the workflow. */
-  explanation: z.string().describe('Why this call is made at this point of the workflow.'),
+  name: z.string().describe('Tool name exactly as the spec lists it.'),
+  arguments: z.record(z.string(), z.unknown()).describe('Arguments as a JSON object, valid against the tool\'s inputSchema.'),
+  explanation: z.string().describe('Why the call is made at this point of the workflow.'),
 });
 export type ExpectedCall = z.infer<typeof ExpectedCall>;
 
 /** The synthetic response of one expected call (same index as in `expected_tools`). */
 export const MockOutput = z.object({
-  /** Tool name; equals `expected_tools[i].name`. */
-  name: z.string().describe('Tool name; equals the expected call at the same index.'),
-  /** The JSON the tool returns in the replay; valid against its outputSchema when it declares one. */
-  output: z.unknown().describe('The JSON the tool returns when replayed.'),
-  /** Reference material behind the output. */
+  name: z.string().describe('Tool name; equals expected_tools[i].name.'),
+  output: z.unknown().describe('The JSON the tool returns in the replay; valid against its outputSchema when it declares one.'),
   grounding: Grounding.describe('Reference material behind the output.'),
 });
 export type MockOutput = z.infer<typeof MockOutput>;
 
 /** One user turn of a multi-turn conversation. */
 export const ConversationTurn = z.object({
-  /** What the user says in this turn. */
   prompt: z.string().describe('What the user says in this turn.'),
-  /** Indices into `expected_tools` of the calls the agent makes in this turn, in order. */
-  calls: z.array(z.number().int().nonnegative()).describe('Indices into expected_tools of the calls made in this turn.'),
-  /** What the agent reports back at the end of the turn (concrete results). */
-  followup: z.string().describe('What the agent reports at the end of the turn.'),
+  calls: z.array(z.number().int().nonnegative()).describe('Indices into expected_tools of the calls the agent makes in this turn, in order.'),
+  followup: z.string().describe('What the agent reports back at the end of the turn (concrete results).'),
 });
 export type ConversationTurn = z.infer<typeof ConversationTurn>;
 
 /** Where a record came from: enough to reproduce it and to tell when it went stale. */
 export const Provenance = z.object({
-  /** Provider id (`offline`, `gemini`, `openai-compatible`, `vscode-lm`). */
   provider: z.string().describe('Provider id (offline, gemini, openai-compatible, vscode-lm).'),
-  /** Model id as the provider names it (`offline` for the offline generator). */
   model: z.string().describe('Model id as the provider names it (offline for the offline generator).'),
-  /** Sampling temperature of the generation calls; null when not applicable. */
   temperature: z.number().nullable().describe('Sampling temperature of the generation calls; null when not applicable.'),
-  /** Seed of the run; null when the provider is not seedable. */
   seed: z.number().int().nullable().describe('Seed of the run; null when the provider is not seedable.'),
-  /** Version of each stage's prompt template (or generator) that produced the record, keyed by stage. */
   promptVersions: z.record(z.string(), z.string()).describe('Version of each stage\'s prompt template (or generator) that produced the record, keyed by stage.'),
-  /** Which provider produced each stage when a run mixes providers, keyed by stage (`offline`: filled by the offline generator; `none`: the stage failed and nothing stands in for it). */
   stageProviders: z.record(z.string(), z.string()).describe('Which provider produced each stage when a run mixes providers, keyed by stage (offline: filled by the offline generator; none: the stage failed and nothing stands in for it).').optional(),
-  /** sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale. */
   toolHashes: z.record(z.string(), z.string()).describe('sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale.'),
 });
 export type Provenance = z.infer<typeof Provenance>;
@@ -82,7 +66,6 @@ export type CallErrorKind = z.infer<typeof CallErrorKind>;
 /** One exact argument error of one call. */
 export const CallError = z.object({
   kind: CallErrorKind,
-  /** Dotted path of the parameter (`owner`, `filter.status`, `items.0.id`) when the error is about one. */
   param: z.string().describe('Dotted path of the parameter (owner, filter.status, items.0.id) when the error is about one.').optional(),
   message: z.string(),
 });
@@ -90,11 +73,8 @@ export type CallError = z.infer<typeof CallError>;
 
 /** An ID-like argument value that no earlier mock output and no user prompt contains. */
 export const IntegrityViolation = z.object({
-  /** Index of the call in `expected_tools`. */
   callIndex: z.number().int().nonnegative().describe('Index of the call in expected_tools.'),
-  /** Dotted path of the argument. */
   param: z.string().describe('Dotted path of the argument.'),
-  /** The value that came from nowhere. */
   value: z.union([z.string(), z.number()]).describe('The value that came from nowhere.'),
 });
 export type IntegrityViolation = z.infer<typeof IntegrityViolation>;
@@ -102,9 +82,7 @@ export type IntegrityViolation = z.infer<typeof IntegrityViolation>;
 /** A problem with a multi-turn split. */
 export const TurnProblem = z.object({
   kind: z.enum(['missing-call', 'duplicate-call', 'bad-index', 'unknown-tool', 'single-turn', 'order', 'no-turns']),
-  /** Turn index, when the problem is in one turn. */
   turn: z.number().int().describe('Turn index, when the problem is in one turn.').optional(),
-  /** Workflow call index, when the problem is about one call. */
   callIndex: z.number().int().describe('Workflow call index, when the problem is about one call.').optional(),
   message: z.string(),
 });
@@ -112,21 +90,13 @@ export type TurnProblem = z.infer<typeof TurnProblem>;
 
 /** Results of the checks a program can make exactly; recomputed whenever a record is (re)generated. */
 export const RecordChecks = z.object({
-  /** Every expected call names a real tool and its arguments validate against the tool's inputSchema. */
   schemaValid: z.boolean().describe('Every expected call names a real tool and its arguments validate against the tool\'s inputSchema.'),
-  /** Argument errors per call (empty when `schemaValid`). */
   callErrors: z.array(z.object({ callIndex: z.number().int().nonnegative(), name: z.string(), errors: z.array(CallError) })).describe('Argument errors per call (empty when schemaValid).'),
-  /** Names of expected calls that are not tools of the spec. */
   unknownTools: z.array(z.string()).describe('Names of expected calls that are not tools of the spec.'),
-  /** Referential integrity: ID-like values of later calls that nothing earlier supplied. */
   integrityViolations: z.array(IntegrityViolation).describe('Referential integrity: ID-like values of later calls that nothing earlier supplied.'),
-  /** Mock outputs valid against the tools' outputSchemas; null when no tool used declares one. */
   mockOutputsValid: z.boolean().nullable().describe('Mock outputs valid against the tools\' outputSchemas; null when no tool used declares one.'),
-  /** Output errors per call, for tools that declare an outputSchema. */
   outputErrors: z.array(z.object({ callIndex: z.number().int().nonnegative(), message: z.string() })).describe('Output errors per call, for tools that declare an outputSchema.'),
-  /** Share of workflow calls placed in exactly one turn; null for single-turn records. */
   turnCoverage: z.number().min(0).max(1).nullable().describe('Share of workflow calls placed in exactly one turn; null for single-turn records.'),
-  /** Problems of the multi-turn split (empty for single-turn records). */
   turnProblems: z.array(TurnProblem).describe('Problems of the multi-turn split (empty for single-turn records).'),
 });
 export type RecordChecks = z.infer<typeof RecordChecks>;
@@ -136,48 +106,45 @@ export type RecordChecks = z.infer<typeof RecordChecks>;
  * dimension and sub-dimension maps are keyed by the names of the paper's Tables 18 and 19.
  */
 export const Judgment = z.looseObject({
-  /** Tool-calling correctness in 0–1; null when not scored. */
   tc: z.number().nullable().describe('Tool-calling correctness in 0–1; null when not scored.'),
-  /** Conversational coherence in 0–1; null when not scored. */
   coh: z.number().nullable().describe('Conversational coherence in 0–1; null when not scored.'),
-  /** Dimension scores (usage, selection, ordering, arguments; coherence aspects). */
   dimensions: z.record(z.string(), z.unknown()).describe('Dimension scores (usage, selection, ordering, arguments; coherence aspects).'),
-  /** Sub-dimension scores (e.g. arguments.value). */
   subdimensions: z.record(z.string(), z.unknown()).describe('Sub-dimension scores (e.g. arguments.value).'),
-  /** Free-text remarks of the judge. */
   notes: z.array(z.string()).describe('Free-text remarks of the judge.'),
 });
 export type Judgment = z.infer<typeof Judgment>;
 
+/** The headline numbers of one judgment; null when absent or not a number. */
+export interface JudgmentScores {
+  tc: number | null;
+  coh: number | null;
+  /** The offline judge's exact argument score (0–1): not declared by the loose format, written by the judge. */
+  exact: number | null;
+}
+
+/** Reads a judgment's headline numbers without casting (the format keeps judgments loose). */
+export function judgmentScores(j: Judgment): JudgmentScores {
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  return { tc: num(j.tc), coh: num(j.coh), exact: num(j.exact) };
+}
+
 /** One evaluation scenario: what the agent is asked, the oracle, and the replay data. */
 export const HarnessRecord = z
   .object({
-    /** Format version of this file. */
     formatVersion: z.literal(FORMAT_VERSION).describe('Format version of this file.'),
-    /** Stable id, also the file name (`records/<id>.json`). */
     id: z.string().min(1).describe('Stable id, also the file name (records/<id>.json).'),
     tier: Tier,
-    /** Scenario category (a business area or entity family). */
     category: z.string().describe('Scenario category (a business area or entity family).'),
-    /** Short title of the scenario. */
     title: z.string().describe('Short title of the scenario.'),
-    /** The user's task in natural language; what the agent is shown in single-turn mode. */
     prompt: z.string().describe('The user\'s task in natural language; what the agent is shown in single-turn mode.'),
-    /** The oracle: ordered expected tool calls. Held out from the agent. */
     expected_tools: z.array(ExpectedCall).describe('The oracle: ordered expected tool calls. Held out from the agent.'),
-    /** Synthetic output per expected call, aligned by index with `expected_tools`. */
     mock_outputs: z.array(MockOutput).describe('Synthetic output per expected call, aligned by index with expected_tools.'),
-    /** The answer a good agent gives after the workflow; cites concrete mock values. */
     expected_response: z.string().describe('The answer a good agent gives after the workflow; cites concrete mock values.'),
-    /** Multi-turn dialogue over the same workflow; empty for single-turn records. */
     conversation: z.array(ConversationTurn).describe('Multi-turn dialogue over the same workflow; empty for single-turn records.'),
-    /** Why the scenario is worth evaluating (a reasoning field of the generator). */
     novelty_reason: z.string().describe('Why the scenario is worth evaluating (a reasoning field of the generator).'),
-    /** A natural follow-up the agent could offer at the end. */
     agent_followup: z.string().describe('A natural follow-up the agent could offer at the end.'),
     provenance: Provenance,
     checks: RecordChecks,
-    /** Verdicts keyed by judge id (e.g. `gemini-2.5-flash@judge-v1`, `deterministic`). */
     judgments: z.record(z.string(), Judgment).describe('Verdicts keyed by judge id (e.g. gemini-2.5-flash@judge-v1, deterministic).').optional(),
   })
   .describe('Agent Seer harness record (one evaluation scenario).');
@@ -189,29 +156,20 @@ export type SkippedTool = z.infer<typeof SkippedTool>;
 
 /** Counts of a run (what the report's coverage and funnel figures read). */
 export const ManifestCounts = z.object({
-  /** Records written. */
   records: z.number().int().nonnegative().describe('Records written.'),
-  /** Records per tier. */
   byTier: z.object({ simple: z.number().int().nonnegative(), complex: z.number().int().nonnegative() }).describe('Records per tier.'),
-  /** Records with two or more calls. */
   multiCall: z.number().int().nonnegative().describe('Records with two or more calls.'),
-  /** Records with a multi-turn conversation. */
   multiTurn: z.number().int().nonnegative().describe('Records with a multi-turn conversation.'),
-  /** Scenarios added after the requested ones to reach tool coverage (the paper's follow-up round). */
   coverageRound: z.number().int().nonnegative().describe('Scenarios added after the requested ones to reach tool coverage (the paper\'s follow-up round).'),
   /** Tool coverage: tools of the spec that appear in at least one record. */
   coverage: z.object({
     tools: z.number().int().nonnegative(),
     covered: z.number().int().nonnegative(),
-    /** covered / tools (1 for an empty spec). */
     ratio: z.number().min(0).max(1).describe('covered / tools (1 for an empty spec).'),
     uncovered: z.array(z.string()),
   }),
-  /** Items fixed after a failed check, keyed by reason (e.g. `args-resampled`). */
   repaired: z.record(z.string(), z.number().int().nonnegative()).describe('Items fixed after a failed check, keyed by reason (e.g. args-resampled).'),
-  /** Items dropped, keyed by reason (e.g. `turns:single-turn`, `schema-invalid-after-retries`). */
   discarded: z.record(z.string(), z.number().int().nonnegative()).describe('Items dropped, keyed by reason (e.g. turns:single-turn, schema-invalid-after-retries).'),
-  /** Tools deliberately left out, with the reason. */
   skipped: z.array(SkippedTool).describe('Tools deliberately left out, with the reason.'),
 });
 export type ManifestCounts = z.infer<typeof ManifestCounts>;
@@ -233,21 +191,13 @@ export type RunStatus = z.infer<typeof RunStatus>;
  */
 export const ItemOutcomes = z
   .object({
-    /** Items of the run. */
     total: z.number().int().nonnegative().describe('Items of the run.'),
-    /** Made by the model (cached replies included). */
     llm: z.number().int().nonnegative().describe('Made by the model (cached replies included).'),
-    /** Lost to transport faults after the retries (429, 5xx, timeouts); nothing was filled in. */
     failed: z.number().int().nonnegative().describe('Lost to transport faults after the retries (429, 5xx, timeouts); nothing was filled in.'),
-    /** Dropped after the re-asks (replies still invalid), with nothing filled in. */
     discarded: z.number().int().nonnegative().describe('Dropped after the re-asks (replies still invalid), with nothing filled in.'),
-    /** Filled by the offline generator (after invalid replies, or for coverage); their records say so in provenance.stageProviders. */
     offline: z.number().int().nonnegative().describe('Filled by the offline generator (after invalid replies, or for coverage); their records say so in provenance.stageProviders.'),
-    /** Failed items by `<stage>:<reason>`. */
     failedBy: z.record(z.string(), z.number().int().nonnegative()).describe('Failed items by <stage>:<reason>.'),
-    /** (failed + discarded + offline) / total; 0 when there are no items. */
     degradedShare: z.number().min(0).max(1).describe('(failed + discarded + offline) / total; 0 when there are no items.'),
-    /** Records with at least one stage written by the offline generator. */
     offlineRecords: z.number().int().nonnegative().describe('Records with at least one stage written by the offline generator.'),
   })
   .describe('What became of the LLM items of a run.');
@@ -259,55 +209,39 @@ export const HarnessManifest = z
     formatVersion: z.literal(FORMAT_VERSION),
     /** The spec the harness was generated from. */
     spec: z.object({
-      /** Display name of the spec (server name). */
       name: z.string().describe('Display name of the spec (server name).'),
-      /** File or `config#server` it came from. */
       source: z.string().describe('File or config#server it came from.').optional(),
-      /** Server version when the server reported one. */
       serverVersion: z.string().describe('Server version when the server reported one.').optional(),
-      /** sha256 of the canonical JSON of the whole tool list. */
       hash: z.string().describe('sha256 of the canonical JSON of the whole tool list.'),
-      /** sha256 per tool (canonical JSON), keyed by tool name; also the list of tools the agent is offered. */
       toolHashes: z.record(z.string(), z.string()).describe('sha256 per tool (canonical JSON), keyed by tool name; also the list of tools the agent is offered.'),
     }),
-    /** The generation provider. */
     provider: z.string().describe('The generation provider.'),
     model: z.string(),
     temperature: z.number().nullable(),
-    /** Prompt template (or generator) version per stage. */
     promptVersions: z.record(z.string(), z.string()).describe('Prompt template (or generator) version per stage.'),
     seed: z.number().int().nullable(),
-    /** Scenarios requested per tier. */
     requested: z.object({ simple: z.number().int().nonnegative(), complex: z.number().int().nonnegative() }).describe('Scenarios requested per tier.'),
     counts: ManifestCounts,
     /** Token use of the LLM calls (zero for offline runs). */
     tokens: z.object({
       input: z.number().int().nonnegative(),
       output: z.number().int().nonnegative(),
-      /** LLM requests made (cache hits excluded). */
       calls: z.number().int().nonnegative().describe('LLM requests made (cache hits excluded).'),
     }),
     /** Wall-clock times: the only place they are kept. */
     timings: z.object({
-      /** ISO time the run started. */
       startedAt: z.string().describe('ISO time the run started.'),
-      /** ISO time the run ended (absent while running). */
       finishedAt: z.string().describe('ISO time the run ended (absent while running).').optional(),
       durationMs: z.number().nonnegative().optional(),
-      /** Milliseconds spent per stage. */
       stages: z.record(z.string(), z.number().nonnegative()).describe('Milliseconds spent per stage.').optional(),
     }),
     status: RunStatus,
-    /** Ids of the records of this run, in generation order. */
     recordIds: z.array(z.string()).describe('Ids of the records of this run, in generation order.'),
-    /** Ids of records earlier runs wrote to this folder that this run has not replaced (yet); a complete run removes them and drops this field. */
     earlierRecordIds: z
       .array(z.string())
       .describe('Ids of records earlier runs wrote to this folder that this run has not replaced (yet); a complete run removes them and drops this field.')
       .optional(),
-    /** LLM runs: what became of the items (absent for offline runs). */
     items: ItemOutcomes.describe('LLM runs: what became of the items (absent for offline runs).').optional(),
-    /** Why the run failed or is partial, when it is. */
     error: z.string().describe('Why the run failed or is partial, when it is.').optional(),
   })
   .describe('Agent Seer harness run manifest.');

@@ -101,6 +101,14 @@ export interface HarnessRead {
   problems: HarnessProblem[];
 }
 
+/**
+ * The file a record of a read harness is stored in: the file it was read from (an id edited by
+ * hand no longer names its file), else where {@link writeRecord} would put it.
+ */
+export function recordFile(harness: { dir: string; files: ReadonlyMap<string, string> }, record: { id: string }): string {
+  return harness.files.get(record.id) ?? join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
+}
+
 function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
   return error.issues
     .slice(0, 3)

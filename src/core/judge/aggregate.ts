@@ -10,9 +10,11 @@
  *   history) ─ record = mean of turns
  * ```
  */
+import { mean } from '../util/mean';
 import { applyCascades, CASCADE_RULES, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
 import { callFails, EXACT_ARGUMENT_SUBS, type CallFacts, type ExactArgumentSub } from './facts';
 import {
+  ARGUMENT_REPORT_KEYS,
   ARGUMENT_SUBS,
   COH_ASPECTS,
   DIAGNOSTIC_SUBDIMENSIONS,
@@ -21,8 +23,9 @@ import {
   TC_SUBDIMENSIONS,
   type TcDimension,
   type TcSubdimension,
-} from './keys';
+} from '../vocabulary';
 import type { CohTurnReply, Disagreement, StoredFinding, TcFinding, TcTurnReply } from './schemas';
+import { round4 } from '../util/round4';
 
 /** A judge score at or above this says "no real problem" (0–10). */
 export const PASS_MIN = 8;
@@ -79,9 +82,7 @@ export interface ScoredTcTurn {
   rationale?: string;
 }
 
-const r4 = (x: number): number => Math.round(x * 10_000) / 10_000;
-const mean = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-const norm10 = (v: number | null): number | null => (v === null ? null : r4(Math.min(10, Math.max(0, v)) / 10));
+const norm10 = (v: number | null): number | null => (v === null ? null : round4(Math.min(10, Math.max(0, v)) / 10));
 
 /** The judge reply's field for each sub-dimension. */
 function rawFromReply(t: TcTurnReply): RawTcScores {
@@ -94,12 +95,7 @@ function rawFromReply(t: TcTurnReply): RawTcScores {
     'ordering.sequence_logic': t.ordering?.sequence_logic ?? null,
     'ordering.dependency_handling': t.ordering?.dependency_handling ?? null,
     'ordering.efficiency': t.ordering?.execution_efficiency ?? null,
-    'arguments.completeness': t.arguments?.completeness ?? null,
-    'arguments.name': t.arguments?.name_accuracy ?? null,
-    'arguments.value': t.arguments?.value_accuracy ?? null,
-    'arguments.type': t.arguments?.type_compliance ?? null,
-    'arguments.format': t.arguments?.format_compliance ?? null,
-    'arguments.relevancy': t.arguments?.relevancy ?? null,
+    ...(Object.fromEntries(ARGUMENT_SUBS.map((s) => [`arguments.${s}`, t.arguments?.[ARGUMENT_REPORT_KEYS[s]] ?? null])) as Record<(typeof TC_SUBDIMENSIONS.arguments)[number], number | null>),
   };
 }
 
@@ -146,7 +142,7 @@ export function exactFindings(turn: number, facts: readonly CallFacts[]): Stored
     }
     const s = f.scores;
     const add = (sub: ExactArgumentSub, param: string | null, reason: string, kind: string): void => {
-      out.push({ turn, callIndex: f.callIndex, param, subdimension: `arguments.${sub}`, score: r4((s?.[sub] ?? 0) / 10), reason, source: 'exact', kind });
+      out.push({ turn, callIndex: f.callIndex, param, subdimension: `arguments.${sub}`, score: round4((s?.[sub] ?? 0) / 10), reason, source: 'exact', kind });
     };
     const messageFor = (param: string, kinds: readonly string[]): string =>
       f.errors.find((e) => kinds.includes(e.kind) && (e.param ?? '(arguments)').split('.')[0] === param)?.message ?? param;
@@ -183,7 +179,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   // 1. Chained values: an "ungrounded" value finding refuted by the exact grounding is waived.
   const valueFindings: { f: TcFinding; stored: StoredFinding }[] = [];
   for (const f of reply?.findings ?? []) {
-    const stored: StoredFinding = { turn, callIndex: f.call, param: f.param, subdimension: f.subdimension, score: r4(f.score / 10), reason: f.reason, source: 'judge', kind: f.kind };
+    const stored: StoredFinding = { turn, callIndex: f.call, param: f.param, subdimension: f.subdimension, score: round4(f.score / 10), reason: f.reason, source: 'judge', kind: f.kind };
     if (f.subdimension === 'arguments.value' && f.kind === 'ungrounded' && f.call !== null && f.param !== null && ctx.groundedAt) {
       const where = ctx.groundedAt(f.call, f.param);
       if (where) {
@@ -200,7 +196,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
     const before = raw['arguments.value'];
     raw['arguments.value'] = Math.max(before, remaining.length ? Math.min(...remaining) : 10);
     // The per-finding entries above said final 1; say what the turn's value score became.
-    for (const d of disagreements) if (d.subdimension === 'arguments.value') d.final = r4(raw['arguments.value'] / 10);
+    for (const d of disagreements) if (d.subdimension === 'arguments.value') d.final = round4(raw['arguments.value'] / 10);
   }
 
   // 2. Exact facts: the offline judge takes them as its scores; an LLM judge is overruled where it contradicts them.
@@ -227,7 +223,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
       }
       if (why !== undefined && final !== j) {
         raw[key] = final;
-        disagreements.push({ turn, subdimension: key, judge: r4(j / 10), final: r4(final / 10), reason: why });
+        disagreements.push({ turn, subdimension: key, judge: round4(j / 10), final: round4(final / 10), reason: why });
       }
     }
     findings.push(...exactFindings(turn, ctx.facts));
@@ -245,7 +241,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
     }
     if (j === null || j <= cap.max) continue;
     raw[cap.sub] = cap.max;
-    if (j - cap.max >= CAP_DISAGREEMENT_MIN) disagreements.push({ turn, subdimension: cap.sub, judge: r4(j / 10), final: r4(cap.max / 10), reason: cap.reason });
+    if (j - cap.max >= CAP_DISAGREEMENT_MIN) disagreements.push({ turn, subdimension: cap.sub, judge: round4(j / 10), final: round4(cap.max / 10), reason: cap.reason });
   }
 
   // 4. Cascades, on the argument sub-scores.
@@ -264,11 +260,11 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   for (const d of TC_DIMENSIONS) {
     const subs = TC_SUBDIMENSIONS[d].filter((k) => !DIAGNOSTIC_SUBDIMENSIONS.has(k));
     const values = subs.map((k) => subdimensions[k]);
-    dimensions[d] = values.every((v): v is number => v !== null) ? r4(mean(values) ?? 0) : null;
+    dimensions[d] = values.every((v): v is number => v !== null) ? round4(mean(values) ?? 0) : null;
   }
   const applicable = TC_DIMENSIONS.filter((d) => (d === 'ordering' ? nCalls >= 2 : d === 'arguments' ? nCalls >= 1 : true));
   const dimValues = applicable.map((d) => dimensions[d]);
-  const tc = reply && dimValues.every((v): v is number => v !== null) ? r4(mean(dimValues) ?? 0) : null;
+  const tc = reply && dimValues.every((v): v is number => v !== null) ? round4(mean(dimValues) ?? 0) : null;
   return { turn, calls: [...ctx.calls], subdimensions, dimensions, tc, exact: exactScore(ex, ctx.facts, nCalls), cascades, disagreements, findings, rationale: reply?.reasoning };
 }
 
@@ -307,13 +303,13 @@ function exactScore(ex: ReturnType<typeof turnExact>, facts: readonly CallFacts[
   if (unknown >= nCalls) return 0;
   if (unknown > 0) {
     const known = exactScore({ ...ex, complete: true }, facts.filter((f) => f.tool !== 'unknown'), nCalls - unknown);
-    return known === null ? null : r4((known * (nCalls - unknown)) / nCalls);
+    return known === null ? null : round4((known * (nCalls - unknown)) / nCalls);
   }
   if (!ex.complete) return null;
   const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, s === 'value' ? null : ex.scores[s]])) as ArgumentScores;
   const capped = applyCascades(args, ex).scores;
   const values = EXACT_ARGUMENT_SUBS.map((s) => capped[s]).filter((v): v is number => v !== null);
-  return values.length === EXACT_ARGUMENT_SUBS.length ? r4((mean(values) ?? 0) / 10) : null;
+  return values.length === EXACT_ARGUMENT_SUBS.length ? round4((mean(values) ?? 0) / 10) : null;
 }
 
 function describeFailure(sub: ExactArgumentSub, facts: readonly CallFacts[]): string {
@@ -354,11 +350,11 @@ export function scoreCohTurn(turn: number, hasHistory: boolean, reply: CohTurnRe
   for (const a of COH_ASPECTS) {
     const r = reply ? reply[a] : null;
     const applicable = a !== 'context_retention' || hasHistory;
-    subdimensions[`coherence.${a}`] = r && applicable ? r4((Math.min(3, Math.max(1, r.score)) - 1) / 2) : null;
+    subdimensions[`coherence.${a}`] = r && applicable ? round4((Math.min(3, Math.max(1, r.score)) - 1) / 2) : null;
     if (r && applicable && r.manifestations.length) manifestations[a] = [...r.manifestations];
   }
   const values = Object.values(subdimensions).filter((v): v is number => v !== null);
-  return { turn, subdimensions, coh: reply && values.length ? r4(mean(values) ?? 0) : null, manifestations, rationale: reply?.reasoning };
+  return { turn, subdimensions, coh: reply && values.length ? round4(mean(values) ?? 0) : null, manifestations, rationale: reply?.reasoning };
 }
 
 /** Record-level numbers from scored turns. */
@@ -374,7 +370,7 @@ export interface RecordScores {
 
 const meanOrNull = (xs: readonly (number | null)[]): number | null => {
   const v = xs.filter((x): x is number => x !== null);
-  return v.length ? r4(mean(v) ?? 0) : null;
+  return v.length ? round4(mean(v) ?? 0) : null;
 };
 
 /**

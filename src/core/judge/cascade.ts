@@ -4,7 +4,7 @@
  * sub-scores. The judge is asked to apply the same rules in its prompt (`prompts/judge-tc*.txt`);
  * keep the numbers in step.
  */
-import type { ArgumentSub } from './keys';
+import type { ArgumentSub } from '../vocabulary';
 
 /** Argument sub-scores of one turn on the judge's 0–10 scale; null when not scored. */
 export type ArgumentScores = Record<ArgumentSub, number | null>;

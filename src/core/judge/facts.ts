@@ -11,11 +11,12 @@
  */
 import type { CallError } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
-import { appearsIn, checkIntegrity, textLeaves } from '../pipeline/integrity';
-import { isPlainObject, objectShape } from '../pipeline/jsonSchemaUtil';
-import { compileSchema, findTool, nearestName, validateCall } from '../pipeline/validateCall';
+import { appearsIn, checkIntegrity, textLeaves } from '../checks/integrity';
+import { objectShape } from '../checks/jsonSchemaUtil';
+import { compileSchema, findTool, nearestName, validateCall } from '../checks/validateCall';
 import type { Spec } from '../spec/model';
-import type { ArgumentSub } from './keys';
+import type { ArgumentSub } from '../vocabulary';
+import { isRecord } from '../util/isRecord';
 
 /** A tool call as the judge sees it (an expected call or an agent's call). */
 export interface CallLike {
@@ -85,7 +86,7 @@ export function exactFacts(spec: Spec, calls: readonly CallLike[]): CallFacts[] 
       name: call.name,
       tool: 'known',
       errors: [],
-      provided: isPlainObject(call.arguments) ? Object.keys(call.arguments) : [],
+      provided: isRecord(call.arguments) ? Object.keys(call.arguments) : [],
       required: [],
       missingRequired: [],
       misnamed: [],
@@ -142,7 +143,7 @@ export function exactFacts(spec: Spec, calls: readonly CallLike[]): CallFacts[] 
       formatErrors: uniq(formatErrors),
     };
     const provided = facts.provided.length;
-    const notObject = !isPlainObject(call.arguments);
+    const notObject = !isRecord(call.arguments);
     facts.scores = {
       completeness: share(facts.missingRequired.length, uniq([...facts.required, ...facts.missingRequired]).length),
       name: share(facts.misnamed.length, provided),
@@ -198,8 +199,8 @@ export function alignWithReference(
       continue;
     }
     used.add(a.index);
-    const ea = isPlainObject(e.call.arguments) ? e.call.arguments : {};
-    const aa = isPlainObject(a.call.arguments) ? a.call.arguments : {};
+    const ea = isRecord(e.call.arguments) ? e.call.arguments : {};
+    const aa = isRecord(a.call.arguments) ? a.call.arguments : {};
     out.pairs.push({
       expected: e.index,
       actual: a.index,
@@ -227,7 +228,7 @@ export interface ChainedValue {
 /** Scalar leaves of an arguments object with dotted paths. */
 export function argumentLeaves(args: unknown, path: string[] = [], out: { param: string; value: unknown }[] = []): { param: string; value: unknown }[] {
   if (Array.isArray(args)) args.forEach((v, i) => argumentLeaves(v, [...path, String(i)], out));
-  else if (isPlainObject(args)) for (const [k, v] of Object.entries(args)) argumentLeaves(v, [...path, k], out);
+  else if (isRecord(args)) for (const [k, v] of Object.entries(args)) argumentLeaves(v, [...path, k], out);
   else if (path.length) out.push({ param: path.join('.'), value: args });
   return out;
 }
@@ -269,7 +270,7 @@ export function valueAtPath(args: unknown, path: string): unknown {
   let node: unknown = args;
   for (const part of path.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean)) {
     if (Array.isArray(node)) node = node[Number(part)];
-    else if (isPlainObject(node)) node = Object.hasOwn(node, part) ? node[part] : undefined;
+    else if (isRecord(node)) node = Object.hasOwn(node, part) ? node[part] : undefined;
     else return undefined;
   }
   return node;

@@ -17,11 +17,10 @@
  * ```
  *
  * Stored under `record.judgments[<judge id>]` as a {@link StoredJudgment}: `tc`, `coh`,
- * `dimensions`, `subdimensions` (keys in keys.ts), `notes`, plus per-turn details and
+ * `dimensions`, `subdimensions` (keys in `src/core/vocabulary.ts`), `notes`, plus per-turn details and
  * locatable `findings` (turn, call index, parameter, sub-dimension, score, reason) for inline
  * diagnostics.
  */
-export * from './keys';
 export * from './schemas';
 export * from './facts';
 export * from './cascade';

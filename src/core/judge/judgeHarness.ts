@@ -5,20 +5,18 @@
  * unchanged re-run makes no calls at all; the LLM reply cache makes a re-run after a crash cheap
  * as well.
  */
-import { isAbsolute, join, resolve } from 'node:path';
-import { FileReadError, readBoundedFile } from '../boundedRead';
-import type { HarnessManifest, HarnessRecord } from '../harness/format';
-import { specHash } from '../harness/hash';
+import type { HarnessRecord } from '../harness/format';
 import { lockFolder } from '../harness/lock';
-import { readHarness, writeRecord, writeRecordFile, type HarnessProblem, HARNESS_SPEC_FILE } from '../harness/store';
+import { readHarness, writeRecord, writeRecordFile, type HarnessProblem } from '../harness/store';
 import type { StructuredLlm } from '../llm';
 import { abortReason } from '../llm';
-import { PromptLibrary } from '../pipeline/prompts';
+import { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
-import { loadSpecText } from '../spec/snapshot';
+import { mean } from '../util/mean';
 import { judgePromptVersions, judgeRecord, judgmentInputHash, JUDGE_TEMPERATURE } from './judgeRecord';
 import { StoredJudgment, type Trajectory } from './schemas';
 import type { JudgeMode } from './view';
+import { round4 } from '../util/round4';
 
 /** One judge of a run: an LLM judge, or the offline judge when `llm` is absent. */
 export interface HarnessJudge {
@@ -43,7 +41,7 @@ export interface JudgeProgress {
 /** Options of {@link judgeHarness}. */
 export interface JudgeHarnessOptions {
   judges: readonly HarnessJudge[];
-  /** The spec the harness was generated from (see {@link findHarnessSpec}). */
+  /** The spec the harness was generated from (see `findHarnessSpec` in `harness/specLookup.ts`). */
   spec: Spec;
   /** Records judged at once. Default 4. Each LLM's own `CallGuard` limits its calls besides. */
   concurrency?: number;
@@ -94,8 +92,10 @@ export interface JudgeHarnessResult {
   problems: HarnessProblem[];
 }
 
-const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
-const meanOf = (xs: readonly number[]): number | null => (xs.length ? round4(xs.reduce((a, b) => a + b, 0) / xs.length) : null);
+const meanOf = (xs: readonly number[]): number | null => {
+  const m = mean(xs);
+  return m === null ? null : round4(m);
+};
 
 /** Whether a stored judgment is current: same inputs and nothing left not judged. */
 export function isCurrentJudgment(stored: unknown, inputHash: string): boolean {
@@ -224,61 +224,4 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
     };
   });
   return { records: records.length, judges, problems: read.problems };
-}
-
-/** Where a harness's spec was found. */
-export type SpecLookup =
-  | { ok: true; spec: Spec; file: string; warnings: string[] }
-  | { ok: false; error: string };
-
-/** File name of a spec copy kept inside a harness folder (looked for first). */
-export { HARNESS_SPEC_FILE };
-
-/**
- * Finds the spec a harness was generated from: `specFile` when given; otherwise a `spec.json`
- * inside the harness folder, then the manifest's `spec.source` (absolute, or relative to `cwd`,
- * the harness folder or its parent). A spec whose hash differs from the manifest's is used with
- * a warning (records generated from tools that changed since are stale).
- */
-export async function findHarnessSpec(dir: string, manifest: HarnessManifest | undefined, options: { specFile?: string; cwd?: string } = {}): Promise<SpecLookup> {
-  const cwd = options.cwd ?? process.cwd();
-  const candidates: string[] = [];
-  if (options.specFile) candidates.push(isAbsolute(options.specFile) ? options.specFile : resolve(cwd, options.specFile));
-  else {
-    candidates.push(join(dir, HARNESS_SPEC_FILE));
-    const source = manifest?.spec.source;
-    // `config#server` sources name a live server, not a file.
-    if (source && !/#[^/\\]*$/.test(source)) {
-      if (isAbsolute(source)) candidates.push(source);
-      else candidates.push(resolve(cwd, source), resolve(dir, source), resolve(dir, '..', source));
-    }
-  }
-  const tried: string[] = [];
-  for (const file of [...new Set(candidates)]) {
-    let text: string;
-    try {
-      text = await readBoundedFile(file);
-    } catch (e) {
-      // A candidate that is absent is passed over; one that exists but must not be read (a FIFO,
-      // a folder, a huge file) is an error, not a reason to quietly use another file.
-      if (e instanceof FileReadError && e.reason === 'missing') {
-        tried.push(file);
-        continue;
-      }
-      return { ok: false, error: `${file}: ${e instanceof FileReadError ? e.message : String(e)}` };
-    }
-    const loaded = loadSpecText(text, file);
-    if (!loaded.ok) return { ok: false, error: `${file}: ${loaded.problem.message}` };
-    const warnings: string[] = [];
-    if (manifest && specHash(loaded.spec) !== manifest.spec.hash) {
-      warnings.push(`the spec in ${file} differs from the one the harness was generated from (hash ${manifest.spec.hash.slice(0, 12)}…); records whose tools changed are stale`);
-    }
-    return { ok: true, spec: loaded.spec, file, warnings };
-  }
-  if (options.specFile) return { ok: false, error: `cannot read the spec file ${candidates[0]}` };
-  const source = manifest?.spec.source;
-  return {
-    ok: false,
-    error: `cannot find the spec of this harness${source ? ` (the manifest names ${JSON.stringify(source)}; tried ${tried.join(', ')})` : ' (the manifest names no spec file)'}: pass --spec FILE`,
-  };
 }

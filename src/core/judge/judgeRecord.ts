@@ -11,10 +11,10 @@
 import { canonicalJson, sha256, specHash } from '../harness/hash';
 import type { HarnessRecord } from '../harness/format';
 import type { StructuredLlm, StructuredResult } from '../llm';
-import { PromptLibrary } from '../pipeline/prompts';
+import { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
 import { aggregate, scoreCohTurn, scoreTcTurn, type ScoredCohTurn, type ScoredTcTurn } from './aggregate';
-import { COH_ASPECTS } from './keys';
+import { COH_ASPECTS } from '../vocabulary';
 import { cohTurnPlan, factsText, referenceText, tcTurnPlan, toolCatalog, toolSchemas, transcript } from './render';
 import { CohReply, TcReply, type AspectStatus, type StoredJudgment, type Trajectory, type TurnDetail } from './schemas';
 import { buildView, viewFacts, type JudgeMode, type JudgeView } from './view';

@@ -4,8 +4,8 @@
  * the call's `name`, anything else on the record's `prompt`.
  */
 import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
-import { lineColumnIndex } from '../spec/jsonText';
-import { toRange, type TextRange } from '../lint';
+import { lineColumnIndex, toRange, type TextRange } from '../spec/jsonText';
+import { subdimensionLabel } from '../vocabulary';
 import { StoredJudgment, type StoredFinding } from './schemas';
 
 export interface JudgmentDiagnostic {
@@ -19,20 +19,6 @@ export interface JudgmentDiagnostic {
 
 /** A finding at or below this score is an error; above, a warning. */
 const ERROR_AT_OR_BELOW = 0.3;
-
-/** `arguments.value` → `value accuracy`-style words for messages. */
-export function subdimensionLabel(key: string): string {
-  const [dim, sub] = key.split('.');
-  const words: Record<string, string> = {
-    name: 'name accuracy',
-    value: 'value accuracy',
-    type: 'type compliance',
-    format: 'format compliance',
-    completeness: dim === 'arguments' ? 'argument completeness' : 'completeness',
-    relevancy: 'relevancy',
-  };
-  return (dim === 'arguments' ? words[sub ?? ''] : undefined) ?? (sub ?? key).replace(/_/g, ' ');
-}
 
 /** Where a finding belongs in the record text. */
 function nodeFor(root: Node, f: StoredFinding): Node | undefined {

@@ -3,7 +3,7 @@
  * rendered as plain text and spliced into the templates of `prompts/` by the prompt library.
  * Everything from the spec or the record is data: it is inserted verbatim, never re-rendered.
  */
-import { findTool } from '../pipeline/validateCall';
+import { findTool } from '../checks/validateCall';
 import type { Spec } from '../spec/model';
 import type { JudgeView, ViewFacts } from './view';
 

@@ -10,15 +10,32 @@
  */
 import { z } from 'zod';
 import { Judgment } from '../harness/format';
-import { COH_MANIFESTATIONS, FINDING_KINDS, TC_SUBDIMENSION_KEYS, type CohAspect } from './keys';
+import {
+  ARGUMENT_REPORT_KEYS,
+  ARGUMENT_SUBS,
+  COH_MANIFESTATIONS,
+  FINDING_KINDS,
+  TC_SUBDIMENSION_KEYS,
+  type ArgumentSub,
+  type ArgumentSubdimension,
+  type CohAspect,
+} from '../vocabulary';
+
+/** What the judge checks for each argument sub-dimension (the reply schema's descriptions). */
+const ARGUMENT_CHECKS: Record<ArgumentSub, string> = {
+  completeness: 'All required parameters present',
+  name: 'Parameter names match the schema exactly',
+  value: 'Values correct and grounded in the user messages or earlier outputs',
+  type: 'Values have the declared types',
+  format: 'Values follow the expected formats',
+  relevancy: 'No extra or invalid parameters',
+};
 
 const score10 = (what: string): z.ZodNumber => z.number().min(0).max(10).describe(`${what} (0 = entirely wrong, 10 = flawless)`);
 
 /** One problem the judge found, located at a call and parameter where it can be. */
 export const TcFinding = z.strictObject({
-  /** Call number as shown in the transcript; null when the problem concerns the turn as a whole. */
   call: z.number().int().min(0).nullable().describe('Call number as shown in the transcript; null when the problem concerns the whole turn (e.g. a tool that was never called).'),
-  /** Parameter path (`limit`, `filter.status`); null when not about one parameter. */
   param: z.string().nullable().describe('Parameter path such as "limit" or "filter.status"; null when the problem is not about one parameter.'),
   subdimension: z.enum(TC_SUBDIMENSION_KEYS).describe('The sub-dimension the problem lowers.'),
   score: score10('The score this problem deserves on that sub-dimension'),
@@ -49,14 +66,10 @@ export const TcTurnReply = z.strictObject({
     .nullable()
     .describe('Null when the turn has fewer than two calls.'),
   arguments: z
-    .strictObject({
-      completeness: score10('All required parameters present'),
-      name_accuracy: score10('Parameter names match the schema exactly'),
-      value_accuracy: score10('Values correct and grounded in the user messages or earlier outputs'),
-      type_compliance: score10('Values have the declared types'),
-      format_compliance: score10('Values follow the expected formats'),
-      relevancy: score10('No extra or invalid parameters'),
-    })
+    .strictObject(
+      // Keyed by the paper's Table 14 names, as the report is; the vocabulary maps them to the stored `arguments.<sub>` keys.
+      Object.fromEntries(ARGUMENT_SUBS.map((s) => [ARGUMENT_REPORT_KEYS[s], score10(ARGUMENT_CHECKS[s])])) as Record<ArgumentSubdimension, z.ZodNumber>,
+    )
     .nullable()
     .describe('Null when the turn has no calls.'),
   findings: z.array(TcFinding).describe('One entry per problem; every sub-score below 10 needs at least one.'),

@@ -5,7 +5,7 @@
  * oracle); oracle mode judges a given trajectory against the record's expected calls.
  */
 import type { HarnessRecord } from '../harness/format';
-import { appearsIn, textLeaves } from '../pipeline/integrity';
+import { appearsIn, textLeaves } from '../checks/integrity';
 import type { Spec } from '../spec/model';
 import type { ScoreCap, TurnContext } from './aggregate';
 import { alignWithReference, exactFacts, traceChainedValues, ungroundedIds, valueAtPath, type CallFacts, type ChainedValue, type OracleAlignment } from './facts';

@@ -8,6 +8,7 @@
  */
 import type { ItemOutcomes } from '../harness/format';
 import { bump } from './llm/counts';
+import { round4 } from '../util/round4';
 
 /** Above this share of degraded items (failed + discarded + offline) a finished run is `partial`. */
 export const DEGRADED_SHARE_LIMIT = 0.1;
@@ -37,7 +38,7 @@ export function degradedShare(t: ItemTally): number {
 
 /** The manifest's `items`. */
 export function itemOutcomes(t: ItemTally, offlineRecords: number): ItemOutcomes {
-  return { ...t, failedBy: Object.fromEntries(Object.entries(t.failedBy).sort()), degradedShare: Math.round(degradedShare(t) * 10_000) / 10_000, offlineRecords };
+  return { ...t, failedBy: Object.fromEntries(Object.entries(t.failedBy).sort()), degradedShare: round4(degradedShare(t)), offlineRecords };
 }
 
 /** The verdict on a run that ended without being cancelled. */

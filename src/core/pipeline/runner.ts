@@ -27,7 +27,7 @@ import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defa
 import { CACHE_DIR } from '../workspace/layout';
 import { isAbortError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
 import type { Spec, Tool } from '../spec/model';
-import { computeChecks } from './checks';
+import { computeChecks } from '../checks/recordChecks';
 import { discarded, type StageContext } from './llm/context';
 import { interpretTool, type InterpretOutcome } from './llm/interpret';
 import { DiskLedger, MemoryLedger } from './llm/ledger';
@@ -36,12 +36,12 @@ import { generateScenarios, toolHashesOf, type AcceptedScenario } from './llm/sc
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { DEFAULT_GROUPING } from './llm/grouping';
 import { generateOfflineYielding, OFFLINE_PROVIDER, offlineManifest } from './offline';
-import { PromptLibrary } from './prompts';
+import { PromptLibrary } from '../llm/prompts';
 import { claimOutputFolder } from '../harness/outputFolder';
 import { emptyTally, itemOutcomes, runVerdict } from './runHealth';
 import { recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
-import { compileSchema } from './validateCall';
+import { compileSchema } from '../checks/validateCall';
 
 // Defaults, the rate-limit window and the cache folder's name live in workspace/; re-exported for existing callers.
 export { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, RPM_WINDOW_MS } from '../workspace/defaults';

@@ -19,41 +19,28 @@ import { Grounding } from '../harness/format';
 
 /** Stage 1 output: one tool explained for scenario writing. */
 export const ToolInterpretation = z.object({
-  /** Tool name, exactly as given. */
   tool_name: z.string().describe('The tool name, exactly as given.'),
-  /** What the tool does, grounded in its description and schema. */
   what_it_does: z.string().describe('Complete explanation of the tool\'s functionality and what it aims to do, grounded in the tool info.'),
-  /** The parameters it needs and how they are formatted. */
   what_it_needs: z.string().describe('Which parameters the tool needs and how they should be formatted.'),
-  /** Why an agent would call it; use cases. */
   why_its_used: z.string().describe('Reasons an agent would call this tool; potential use cases.'),
-  /** Tags naming the parts of an organisation it helps (e.g. "devops", "customer support"). */
   enterprise_context: z.array(z.string()).describe('Short tags for what aspects of an enterprise this tool could help with.'),
 });
 export type ToolInterpretation = z.infer<typeof ToolInterpretation>;
 
 /** One function call in a workflow (canonical shape: arguments as a JSON object). */
 export const AgentCall = z.object({
-  /** Tool name, exactly as in the spec. */
   name: z.string().describe('Tool name, exactly as listed in the available tools.'),
-  /** Argument object; must satisfy the tool's inputSchema. */
   arguments: z.record(z.string(), z.unknown()).describe('Arguments object with realistic values that satisfy the tool\'s parameter schema.'),
-  /** Why this call is made here (the paper's quick_explanation). */
   explanation: z.string().describe('One sentence on why the agent makes this call at this point.'),
 });
 export type AgentCall = z.infer<typeof AgentCall>;
 
 /** Stage 2 output: one scenario with its expected workflow. */
 export const Scenario = z.object({
-  /** Short title. */
   title: z.string().describe('Short title of the scenario.'),
-  /** What the user asks, in their words; carries the identifiers the user knows. */
   prompt: z.string().describe('The user\'s request in natural language, including any names or identifiers the user would know.'),
-  /** Ordered expected calls. */
   agent_workflow: z.array(AgentCall).min(1).describe('The exact ordered function calls the agent should make.'),
-  /** Why the scenario is worth evaluating. */
   novelty_reason: z.string().describe('Why this scenario is valuable for evaluating an agent.'),
-  /** A natural follow-up the agent could offer afterwards. */
   agent_followup: z.string().describe('A natural follow-up question or offer from the agent after completing the task.'),
 });
 export type Scenario = z.infer<typeof Scenario>;
@@ -63,7 +50,6 @@ export const ScenarioBatch = z.object({
   categories: z
     .array(
       z.object({
-        /** Category name (business area). */
         category: z.string().describe('Category name, e.g. a business area or entity family.'),
         scenarios: z.array(Scenario).describe('Scenarios in this category.'),
       }),
@@ -74,7 +60,6 @@ export type ScenarioBatch = z.infer<typeof ScenarioBatch>;
 
 /** Stage 3: one call with its synthetic output. */
 export const MockCall = AgentCall.extend({
-  /** The JSON the tool returns (valid against its outputSchema when declared). */
   output: z.unknown().describe('Realistic JSON the tool would return for this call.'),
   /** Reference material behind the output. */
   grounding: Grounding,
@@ -83,20 +68,15 @@ export type MockCall = z.infer<typeof MockCall>;
 
 /** Stage 3 output: the workflow with outputs, plus the final answer. */
 export const MockResult = z.object({
-  /** Same calls as the workflow, in order, each with its output. */
   mock_workflow: z.array(MockCall).describe('The workflow calls in the same order, each with its mock output.'),
-  /** The agent's final answer, citing concrete mock values and the whole workflow. */
   expected_response: z.string().describe('The final answer to the user, citing concrete values (names, IDs, counts, statuses, dates) from the outputs of the whole workflow.'),
 });
 export type MockResult = z.infer<typeof MockResult>;
 
 /** Stage 4: one user turn. */
 export const Turn = z.object({
-  /** What the user says in this turn (later turns quote concrete values from earlier outputs). */
   prompt: z.string().describe('What the user says in this turn; later turns react to concrete values from earlier tool outputs.'),
-  /** Indices (0-based) into the workflow of the calls made in this turn. */
   calls: z.array(z.number().int().nonnegative()).describe('0-based indices into the workflow of the calls the agent makes in this turn.'),
-  /** What the agent reports at the end of the turn (results, not plans). */
   followup: z.string().describe('What the agent reports at the end of this turn: concrete results, not narration of future actions.'),
 });
 export type Turn = z.infer<typeof Turn>;
@@ -112,7 +92,6 @@ export type TurnSplit = z.infer<typeof TurnSplit>;
 /** `AgentCall` for structured output: arguments as a JSON string. */
 export const LlmAgentCall = z.object({
   name: AgentCall.shape.name,
-  /** JSON text of the arguments object. */
   arguments_json: z.string().describe('The arguments as a JSON object encoded in a string, e.g. "{\\"owner\\": \\"acme\\"}". Values must satisfy the tool\'s parameter schema.'),
   explanation: AgentCall.shape.explanation,
 });
@@ -134,7 +113,6 @@ export type LlmScenarioBatch = z.infer<typeof LlmScenarioBatch>;
 
 /** `MockCall` for structured output: arguments and output as JSON strings. */
 export const LlmMockCall = LlmAgentCall.extend({
-  /** JSON text of the output. */
   output_json: z.string().describe('The mock tool output as JSON encoded in a string.'),
   grounding: Grounding,
 });

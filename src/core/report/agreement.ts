@@ -7,11 +7,12 @@
  * Records pair by (server, record id): ids are only unique within a harness, which is why the
  * paper joins on (MCP, conversation_id).
  */
-import type { JudgedRow } from './analyze';
 import { finite, labelledCi, type Bootstrap } from './common';
-import { ARGUMENT_SUBDIMENSIONS } from './names';
+import type { JudgedRow } from './judgments';
+import { ARGUMENT_SUBDIMENSIONS } from '../vocabulary';
+import { mean } from '../util/mean';
 import type { JudgePair, PairedAgreement, ServerReport } from './schema';
-import { blandAltman, mae, mean, pearson, spearman, withinTolerance } from './stats';
+import { blandAltman, mae, pearson, spearman, withinTolerance } from './stats';
 
 /** One judge's side of a comparison. */
 export interface JudgeSide {

@@ -9,17 +9,18 @@ import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import type { Spec } from '../spec/model';
 import { agreementOf } from './agreement';
 import { finite, labelledCi, type Bootstrap } from './common';
-import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgmentView } from './judgments';
+import { mean } from '../util/mean';
+import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
 import {
   AGGREGATIONS,
   ARGUMENT_SUBDIMENSIONS,
-  COHERENCE_ASPECTS,
+  REPORT_ASPECT_ORDER,
   TC_DIMENSIONS,
   type AggregationRule,
   type ArgumentSubdimension,
-  type CoherenceAspect,
+  type CohAspect,
   type TcDimension,
-} from './names';
+} from '../vocabulary';
 import {
   REPORT_VERSION,
   type ArgumentFailures,
@@ -34,7 +35,8 @@ import {
   type ServerStructure,
   type ToolScore,
 } from './schema';
-import { DEFAULT_RESAMPLES, gini, harmonicMean, mean, median, minimum, pearson, sd, spearman, type Correlation } from './stats';
+import { DEFAULT_RESAMPLES, gini, harmonicMean, median, minimum, pearson, sd, spearman, type Correlation } from './stats';
+import { byCodeUnit } from '../util/byCodeUnit';
 
 /** One harness to report on. */
 export interface HarnessInput {
@@ -152,19 +154,12 @@ function argumentFailures(views: readonly JudgmentView[]): ArgumentFailures {
 /** One turn's TC under an aggregation rule, over the dimensions it has (ordering drops out when N/A). */
 function aggregateTurn(d: DimensionScores, rule: AggregationRule): number {
   const xs = present(TC_DIMENSIONS.map((k) => d[k]));
-  return rule === 'arithmetic' ? mean(xs) : rule === 'harmonic' ? harmonicMean(xs) : minimum(xs);
+  return rule === 'arithmetic' ? (mean(xs) ?? NaN) : rule === 'harmonic' ? harmonicMean(xs) : minimum(xs);
 }
 
 /** A record's TC under a rule: per turn, then the arithmetic mean over turns (as the judge aggregates). */
 function aggregateRecord(v: JudgmentView, rule: AggregationRule): number | null {
   return finite(mean(v.turns.map((t) => aggregateTurn(t, rule)).filter(Number.isFinite)));
-}
-
-/** What the analysis knows about one record under one judge. */
-export interface JudgedRow {
-  server: string;
-  record: HarnessRecord;
-  view?: JudgmentView;
 }
 
 /** What the analysis knows about one server, independent of judges. */
@@ -207,7 +202,7 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
 
   const dim = (k: TcDimension) => dimensionStats(present(views.map((v) => v.dims[k])));
   const aspects = Object.fromEntries(
-    COHERENCE_ASPECTS.map((a: CoherenceAspect) => {
+    REPORT_ASPECT_ORDER.map((a: CohAspect) => {
       const xs = present(views.map((v) => v.aspects[a]));
       return [a, { n: xs.length, mean: finite(mean(xs)), sd: finite(sd(xs)) }];
     }),
@@ -294,11 +289,11 @@ function structureOf(s: ServerInput): ServerStructure {
         const [source = '', target = ''] = k.split(SEP);
         return { source, target, weight };
       })
-      .sort((a, b) => b.weight - a.weight || cmp(a.source, b.source) || cmp(a.target, b.target));
+      .sort((a, b) => b.weight - a.weight || byCodeUnit(a.source, b.source) || byCodeUnit(a.target, b.target));
   const inSpec = new Set(s.toolNames ?? []);
   const toolUsage = [...new Set([...calls.keys(), ...inSpec])]
     .map((tool) => ({ tool, calls: calls.get(tool) ?? 0, records: recordsPerTool.get(tool) ?? 0, inSpec: s.toolNames ? inSpec.has(tool) : true }))
-    .sort((a, b) => b.calls - a.calls || cmp(a.tool, b.tool));
+    .sort((a, b) => b.calls - a.calls || byCodeUnit(a.tool, b.tool));
   return {
     name: s.name,
     source: s.source,
@@ -309,14 +304,13 @@ function structureOf(s: ServerInput): ServerStructure {
     toolUsage,
     categories: [...categories]
       .map(([category, c]) => ({ category, ...c }))
-      .sort((a, b) => b.simple + b.complex - (a.simple + a.complex) || cmp(a.category, b.category)),
+      .sort((a, b) => b.simple + b.complex - (a.simple + a.complex) || byCodeUnit(a.category, b.category)),
     cooccurrence: edges(co),
     multiToolRecords,
     adjacency: edges(adj),
   };
 }
 
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (readonly JudgedRow[])[]): ToolScore[] {
   const out: ToolScore[] = [];
@@ -348,7 +342,7 @@ function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (rea
     }
   });
   // Lowest TC first (the paper's "bottom tools"); unscored tools last.
-  return out.sort((a, b) => (a.meanTc ?? Infinity) - (b.meanTc ?? Infinity) || cmp(a.server, b.server) || cmp(a.tool, b.tool));
+  return out.sort((a, b) => (a.meanTc ?? Infinity) - (b.meanTc ?? Infinity) || byCodeUnit(a.server, b.server) || byCodeUnit(a.tool, b.tool));
 }
 
 function correlationRows(servers: readonly ServerInput[], reports: readonly ServerReport[], tools: readonly ToolScore[], corpus: ServerReport): CorrelationRow[] {

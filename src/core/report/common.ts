@@ -9,8 +9,8 @@ export interface Bootstrap {
   level: number;
 }
 
-/** NaN (an undefined statistic) → null, as the JSON contract wants. */
-export const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+/** NaN or null (an undefined statistic) → null, as the JSON contract wants. */
+export const finite = (x: number | null): number | null => (x !== null && Number.isFinite(x) ? x : null);
 
 /**
  * Seeded percentile-bootstrap CI of the mean of `xs`; null without data. The seed hashes the

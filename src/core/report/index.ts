@@ -13,7 +13,6 @@
  * renderHtml(model, {nonce?, cspSource?, script?, data?})   render/html.ts (page script: media/report/report.ts)
  * ```
  */
-export * from './names';
 export * from './schema';
 export * as stats from './stats';
 export { analyzeHarnesses, availableJudges, UnknownJudgeError, type HarnessInput, type ReportOptions } from './analyze';

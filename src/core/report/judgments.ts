@@ -3,20 +3,29 @@
  * stores record-level `dimensions` (`usage`, `selection`, `ordering`, `arguments`, 0–1),
  * `subdimensions` (`arguments.value`, `coherence.logical_flow`, …, 0–1), `turns[].dimensions`,
  * `manifestations` (aspect → codes) and `exact`. The harness format keeps these maps loose, so
- * this is the one place that knows the spellings (it also accepts the paper's Table 14 names,
- * `arguments.value_accuracy`, and nested maps); everything after it sees a fixed shape. Anything
+ * this is the one reader of them; the spellings it accepts (the paper's Table 14 names too,
+ * `arguments.value_accuracy`, and nested maps) are in `src/core/vocabulary.ts`; everything after it sees a fixed shape. Anything
  * unreadable is `null`, never a throw: a half-judged harness still gets a report.
  */
-import type { HarnessRecord, Judgment } from '../harness/format';
-import { COH_MANIFESTATIONS } from '../judge/keys';
+import { judgmentScores, type HarnessRecord, type Judgment } from '../harness/format';
 import {
+  ARGUMENT_ALIASES,
+  ARGUMENT_NAMESPACES,
+  ARGUMENT_REPORT_KEYS,
   ARGUMENT_SUBDIMENSIONS,
-  COHERENCE_ASPECTS,
+  ASPECT_ALIASES,
+  COH_MANIFESTATIONS,
+  COHERENCE_NAMESPACES,
+  DIMENSION_ALIASES,
+  normaliseKey,
+  REPORT_ASPECT_ORDER,
   TC_DIMENSIONS,
   type ArgumentSubdimension,
-  type CoherenceAspect,
+  type CohAspect,
   type TcDimension,
-} from './names';
+} from '../vocabulary';
+import { isRecord } from '../util/isRecord';
+import { mean } from '../util/mean';
 
 /** TC dimension scores of one turn (or of a whole record); null = not applicable or not scored. */
 export type DimensionScores = Record<TcDimension, number | null>;
@@ -34,49 +43,17 @@ export interface JudgmentView {
   /** Argument sub-dimension scores (record level: the judge's mean over turns). */
   args: Record<ArgumentSubdimension, number | null>;
   /** Coherence aspects on the raw 1–3 scale (Table 8). */
-  aspects: Record<CoherenceAspect, number | null>;
+  aspects: Record<CohAspect, number | null>;
   /** Coherence failure manifestations (Table 19 codes), one entry per mention. */
   issues: string[];
 }
 
-const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-const DIM_ALIASES: Record<string, TcDimension> = {
-  usage: 'usage',
-  toolusage: 'usage',
-  selection: 'selection',
-  toolselection: 'selection',
-  ordering: 'ordering',
-  toolordering: 'ordering',
-  arguments: 'arguments',
-  args: 'arguments',
-  toolarguments: 'arguments',
-};
-
-/** Namespaces whose short keys (`value`, `completeness`) are argument sub-dimensions. */
-const ARG_NAMESPACES = new Set(['arguments', 'args', 'argument', 'toolarguments']);
-const ARG_KEYS: Record<string, ArgumentSubdimension> = {
-  completeness: 'completeness',
-  name: 'name_accuracy',
-  nameaccuracy: 'name_accuracy',
-  value: 'value_accuracy',
-  valueaccuracy: 'value_accuracy',
-  type: 'type_compliance',
-  typecompliance: 'type_compliance',
-  format: 'format_compliance',
-  formatcompliance: 'format_compliance',
-  relevancy: 'relevancy',
-  relevance: 'relevancy',
-};
-const COH_NAMESPACES = new Set(['coherence', 'coh']);
-const ASPECT_KEYS: Record<string, CoherenceAspect> = {
-  logicalflow: 'logical_flow',
-  completeness: 'completeness',
-  conciseness: 'conciseness',
-  topicrelevance: 'topic_relevance',
-  contextretention: 'context_retention',
-};
+/** What the analysis knows about one record under one judge. */
+export interface JudgedRow {
+  server: string;
+  record: HarnessRecord;
+  view?: JudgmentView;
+}
 
 /** A finite number, `null` for an explicit null, `undefined` for anything else. */
 function scoreOf(v: unknown): number | null | undefined {
@@ -90,7 +67,7 @@ function scoreOf(v: unknown): number | null | undefined {
 function leaves(value: unknown, ns: string[] = [], out: [string[], string, number | null][] = [], depth = 0): [string[], string, number | null][] {
   if (!isRecord(value) || depth > 4) return out;
   for (const [k, v] of Object.entries(value)) {
-    const parts = k.split('.').map(norm);
+    const parts = k.split('.').map(normaliseKey);
     const key = parts.pop() ?? '';
     const path = [...ns, ...parts];
     const s = scoreOf(v);
@@ -102,12 +79,11 @@ function leaves(value: unknown, ns: string[] = [], out: [string[], string, numbe
 
 /** 0–1; a sub-score left on the judge's 0–10 scale is read as such. */
 const unit = (v: number): number => (v > 1 ? Math.min(1, v / 10) : Math.max(0, v));
-const meanOrNull = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 function readDims(map: unknown): DimensionScores {
   const dims: DimensionScores = { usage: null, selection: null, ordering: null, arguments: null };
   for (const [ns, key, s] of leaves(map)) {
-    const d = ns.length === 0 ? DIM_ALIASES[key] : undefined;
+    const d = ns.length === 0 ? DIMENSION_ALIASES[key] : undefined;
     if (d && s !== null) dims[d] = unit(s);
   }
   return dims;
@@ -118,18 +94,19 @@ const hasAny = (d: DimensionScores): boolean => TC_DIMENSIONS.some((k) => d[k] !
 function readArgs(map: unknown): Record<ArgumentSubdimension, number | null> {
   const acc = new Map<ArgumentSubdimension, number[]>();
   for (const [ns, key, s] of leaves(map)) {
-    const sub = ns.some((n) => ARG_NAMESPACES.has(n)) ? ARG_KEYS[key] : undefined;
+    const alias = ns.some((n) => ARGUMENT_NAMESPACES.has(n)) ? ARGUMENT_ALIASES[key] : undefined;
+    const sub = alias && ARGUMENT_REPORT_KEYS[alias];
     if (!sub || s === null) continue;
     acc.set(sub, [...(acc.get(sub) ?? []), unit(s)]);
   }
-  return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, meanOrNull(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
+  return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, mean(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
 }
 
 /** Coherence aspects on the raw 1–3 scale: the judge stores (raw − 1)/2; values above 1 are taken as raw. */
-function readAspects(map: unknown): Record<CoherenceAspect, number | null> {
-  const out = Object.fromEntries(COHERENCE_ASPECTS.map((a) => [a, null])) as Record<CoherenceAspect, number | null>;
+function readAspects(map: unknown): Record<CohAspect, number | null> {
+  const out = Object.fromEntries(REPORT_ASPECT_ORDER.map((a) => [a, null])) as Record<CohAspect, number | null>;
   for (const [ns, key, s] of leaves(map)) {
-    const aspect = ns.some((n) => COH_NAMESPACES.has(n)) ? ASPECT_KEYS[key] : undefined;
+    const aspect = ns.some((n) => COHERENCE_NAMESPACES.has(n)) ? ASPECT_ALIASES[key] : undefined;
     if (!aspect || s === null || out[aspect] !== null) continue;
     out[aspect] = s > 1 ? Math.min(3, s) : 1 + 2 * Math.max(0, s);
   }
@@ -192,11 +169,12 @@ const score01 = (v: unknown): number | null => (typeof v === 'number' && Number.
 
 /** Reads one judgment. */
 export function readJudgment(j: Judgment): JudgmentView {
+  const scores = judgmentScores(j);
   const dims = readDims(j.dimensions);
   return {
-    tc: score01(j.tc),
-    coh: score01(j.coh),
-    exact: score01((j as Record<string, unknown>).exact),
+    tc: score01(scores.tc),
+    coh: score01(scores.coh),
+    exact: score01(scores.exact),
     dims,
     turns: readTurns(j, dims),
     args: readArgs(j.subdimensions),

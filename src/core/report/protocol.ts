@@ -4,6 +4,7 @@
  * a webview message is untrusted input.
  */
 import type { ReportModel } from './schema';
+import { isRecord } from '../util/isRecord';
 
 /** Webview → extension: the page script is loaded and listening. */
 export interface ReadyMessage {
@@ -25,7 +26,7 @@ export interface ReportViewState {
 
 /** A restored state, checked (it comes back from the webview). */
 export function isReportViewState(v: unknown): v is ReportViewState {
-  return isObject(v) && Array.isArray(v.sources) && v.sources.every((s) => typeof s === 'string');
+  return isRecord(v) && Array.isArray(v.sources) && v.sources.every((s) => typeof s === 'string');
 }
 
 /** Every message the page sends. */
@@ -33,18 +34,14 @@ export type ToExtension = ReadyMessage;
 /** Every message the extension sends. */
 export type ToWebview = ReportMessage;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null;
-}
-
 /** The page's handshake. */
 export function isReadyMessage(v: unknown): v is ReadyMessage {
-  return isObject(v) && v.type === 'ready';
+  return isRecord(v) && v.type === 'ready';
 }
 
 /** A report message whose model has the parts the page reads first (the extension made it, but check). */
 export function isReportMessage(v: unknown): v is ReportMessage {
-  if (!isObject(v) || v.type !== 'report' || !isObject(v.model)) return false;
+  if (!isRecord(v) || v.type !== 'report' || !isRecord(v.model)) return false;
   const m = v.model;
-  return Array.isArray(m.structure) && Array.isArray(m.judges) && Array.isArray(m.agreement) && Array.isArray(m.warnings) && isObject(m.settings);
+  return Array.isArray(m.structure) && Array.isArray(m.judges) && Array.isArray(m.agreement) && Array.isArray(m.warnings) && isRecord(m.settings);
 }

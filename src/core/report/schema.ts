@@ -12,9 +12,8 @@
  * - Numbers are unrounded; renderers round for display.
  */
 import { z } from 'zod';
-import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, COHERENCE_ASPECTS, type ArgumentSubdimension, type CoherenceAspect } from './names';
+import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, REPORT_ASPECT_ORDER, type ArgumentSubdimension, type CohAspect } from '../vocabulary';
 
-export * from './names';
 
 /** Version of this report format. */
 export const REPORT_VERSION = 1;
@@ -26,30 +25,22 @@ const Ci = z.tuple([z.number(), z.number()]).nullable().describe('95% percentile
 
 /** Mean, interval and spread of a set of scores. */
 export const ScoreSummary = z.object({
-  /** Scores that exist (records with a null score are left out). */
   n: Count.describe('Scores that exist (records with a null score are left out).'),
   mean: Num,
   ci: Ci,
-  /** Sample standard deviation (divisor n − 1); null below two scores. */
   sd: Num.describe('Sample standard deviation (divisor n − 1); null below two scores.'),
   median: Num,
-  /** Share of scores equal to 1. */
   perfect: Share.describe('Share of scores equal to 1.'),
-  /** Share of scores below 0.5 (the paper\'s failure rate). */
   belowHalf: Share.describe('Share of scores below 0.5 (the paper\'s failure rate).'),
 }).meta({ id: 'ScoreSummary' });
 export type ScoreSummary = z.infer<typeof ScoreSummary>;
 
 /** Perfect / partial / zero rates and the mean of one TC dimension (Tables 4 and 11). */
 export const DimensionStats = z.object({
-  /** Records where the dimension was scored (ordering: multi-call records only). */
   n: Count.describe('Records where the dimension was scored (ordering: multi-call records only).'),
   mean: Num,
-  /** Share scoring exactly 1. */
   perfect: Share.describe('Share scoring exactly 1.'),
-  /** Share strictly between 0 and 1. */
   partial: Share.describe('Share strictly between 0 and 1.'),
-  /** Share scoring exactly 0. */
   zero: Share.describe('Share scoring exactly 0.'),
 }).meta({ id: 'DimensionStats' });
 export type DimensionStats = z.infer<typeof DimensionStats>;
@@ -58,28 +49,17 @@ const SubdimCounts = z.object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) 
 
 /** Argument sub-dimension failures (Section 5.3 and Table 14). */
 export const ArgumentFailures = z.object({
-  /** Records with argument sub-dimension scores. */
   n: Count.describe('Records with argument sub-dimension scores.'),
-  /** Records where at least one sub-dimension is below 1. */
   failing: Count.describe('Records where at least one sub-dimension is below 1.'),
-  /**
-   * Each failing record counted once, for its lowest sub-dimension (Section 5.3). Ties go to the
-   * cascade root: completeness, name, value, type, format, relevancy in that order, because a
-   * wrong name or value zeroes the sub-dimensions after it.
-   */
-  lowest: SubdimCounts.describe('Each failing record counted once, for its lowest sub-dimension; ties go to the cascade root (completeness, name, value, type, format, relevancy).'),
-  /** Records with the sub-dimension below 1 (Table 14\'s looser count; a record may count several times). */
-  anyBelowOne: SubdimCounts.describe('Records with the sub-dimension below 1 (Table 14\'s looser count).'),
-  /** Mean of each sub-dimension over the records that have it. */
-  means: z.object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Num])) as Record<ArgumentSubdimension, typeof Num>).describe('Mean of each sub-dimension.'),
+  lowest: SubdimCounts.describe('Each failing record counted once, for its lowest sub-dimension (Section 5.3). Ties go to the cascade root: completeness, name, value, type, format, relevancy in that order, because a wrong name or value zeroes the sub-dimensions after it.'),
+  anyBelowOne: SubdimCounts.describe('Records with the sub-dimension below 1 (Table 14\'s looser count; a record may count several times).'),
+  means: z.object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Num])) as Record<ArgumentSubdimension, typeof Num>).describe('Mean of each sub-dimension over the records that have it.'),
 }).meta({ id: 'ArgumentFailures' });
 export type ArgumentFailures = z.infer<typeof ArgumentFailures>;
 
 /** A correlation with its two-sided p-value. */
 export const CorrelationStat = z.object({
-  /** Coefficient; null when undefined (fewer than two pairs, or a constant side). */
   r: Num.describe('Coefficient; null when undefined (fewer than two pairs, or a constant side).'),
-  /** Two-sided p-value (t test, n − 2 df); null below three pairs. */
   p: Num.describe('Two-sided p-value (t test, n − 2 df); null below three pairs.'),
   n: Count,
 }).meta({ id: 'CorrelationStat' });
@@ -87,12 +67,9 @@ export type CorrelationStat = z.infer<typeof CorrelationStat>;
 
 /** One row of the correlation table (Section 5.2, Table 15, Appendix B). */
 export const CorrelationRow = z.object({
-  /** Unit of analysis: per record, per tool (pooled over servers), or per server. */
   grain: z.enum(['record', 'tool', 'server']).describe('Unit of analysis: per record, per tool (pooled over servers), or per server.'),
-  /** First variable (e.g. `params`, `optionalRatio`, `tools`, `tc`). */
-  x: z.string().describe('First variable (params, optionalRatio, tools, tc).'),
-  /** Second variable (e.g. `tc`, `coh`, `tcHarmonic`, `tcMinimum`). */
-  y: z.string().describe('Second variable (tc, coh, tcHarmonic, tcMinimum).'),
+  x: z.string().describe('First variable (e.g. params, optionalRatio, tools, tc).'),
+  y: z.string().describe('Second variable (e.g. tc, coh, tcHarmonic, tcMinimum).'),
   method: z.enum(['pearson', 'spearman']),
   r: Num,
   p: Num,
@@ -102,24 +79,17 @@ export type CorrelationRow = z.infer<typeof CorrelationRow>;
 
 /** TC under the three aggregation rules across dimensions (Appendix B, Table 16). */
 export const Aggregation = z.object({
-  /** Records with dimension scores. */
   n: Count.describe('Records with dimension scores.'),
-  /** Mean over records of the arithmetic mean of the dimensions (per turn, then over turns). */
   arithmetic: Num.describe('Mean over records of the arithmetic mean of the dimensions (per turn, then over turns).'),
-  /** Same with the harmonic mean (0 when any dimension is 0). */
   harmonic: Num.describe('Same with the harmonic mean (0 when any dimension is 0).'),
-  /** Same with the minimum across dimensions. */
   minimum: Num.describe('Same with the minimum across dimensions.'),
 }).meta({ id: 'Aggregation' });
 export type Aggregation = z.infer<typeof Aggregation>;
 
 /** Records whose coherence issues fall in one group of the paper\'s Table 10 taxonomy. */
 export const CoherenceIssue = z.object({
-  /** Group label (Table 10). */
   group: z.string().describe('Group label (Table 10).'),
-  /** Records with at least one issue of the group. */
   records: Count.describe('Records with at least one issue of the group.'),
-  /** Issue mentions of the group (a record may have several). */
   mentions: Count.describe('Issue mentions of the group (a record may have several).'),
 }).meta({ id: 'CoherenceIssue' });
 export type CoherenceIssue = z.infer<typeof CoherenceIssue>;
@@ -130,7 +100,6 @@ export type AspectStats = z.infer<typeof AspectStats>;
 
 /** Scores of one complexity tier. */
 export const TierStats = z.object({
-  /** Records of the tier. */
   records: Count.describe('Records of the tier.'),
   tc: ScoreSummary,
   coh: ScoreSummary,
@@ -142,55 +111,32 @@ const ScoreHistogram = z.array(Count).length(10).describe('Counts in ten equal b
 
 /** One server (one harness) under one judge: the row of Tables 3, 5, 7, 11, 15 and 16. */
 export const ServerReport = z.object({
-  /** Server (spec) name; made unique when two harnesses share one. */
   name: z.string().describe('Server (spec) name; made unique when two harnesses share one.'),
-  /** Records in the harness. */
   n: Count.describe('Records in the harness.'),
-  /** Records with a TC, Coh or exact score under this judge. */
   judged: Count.describe('Records with a TC, Coh or exact score under this judge.'),
-  /** Tool-calling score per record (the judge\'s aggregate). */
   tc: ScoreSummary.describe('Tool-calling score per record (the judge\'s aggregate).'),
-  /** Coherence score per record. */
   coh: ScoreSummary.describe('Coherence score per record.'),
-  /** The offline judge's exact argument score per record (argument sub-scores a program decides); not TC. */
   exact: ScoreSummary.describe('The offline judge\'s exact argument score per record (argument sub-scores a program decides); not TC.'),
-  /** Mean TC of simple-tier records (Table 3 "Simp."). */
   simpleTc: Num.describe('Mean TC of simple-tier records (Table 3 "Simp.").'),
-  /** Mean TC of complex-tier records (Table 7). */
   complexTc: Num.describe('Mean TC of complex-tier records (Table 7).'),
-  /** complexTc − simpleTc (Table 7 Δ; negative = degradation). */
   tcDelta: Num.describe('complexTc − simpleTc (Table 7 Δ; negative = degradation).'),
-  /** complex − simple mean coherence. */
   cohDelta: Num.describe('complex − simple mean coherence.'),
   tiers: z.object({ simple: TierStats, complex: TierStats }),
-  /** Mean expected calls per record (Table 3 w̄). */
   meanWorkflowLength: Num.describe('Mean expected calls per record (Table 3 w̄).'),
   maxWorkflowLength: Count,
-  /** Records with a multi-turn conversation. */
   multiTurn: Count.describe('Records with a multi-turn conversation.'),
-  /** Share of the spec\'s tools used by at least one record (Table 5); null when the tool list is unknown. */
   coverage: Share.describe('Share of the spec\'s tools used by at least one record (Table 5); null when the tool list is unknown.'),
-  /** Tools in the spec; null when unknown (no manifest). */
   toolsInSpec: Count.nullable().describe('Tools in the spec; null when unknown (no manifest).'),
-  /** Spec tools used by at least one record. */
   toolsUsed: Count.describe('Spec tools used by at least one record.'),
-  /** Gini coefficient of calls per used tool (Table 5; 0 = uniform). */
   gini: Num.describe('Gini coefficient of calls per used tool (Table 5; 0 = uniform).'),
-  /** Expected calls naming a tool that is not in the spec (hallucinated tool names). */
   unknownToolCalls: Count.describe('Expected calls naming a tool that is not in the spec (hallucinated tool names).'),
-  /** Distinct scenario categories. */
   categories: Count.describe('Distinct scenario categories.'),
-  /** Histograms of TC and Coh (Figure 3). */
   histograms: z.object({ tc: ScoreHistogram, coh: ScoreHistogram }).describe('Histograms of TC and Coh (Figure 3).'),
-  /** Per-dimension rates and means (Tables 4 and 11). */
   dimensions: z.object({ usage: DimensionStats, selection: DimensionStats, ordering: DimensionStats, arguments: DimensionStats }).describe('Per-dimension rates and means (Tables 4 and 11).'),
   argumentFailures: ArgumentFailures,
-  /** Coherence aspects on the raw 1–3 scale (Table 8). */
-  coherenceAspects: z.object(Object.fromEntries(COHERENCE_ASPECTS.map((k) => [k, AspectStats])) as Record<CoherenceAspect, typeof AspectStats>).describe('Coherence aspects on the raw 1–3 scale (Table 8).'),
-  /** Coherence issue taxonomy (Table 10), most frequent first; groups with no record left out. */
-  coherenceIssues: z.array(CoherenceIssue).describe('Coherence issue taxonomy (Table 10), most frequent first.'),
+  coherenceAspects: z.object(Object.fromEntries(REPORT_ASPECT_ORDER.map((k) => [k, AspectStats])) as Record<CohAspect, typeof AspectStats>).describe('Coherence aspects on the raw 1–3 scale (Table 8).'),
+  coherenceIssues: z.array(CoherenceIssue).describe('Coherence issue taxonomy (Table 10), most frequent first; groups with no record left out.'),
   aggregation: Aggregation,
-  /** Record-level Pearson correlation of TC and Coh. */
   tcCoh: CorrelationStat.describe('Record-level Pearson correlation of TC and Coh.'),
 }).meta({ id: 'ServerReport' });
 export type ServerReport = z.infer<typeof ServerReport>;
@@ -199,10 +145,8 @@ export type ServerReport = z.infer<typeof ServerReport>;
 export const ToolScore = z.object({
   server: z.string(),
   tool: z.string(),
-  /** Top-level parameters; null when the spec is not available. */
   params: Count.nullable().describe('Top-level parameters; null when the spec is not available.'),
   optionalRatio: Share,
-  /** Records that call the tool. */
   records: Count.describe('Records that call the tool.'),
   meanTc: Num,
   meanCoh: Num,
@@ -211,23 +155,14 @@ export type ToolScore = z.infer<typeof ToolScore>;
 
 /** Everything computed under one judge. */
 export const JudgeReport = z.object({
-  /** Judge id as stored in the records\' `judgments`; null for a harness nobody judged yet. */
   judge: z.string().nullable().describe('Judge id as stored in the records\' judgments; null for a harness nobody judged yet.'),
-  /** One row per server (harness). */
   servers: z.array(ServerReport).describe('One row per server (harness).'),
-  /** All records of all servers pooled (the paper\'s corpus figures). */
   corpus: ServerReport.describe('All records of all servers pooled (the paper\'s corpus figures).'),
-  /** Per-tool scores, lowest mean TC first. */
   tools: z.array(ToolScore).describe('Per-tool scores, lowest mean TC first.'),
-  /** Correlations at record, tool and server grain (Section 5.2, Table 15, Appendix B). */
   correlations: z.array(CorrelationRow).describe('Correlations at record, tool and server grain (Section 5.2, Table 15, Appendix B).'),
-  /**
-   * Spearman rank correlations between aggregation rules (Table 16): over server means (the
-   * paper\'s grain; null below two servers) and over records.
-   */
   aggregationRanks: z
     .array(z.object({ grain: z.enum(['server', 'record']), a: z.enum(AGGREGATIONS), b: z.enum(AGGREGATIONS), rho: Num, p: Num, n: Count }))
-    .describe('Spearman rank correlations between aggregation rules (Table 16), over server means and over records.'),
+    .describe('Spearman rank correlations between aggregation rules (Table 16): over server means (the paper\'s grain; null below two servers) and over records.'),
 }).meta({ id: 'JudgeReport' });
 export type JudgeReport = z.infer<typeof JudgeReport>;
 
@@ -240,7 +175,6 @@ export const ComplexityProfile = z.object({
   tools: Count,
   meanParams: z.number(),
   maxParams: Count,
-  /** Pooled share of optional parameters. */
   optionalRatio: z.number().min(0).max(1).describe('Pooled share of optional parameters.'),
   maxDepth: Count,
 }).meta({ id: 'ComplexityProfile' });
@@ -249,49 +183,33 @@ export type ComplexityProfile = z.infer<typeof ComplexityProfile>;
 /** What a harness is made of, independent of any judge (Section 5.5, Appendix G). */
 export const ServerStructure = z.object({
   name: z.string(),
-  /** Harness folder or spec source the row came from. */
   source: z.string().nullable().describe('Harness folder the row came from.'),
-  /** Complexity profile (Table 15); null when the spec could not be loaded. */
   profile: ComplexityProfile.nullable().describe('Complexity profile (Table 15); null when the spec could not be loaded.'),
-  /** Records per workflow length (calls per record), ascending. */
-  workflowLengths: z.array(z.object({ length: Count, records: Count })).describe('Records per workflow length, ascending.'),
-  /** Calls and records per tool, most called first; spec tools never called are listed with 0. */
-  toolUsage: z.array(z.object({ tool: z.string(), calls: Count, records: Count, inSpec: z.boolean() })).describe('Calls and records per tool, most called first; unused spec tools listed with 0.'),
-  /** Records per category and tier. */
+  workflowLengths: z.array(z.object({ length: Count, records: Count })).describe('Records per workflow length (calls per record), ascending.'),
+  toolUsage: z.array(z.object({ tool: z.string(), calls: Count, records: Count, inSpec: z.boolean() })).describe('Calls and records per tool, most called first; spec tools never called are listed with 0.'),
   categories: z.array(z.object({ category: z.string(), simple: Count, complex: Count })).describe('Records per category and tier.'),
-  /** Undirected: two tools in the same record (weight = records). */
   cooccurrence: z.array(GraphEdge).describe('Undirected: two tools in the same record (weight = records).'),
-  /** Records with two or more distinct tools. */
   multiToolRecords: Count.describe('Records with two or more distinct tools.'),
-  /** Directed: tool A immediately followed by tool B in a workflow (weight = transitions). */
   adjacency: z.array(GraphEdge).describe('Directed: tool A immediately followed by tool B in a workflow (weight = transitions).'),
 }).meta({ id: 'ServerStructure' });
 export type ServerStructure = z.infer<typeof ServerStructure>;
 
 /** Paired record-level agreement of two judges on one score (Appendix A.8, Table 13). */
 export const PairedAgreement = z.object({
-  /** Records scored by both judges. */
   n: Count.describe('Records scored by both judges.'),
   pearson: CorrelationStat,
   spearman: CorrelationStat,
-  /** Mean absolute difference. */
   mae: Num.describe('Mean absolute difference.'),
-  /** Share of records with |b − a| ≤ 0.1. */
   within01: Share.describe('Share of records with |b − a| ≤ 0.1.'),
-  /** Mean of b − a. */
   meanDiff: Num.describe('Mean of b − a.'),
   meanDiffCi: Ci,
-  /** Bland–Altman: bias and limits of agreement (bias ± 1.96 sd of b − a). */
   blandAltman: z
     .object({ meanDiff: Num, sdDiff: Num, lower: Num, upper: Num })
     .describe('Bland–Altman: bias and limits of agreement (bias ± 1.96 sd of b − a).'),
-  /** The paired scores `[a, b]` (for the scatter and Bland–Altman figures). */
   points: z.array(z.tuple([z.number(), z.number()])).describe('The paired scores [a, b] (for the scatter and Bland–Altman figures).'),
-  /** Per-server means of the paired records under each judge (Table 12). */
   servers: z
     .array(z.object({ name: z.string(), n: Count, a: Num, aCi: Ci, b: Num, bCi: Ci }))
     .describe('Per-server means of the paired records under each judge (Table 12).'),
-  /** Spearman ρ of the per-server means of the two judges (rank preservation). */
   serverRank: CorrelationStat.describe('Spearman ρ of the per-server means of the two judges (rank preservation).'),
 }).meta({ id: 'PairedAgreement' });
 export type PairedAgreement = z.infer<typeof PairedAgreement>;
@@ -302,7 +220,6 @@ export const JudgePair = z.object({
   b: z.string(),
   tc: PairedAgreement,
   coh: PairedAgreement,
-  /** Argument sub-dimension failure counts (any below 1) under each judge, all records (Table 14). */
   argumentFailures: z
     .array(z.object({ subdimension: z.enum(ARGUMENT_SUBDIMENSIONS), a: Count, b: Count }))
     .describe('Argument sub-dimension failure counts (any below 1) under each judge, all records (Table 14).'),
@@ -313,26 +230,17 @@ export type JudgePair = z.infer<typeof JudgePair>;
 export const ReportModel = z
   .object({
     reportVersion: z.literal(REPORT_VERSION),
-    /** How the numbers were computed. */
     settings: z
       .object({
-        /** Bootstrap resamples per interval. */
         resamples: z.number().int().positive().describe('Bootstrap resamples per interval.'),
-        /** Base seed; each interval derives its own seed from it and a label, so adding a server does not move the others. */
-        seed: z.number().int().describe('Base seed; each interval derives its own seed from it and a label.'),
-        /** Confidence level of the intervals. */
+        seed: z.number().int().describe('Base seed; each interval derives its own seed from it and a label, so adding a server does not move the others.'),
         level: z.number().gt(0).lt(1).describe('Confidence level of the intervals.'),
       })
       .describe('How the numbers were computed.'),
-    /** Every judge id found in the records, most records first. */
     judgesAvailable: z.array(z.string()).describe('Every judge id found in the records, most records first.'),
-    /** One entry per reported judge; the first is the primary one. */
     judges: z.array(JudgeReport).min(1).describe('One entry per reported judge; the first is the primary one.'),
-    /** One entry per server, in the order of `judges[i].servers`. */
     structure: z.array(ServerStructure).describe('One entry per server, in the order of judges[i].servers.'),
-    /** Pairwise judge agreement; empty with fewer than two judges. */
     agreement: z.array(JudgePair).describe('Pairwise judge agreement; empty with fewer than two judges.'),
-    /** Things the reader should know (missing specs, unjudged records, unreadable files). */
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
   })
   .describe('Agent Seer report: the paper\'s tables and figures for one or more harnesses.');

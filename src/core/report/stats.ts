@@ -4,21 +4,14 @@
  *
  * Conventions:
  * - Functions take plain arrays of finite numbers; callers drop missing scores first.
- * - An undefined result (mean of nothing, sd of one value, r of a constant) is `NaN`, never a
- *   throw: reports of tiny or half-judged harnesses must still render. The report layer turns
- *   `NaN` into `null` for JSON.
+ * - An undefined result (sd of one value, r of a constant) is `NaN`, never a throw: reports of
+ *   tiny or half-judged harnesses must still render. The report layer turns `NaN` into `null`
+ *   for JSON. The mean of nothing is `null` (`util/mean.ts`, shared with the judge).
  * - No dependency: the t-distribution p-values use a regularized incomplete beta implemented
  *   here (continued fraction, Numerical Recipes §6.4), because no small, maintained npm package
  *   is worth a dependency for two functions.
  */
-
-/** Arithmetic mean; NaN for an empty array. */
-export function mean(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  let s = 0;
-  for (const x of xs) s += x;
-  return s / xs.length;
-}
+import { mean } from '../util/mean';
 
 /**
  * Sample standard deviation (divisor n − 1, as R's `sd`, pandas' `std` and the paper's σ);
@@ -26,7 +19,7 @@ export function mean(xs: readonly number[]): number {
  */
 export function sd(xs: readonly number[]): number {
   if (xs.length < 2) return NaN;
-  const m = mean(xs);
+  const m = mean(xs) ?? NaN;
   let ss = 0;
   for (const x of xs) ss += (x - m) ** 2;
   return Math.sqrt(ss / (xs.length - 1));
@@ -258,8 +251,8 @@ function correlationP(r: number, n: number): number {
 export function pearson(x: readonly number[], y: readonly number[]): Correlation {
   const n = Math.min(x.length, y.length);
   if (x.length !== y.length || n < 2) return { r: NaN, p: NaN, n };
-  const mx = mean(x);
-  const my = mean(y);
+  const mx = mean(x) ?? NaN;
+  const my = mean(y) ?? NaN;
   let sxy = 0;
   let sxx = 0;
   let syy = 0;
@@ -316,7 +309,7 @@ export interface BlandAltman {
 export function blandAltman(a: readonly number[], b: readonly number[]): BlandAltman {
   if (a.length !== b.length) return { n: 0, meanDiff: NaN, sdDiff: NaN, lower: NaN, upper: NaN };
   const d = a.map((x, i) => (b[i] as number) - x);
-  const m = mean(d);
+  const m = mean(d) ?? NaN;
   const s = sd(d);
   return { n: d.length, meanDiff: m, sdDiff: s, lower: m - 1.96 * s, upper: m + 1.96 * s };
 }

@@ -6,7 +6,16 @@
  *
  * Cells are plain text: renderers escape them (Markdown) or set them with `textContent` (DOM).
  */
-import { ARGUMENT_SUBDIMENSIONS, COHERENCE_ASPECTS, TC_DIMENSIONS } from './names';
+import {
+  ARGUMENT_LABELS,
+  ARGUMENT_REPORT_KEYS,
+  ARGUMENT_SUBDIMENSIONS,
+  ARGUMENT_SUBS,
+  ASPECT_LABELS,
+  DIMENSION_LABELS,
+  REPORT_ASPECT_ORDER,
+  TC_DIMENSIONS,
+} from '../vocabulary';
 import type { JudgePair, JudgeReport, PairedAgreement, ReportModel, ScoreSummary, ServerReport } from './schema';
 
 /** One table. */
@@ -61,20 +70,10 @@ function table(id: string, title: string, caption: string, headers: string[], ro
 const rowsOf = (j: JudgeReport): ServerReport[] => (j.servers.length > 1 ? [...j.servers, j.corpus] : j.servers);
 
 const LABELS: Record<string, string> = {
-  usage: 'Usage',
-  selection: 'Selection',
-  ordering: 'Ordering',
-  arguments: 'Arguments',
-  completeness: 'Completeness',
-  name_accuracy: 'Name accuracy',
-  value_accuracy: 'Value accuracy',
-  type_compliance: 'Type compliance',
-  format_compliance: 'Format compliance',
-  relevancy: 'Relevancy',
-  logical_flow: 'Logical flow',
-  conciseness: 'Conciseness',
-  topic_relevance: 'Topic relevance',
-  context_retention: 'Context retention',
+  // Dimensions, argument sub-dimensions (under the report's keys) and aspects: the vocabulary's labels.
+  ...DIMENSION_LABELS,
+  ...Object.fromEntries(ARGUMENT_SUBS.map((s) => [ARGUMENT_REPORT_KEYS[s], ARGUMENT_LABELS[s]])),
+  ...ASPECT_LABELS,
   params: 'parameters',
   optionalRatio: 'optional ratio',
   tools: 'tool count',
@@ -195,7 +194,7 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
       'Coherence aspects',
       'Table 8. Mean and sd of each coherence aspect on the raw 1–3 scale, all servers.',
       ['Aspect', 'n', 'Mean', 'sd'],
-      COHERENCE_ASPECTS.map((a) => {
+      REPORT_ASPECT_ORDER.map((a) => {
         const s = c.coherenceAspects[a];
         return [label(a), count(s.n), s.mean === null ? '—' : s.mean.toFixed(2), s.sd === null ? '—' : s.sd.toFixed(2)];
       }),

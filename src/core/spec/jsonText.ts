@@ -42,6 +42,19 @@ export function lineColumnIndex(text: string): (offset: number) => { line: numbe
   };
 }
 
+/** 0-based positions, as editors count. */
+export interface TextRange {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
+/** An offset range as 0-based editor positions, through a line index of the text ({@link lineColumnIndex}). */
+export function toRange(at: ReturnType<typeof lineColumnIndex>, r: { offset: number; length: number }): TextRange {
+  const a = at(r.offset);
+  const b = at(r.offset + r.length);
+  return { start: { line: a.line - 1, character: a.column - 1 }, end: { line: b.line - 1, character: b.column - 1 } };
+}
+
 /** True for text that is almost certainly not text (NUL bytes in the first few KB). */
 export function looksBinary(text: string): boolean {
   return text.slice(0, 8192).includes('\u0000');

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { resolveVariables } from './configs/variables';
 import type { ServerDefinition } from './configs/types';
+import { byCodeUnit } from '../util/byCodeUnit';
 
 /** An approval key and the text a confirmation shows. */
 export interface LaunchDescription {
@@ -37,7 +38,7 @@ export function describeLaunch(def: ServerDefinition, workspaceFolder: string): 
   // Only the workspace folder (and `${X:-default}` defaults) resolve: environment and input
   // values are the user's, and may be secrets.
   const shown = resolveVariables(def, { workspaceFolder, env: {}, inputs: {} }).definition;
-  const env = Object.entries(shown.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const env = Object.entries(shown.env).sort(([a], [b]) => byCodeUnit(a, b));
   const headerNames = Object.keys(shown.headers).sort();
   const key = createHash('sha256')
     .update(JSON.stringify([def.file, def.name, shown.transport, shown.command ?? null, shown.args, shown.cwd ?? null, shown.url ?? null, env, headerNames]))

@@ -24,6 +24,8 @@ import { snapshotFileName } from '../workspace/layout';
 
 // The file name rule lives with every other name the product uses; re-exported for existing callers.
 export { snapshotFileName };
+import { isRecord } from '../util/isRecord';
+import { byCodeUnit } from '../util/byCodeUnit';
 
 /** What a snapshot is made from; a `LiveListing` fits. */
 export interface SnapshotSource {
@@ -62,16 +64,11 @@ const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Schema keywords whose value maps names to schemas (names sorted, unlike `properties`). */
 const SUBSCHEMA_MAP = new Set(['$defs', 'definitions', 'patternProperties', 'dependentSchemas', 'dependencies']);
 
-const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Any JSON value with object keys sorted recursively; arrays kept in order; `undefined` dropped. */
 function canonicalData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonicalData);
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort(byCodeUnit)) {
     if (value[key] !== undefined) out[key] = canonicalData(value[key]);
@@ -81,12 +78,12 @@ function canonicalData(value: unknown): unknown {
 
 /** A JSON Schema: keywords sorted, `properties` kept in the server's order, subschemas recursed. */
 function canonicalSchema(schema: unknown): unknown {
-  if (!isPlainObject(schema)) return canonicalData(schema); // boolean schemas, or broken ones kept as data
+  if (!isRecord(schema)) return canonicalData(schema); // boolean schemas, or broken ones kept as data
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(schema).sort(byCodeUnit)) {
     const value = schema[key];
     if (value === undefined) continue;
-    if (key === 'properties' && isPlainObject(value)) {
+    if (key === 'properties' && isRecord(value)) {
       const props: Record<string, unknown> = {};
       for (const [name, sub] of Object.entries(value)) if (sub !== undefined) props[name] = canonicalSchema(sub);
       out[key] = props;
@@ -94,7 +91,7 @@ function canonicalSchema(schema: unknown): unknown {
       out[key] = Array.isArray(value) ? value.map(canonicalSchema) : canonicalSchema(value);
     } else if (SUBSCHEMA_LIST.has(key) && Array.isArray(value)) {
       out[key] = value.map(canonicalSchema);
-    } else if (SUBSCHEMA_MAP.has(key) && isPlainObject(value)) {
+    } else if (SUBSCHEMA_MAP.has(key) && isRecord(value)) {
       const map: Record<string, unknown> = {};
       for (const name of Object.keys(value).sort(byCodeUnit)) {
         const sub = value[name];

@@ -4,7 +4,7 @@
  */
 import type { DiscardReason, StructuredLlm } from '../../llm';
 import type { Spec } from '../../spec/model';
-import type { PromptLibrary } from '../prompts';
+import type { PromptLibrary } from '../../llm/prompts';
 import type { AskOutcome } from './ask';
 import { bump, mergeCounts, type Counts, type StepCounts } from './counts';
 import type { Ledger } from './ledger';

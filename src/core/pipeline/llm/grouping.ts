@@ -14,7 +14,7 @@
  * similar to the group so far, until the balanced size or the budget is reached. Deterministic.
  */
 import type { Spec, Tool } from '../../spec/model';
-import { nameWords, singular } from '../integrity';
+import { nameWords, singular } from '../../checks/integrity';
 import { analysisOf } from '../offline/scenarios';
 import { fullSummaryBound, toolParams } from './summaries';
 

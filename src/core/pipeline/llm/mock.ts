@@ -23,13 +23,13 @@
 import type { Grounding, IntegrityViolation } from '../../harness/format';
 import { canonicalJson } from '../../harness/hash';
 import type { Tool } from '../../spec/model';
-import { appearsIn, checkIntegrity, containsToken, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../integrity';
+import { appearsIn, checkIntegrity, containsToken, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
 import { mockOffline } from '../offline';
 import { canHost, chainSources } from '../offline/chain';
 import { plantValue } from '../offline/mock';
 import { analysisOf } from '../offline/scenarios';
 import { LlmMockResult, type MockCall, type MockResult, type Scenario } from '../schemas';
-import { findTool, validateOutput } from '../validateCall';
+import { findTool, validateOutput } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
 import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';

@@ -10,8 +10,9 @@
  * interpretations are still being generated.
  */
 import type { Tool } from '../../spec/model';
-import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../jsonSchemaUtil';
+import { deref, objectShape, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
 import type { ToolInterpretation } from '../schemas';
+import { isRecord } from '../../util/isRecord';
 
 /** Rough token count of a text: 4 characters per token, rounded up. */
 export function estimateTokens(text: string): number {
@@ -47,12 +48,12 @@ export function typePhrase(raw: unknown, root: unknown, depth = 0): string {
   if (s.const !== undefined) return `exactly ${JSON.stringify(s.const)}`;
   const alts = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as unknown[] | undefined;
   if (alts) {
-    const phrases = [...new Set(alts.filter((a) => !(isPlainObject(a) && a.type === 'null')).map((a) => typePhrase(a, root, depth + 1)))];
-    const nullable = alts.some((a) => isPlainObject(a) && a.type === 'null');
+    const phrases = [...new Set(alts.filter((a) => !(isRecord(a) && a.type === 'null')).map((a) => typePhrase(a, root, depth + 1)))];
+    const nullable = alts.some((a) => isRecord(a) && a.type === 'null');
     return `${phrases.join(' or ') || 'any'}${nullable ? ' or null' : ''}`;
   }
   const types = typeList(s).filter((t) => t !== 'null');
-  const type = types.join(' or ') || (isPlainObject(s.properties) ? 'object' : s.items !== undefined ? 'array' : 'any');
+  const type = types.join(' or ') || (isRecord(s.properties) ? 'object' : s.items !== undefined ? 'array' : 'any');
   const extras: string[] = [];
   if (typeof s.format === 'string') extras.push(s.format);
   if (typeof s.pattern === 'string' && s.pattern.length <= 60) extras.push(`pattern ${s.pattern}`);
@@ -62,7 +63,7 @@ export function typePhrase(raw: unknown, root: unknown, depth = 0): string {
   if (typeof s.minLength === 'number' || typeof s.maxLength === 'number') extras.push(`length ${s.minLength ?? 0}..${s.maxLength ?? ''}`);
   let phrase = extras.length ? `${type}, ${extras.join(', ')}` : type;
   if (type === 'array' && s.items !== undefined && depth < 2) phrase = `array of ${typePhrase(s.items, root, depth + 1)}`;
-  if (type === 'object' && isPlainObject(s.properties) && depth < 2) {
+  if (type === 'object' && isRecord(s.properties) && depth < 2) {
     const req = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     const inner = Object.entries(s.properties)
       .slice(0, 8)

@@ -11,9 +11,9 @@
  * paper, it means the scenario had no natural split, and the scenario stays single-turn.
  */
 import type { ConversationTurn } from '../../harness/format';
-import { checkIntegrity } from '../integrity';
+import { checkIntegrity } from '../../checks/integrity';
 import { TurnSplit, type MockResult, type Scenario } from '../schemas';
-import { checkTurns } from '../turns';
+import { checkTurns } from '../../checks/turns';
 import { ask, type Problem } from './ask';
 import { count, discarded, settle, STAGES, type StageContext } from './context';
 

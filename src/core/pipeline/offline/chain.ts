@@ -4,8 +4,9 @@
  * mock stage to decide where each chained value must appear (in the supplying call's output):
  * the review's "shared state dictionary across the workflow", made explicit.
  */
-import { deref, isPlainObject, typeList } from '../jsonSchemaUtil';
+import { deref, typeList } from '../../checks/jsonSchemaUtil';
 import type { SpecAnalysis, ToolInfo } from './toolInfo';
+import { isRecord } from '../../util/isRecord';
 
 /** Whether a tool's output can carry an extra identifier (no outputSchema, or one with a string slot or open object). */
 export function canHost(info: ToolInfo): boolean {
@@ -15,10 +16,10 @@ export function canHost(info: ToolInfo): boolean {
     if (depth > 8) return false;
     const s = deref(raw, root);
     const types = typeList(s);
-    if (types.length === 0 && !isPlainObject(s.properties) && s.items === undefined && !Array.isArray(s.anyOf) && !Array.isArray(s.oneOf) && s.enum === undefined && s.const === undefined) return true;
+    if (types.length === 0 && !isRecord(s.properties) && s.items === undefined && !Array.isArray(s.anyOf) && !Array.isArray(s.oneOf) && s.enum === undefined && s.const === undefined) return true;
     if (types.includes('string') && s.enum === undefined && s.const === undefined && s.format === undefined && s.pattern === undefined) return true;
     if (types.includes('object') && s.additionalProperties !== false && s.unevaluatedProperties !== false) return true;
-    if (isPlainObject(s.properties) && Object.values(s.properties).some((p) => visit(p, depth + 1))) return true;
+    if (isRecord(s.properties) && Object.values(s.properties).some((p) => visit(p, depth + 1))) return true;
     if (s.items !== undefined && visit(s.items, depth + 1)) return true;
     for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
       const alts = s[key];

@@ -15,7 +15,7 @@ import type { HarnessManifest, HarnessRecord, ManifestCounts, SkippedTool } from
 import { FORMAT_VERSION } from '../../harness/format';
 import { specHash, toolHash, toolHashes } from '../../harness/hash';
 import type { Spec } from '../../spec/model';
-import { computeChecks } from '../checks';
+import { computeChecks } from '../../checks/recordChecks';
 import { recordCounts } from '../runWriter';
 import { mockOffline } from './mock';
 import { analysisSteps, buildScenario, callabilitySteps, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';

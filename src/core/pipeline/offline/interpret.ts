@@ -4,7 +4,7 @@
  * it is used from its verb and entity, and tags from entity, verb and annotations.
  */
 import type { Spec, Tool } from '../../spec/model';
-import { typeList } from '../jsonSchemaUtil';
+import { typeList } from '../../checks/jsonSchemaUtil';
 import type { ToolInterpretation } from '../schemas';
 import { analysisOf } from './scenarios';
 import { taskPhrase } from './text';

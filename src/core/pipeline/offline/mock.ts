@@ -16,10 +16,9 @@
  */
 import type { Grounding } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { appearsIn, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../integrity';
-import { isPlainObject } from '../jsonSchemaUtil';
+import { appearsIn, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
 import type { MockCall, MockResult, Scenario } from '../schemas';
-import { validateOutput } from '../validateCall';
+import { validateOutput } from '../../checks/validateCall';
 import { canHost, chainSources } from './chain';
 import { fakerFor, hash32, rngFor } from './rng';
 import { SampleLimitError, sampleSchema, setKey, type SampleContext } from './sampler';
@@ -27,6 +26,7 @@ import { analysisOf, outputContext } from './scenarios';
 import { reportCall } from './text';
 import { plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { makeTheme, realisticString, title as makeTitle, type Theme } from './values';
+import { isRecord } from '../../util/isRecord';
 
 const snake = (s: string): string => nameWords(s).join('_');
 
@@ -83,9 +83,9 @@ function verbShape(info: ToolInfo | undefined, args: Record<string, unknown>, ct
  * Reads get a small JSON document about the entity, other calls a status line with the inputs.
  */
 function wrapperResult(info: ToolInfo, output: unknown, args: Record<string, unknown>, theme: Theme): unknown {
-  if (!isPlainObject(output) || typeof output.result !== 'string' || Object.keys(output).length > 2) return output;
-  const schema = isPlainObject(info.tool.outputSchema) ? info.tool.outputSchema : {};
-  const rs = isPlainObject(schema.properties) && isPlainObject(schema.properties.result) ? schema.properties.result : {};
+  if (!isRecord(output) || typeof output.result !== 'string' || Object.keys(output).length > 2) return output;
+  const schema = isRecord(info.tool.outputSchema) ? info.tool.outputSchema : {};
+  const rs = isRecord(schema.properties) && isRecord(schema.properties.result) ? schema.properties.result : {};
   if (rs.enum !== undefined || rs.format !== undefined || rs.pattern !== undefined || rs.const !== undefined) return output;
   const inputs = Object.entries(args).filter(([, v]) => typeof v === 'string' || typeof v === 'number');
   const text =
@@ -102,7 +102,7 @@ const FILE_HEADS = new Set(['file', 'directory', 'folder', 'path', 'tree', 'medi
  * notes.md` lines, reads like file text; a sampled sentence would look like neither.
  */
 function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>, theme: Theme): unknown {
-  if (!FILE_HEADS.has(info.head) || !isPlainObject(output) || typeof output.content !== 'string') return output;
+  if (!FILE_HEADS.has(info.head) || !isRecord(output) || typeof output.content !== 'string') return output;
   const base = typeof args.path === 'string' ? args.path.replace(/\/+$/, '') : theme.baseDir;
   let content: string;
   if (info.verbClass === 'discover') {
@@ -175,13 +175,13 @@ function findSlots(value: unknown): { objectArrays: unknown[][]; stringLeaves: {
   const visit = (v: unknown, depth: number): void => {
     if (depth > 8) return;
     if (Array.isArray(v)) {
-      if (v.length && v.every(isPlainObject)) objectArrays.push(v);
+      if (v.length && v.every(isRecord)) objectArrays.push(v);
       if (v.every((x) => typeof x === 'string')) stringArrays.push(v);
       v.forEach((x, i) => {
         if (typeof x === 'string') stringLeaves.push({ holder: v, key: i });
         else visit(x, depth + 1);
       });
-    } else if (isPlainObject(v)) {
+    } else if (isRecord(v)) {
       for (const [k, x] of Object.entries(v)) {
         if (typeof x === 'string') stringLeaves.push({ holder: v, key: k });
         else visit(x, depth + 1);
@@ -199,7 +199,7 @@ function objectsOf(value: unknown): Record<string, unknown>[] {
   for (let depth = 0; depth < 6 && level.length; depth++) {
     const next: unknown[] = [];
     for (const v of level) {
-      if (isPlainObject(v)) {
+      if (isRecord(v)) {
         out.push(v);
         next.push(...Object.values(v));
       } else if (Array.isArray(v)) next.push(...v);
@@ -235,7 +235,7 @@ export function plantValue(output: unknown, keys: readonly string[], value: stri
     (o) => {
       // A same-named field (listed items first, as the first item is "the one found").
       const objs = objectsOf(o);
-      const items = findSlots(o).objectArrays.flat().filter(isPlainObject);
+      const items = findSlots(o).objectArrays.flat().filter(isRecord);
       for (const sk of squashed) {
         for (const obj of [...items, ...objs]) {
           const k = Object.keys(obj).find((x) => squashKey(x) === sk);
@@ -249,13 +249,13 @@ export function plantValue(output: unknown, keys: readonly string[], value: stri
     },
     (o) => {
       const arr = findSlots(o).objectArrays[0];
-      const item = arr?.find((x) => isPlainObject(x) && free(x, firstKey));
-      if (!isPlainObject(item)) return false;
+      const item = arr?.find((x) => isRecord(x) && free(x, firstKey));
+      if (!isRecord(item)) return false;
       setKey(item, firstKey, value);
       return true;
     },
     (o) => {
-      if (!isPlainObject(o) || !free(o, firstKey)) return false;
+      if (!isRecord(o) || !free(o, firstKey)) return false;
       setKey(o, firstKey, value);
       return true;
     },
@@ -268,7 +268,7 @@ export function plantValue(output: unknown, keys: readonly string[], value: stri
     },
   ];
   // A wrapped plain value (`{result: "…"}`) carries data in its text, not in new fields.
-  const wrapper = isPlainObject(output) && Object.keys(output).length <= 2 && (typeof output.result === 'string' || typeof output.content === 'string');
+  const wrapper = isRecord(output) && Object.keys(output).length <= 2 && (typeof output.result === 'string' || typeof output.content === 'string');
   if (wrapper) attempts.splice(1, 0, intoText);
   for (const place of attempts) {
     const copy = structuredClone(output);
@@ -285,7 +285,7 @@ function appendToText(text: string, key: string, value: string | number): string
   if (!text) return String(value);
   try {
     const doc: unknown = JSON.parse(text);
-    if (isPlainObject(doc)) {
+    if (isRecord(doc)) {
       const k = Object.hasOwn(doc, key) ? `${key}_2` : key;
       setKey(doc, k, value);
       return JSON.stringify(doc);

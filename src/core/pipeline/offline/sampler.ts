@@ -15,11 +15,12 @@
 import type { Faker } from '@faker-js/faker';
 import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
 import { fullFormats } from 'ajv-formats/dist/formats';
-import { nameWords, singular } from '../integrity';
-import { deref, isPlainObject, typeList, type SchemaNode } from '../jsonSchemaUtil';
+import { nameWords, singular } from '../../checks/integrity';
+import { deref, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
 import { sampleFromPattern } from './regexSample';
 import type { Rng } from './rng';
 import { alnum, countsThings, hex, realisticNumber, realisticString, sentence, type Theme } from './values';
+import { isRecord } from '../../util/isRecord';
 
 /** Everything sampling needs besides the schema. */
 export interface SampleContext {
@@ -238,7 +239,7 @@ function mergeAllOf(schema: SchemaNode, root: unknown, depth: number): SchemaNod
   let merged: SchemaNode = { ...rest };
   for (const part of allOf as unknown[]) {
     const p = mergeAllOf(deref(part, root), root, depth + 1);
-    const properties = { ...(isPlainObject(merged.properties) ? merged.properties : {}), ...(isPlainObject(p.properties) ? p.properties : {}) };
+    const properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...(isRecord(p.properties) ? p.properties : {}) };
     const required = [...new Set([...(Array.isArray(merged.required) ? merged.required : []), ...(Array.isArray(p.required) ? p.required : [])])];
     merged = { ...p, ...merged, properties, required };
   }
@@ -262,7 +263,7 @@ function chooseType(schema: SchemaNode): string | undefined {
     // Prefer the structured or first-listed type; `["boolean","string"]` means boolean-ish.
     return nonNull[0];
   }
-  if (isPlainObject(schema.properties) || schema.additionalProperties !== undefined || Array.isArray(schema.required)) return 'object';
+  if (isRecord(schema.properties) || schema.additionalProperties !== undefined || Array.isArray(schema.required)) return 'object';
   if (schema.items !== undefined || schema.prefixItems !== undefined) return 'array';
   if (typeof schema.minimum === 'number' || typeof schema.maximum === 'number') return 'number';
   if (typeof schema.pattern === 'string' || typeof schema.format === 'string' || typeof schema.minLength === 'number') return 'string';
@@ -318,7 +319,7 @@ export function exclusions(keys: readonly string[], describe: (key: string) => s
 }
 
 function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, depth: number): Record<string, unknown> {
-  const props = isPlainObject(schema.properties) ? schema.properties : {};
+  const props = isRecord(schema.properties) ? schema.properties : {};
   const required = new Set((Array.isArray(schema.required) ? schema.required : []).filter((r): r is string => typeof r === 'string'));
   const keys = Object.keys(props);
   const budget = depth === 0 ? ctx.optionalTop : ctx.optionalNested;
@@ -352,9 +353,9 @@ function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, dept
   // An object that declares no properties gets free-form entries only where extra keys are
   // explicitly welcome, or below the top level when `properties` is absent altogether; the
   // arguments object itself never invents parameters.
-  const open = ap === true || isPlainObject(ap) || (depth > 0 && ap === undefined && !isPlainObject(schema.properties));
+  const open = ap === true || isRecord(ap) || (depth > 0 && ap === undefined && !isRecord(schema.properties));
   if (keys.length === 0 && open) {
-    Object.assign(out, freeForm(name, isPlainObject(ap) ? deref(ap, ctx.root) : undefined, ctx, depth));
+    Object.assign(out, freeForm(name, isRecord(ap) ? deref(ap, ctx.root) : undefined, ctx, depth));
   }
   // Top up to minProperties from declared optional ones.
   for (const k of keys) {
@@ -399,8 +400,8 @@ function sampleArray(schema: SchemaNode, ctx: SampleContext, name: string, depth
  * that property is a plain string (no format, pattern, enum or length limit to break).
  */
 function distinguishNames(items: unknown[], itemSchema: SchemaNode, root: unknown): void {
-  const props = isPlainObject(itemSchema.properties) ? itemSchema.properties : undefined;
-  const objects = items.filter(isPlainObject);
+  const props = isRecord(itemSchema.properties) ? itemSchema.properties : undefined;
+  const objects = items.filter(isRecord);
   if (objects.length < 2) return;
   for (const key of Object.keys(objects[0] ?? {})) {
     if (!/name|title|key|label|path|^id$/i.test(key)) continue;
@@ -436,8 +437,8 @@ export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, dep
       const { [key]: _omit, ...rest } = schema;
       void _omit;
       const branch = pickBranch(alts, ctx, ctx.root);
-      schema = mergeAllOf({ ...rest, ...branch, properties: { ...(isPlainObject(rest.properties) ? rest.properties : {}), ...(isPlainObject(branch.properties) ? branch.properties : {}) }, required: [...new Set([...(Array.isArray(rest.required) ? rest.required : []), ...(Array.isArray(branch.required) ? branch.required : [])])] }, ctx.root, 0);
-      if (!isPlainObject(rest.properties) && !isPlainObject(branch.properties)) delete schema.properties;
+      schema = mergeAllOf({ ...rest, ...branch, properties: { ...(isRecord(rest.properties) ? rest.properties : {}), ...(isRecord(branch.properties) ? branch.properties : {}) }, required: [...new Set([...(Array.isArray(rest.required) ? rest.required : []), ...(Array.isArray(branch.required) ? branch.required : [])])] }, ctx.root, 0);
+      if (!isRecord(rest.properties) && !isRecord(branch.properties)) delete schema.properties;
       if (!(Array.isArray(rest.required) && rest.required.length) && !(Array.isArray(branch.required) && branch.required.length)) delete schema.required;
       return sampleSchema(schema, ctx, name, depth);
     }

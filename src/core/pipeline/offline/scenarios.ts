@@ -19,10 +19,9 @@
  */
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { idLikeValues, isIdLike, schemaLiterals } from '../integrity';
-import { isPlainObject } from '../jsonSchemaUtil';
+import { idLikeValues, isIdLike, schemaLiterals } from '../../checks/integrity';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
-import { validateToolArguments } from '../validateCall';
+import { validateToolArguments } from '../../checks/validateCall';
 import { chainSources } from './chain';
 import { runSteps, type Steps } from './steps';
 import { fakerFor, rngFor, type Rng } from './rng';
@@ -30,6 +29,7 @@ import { SampleLimitError, sampleSchema, type SampleContext } from './sampler';
 import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
 import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
+import { isRecord } from '../../util/isRecord';
 
 const analyses = new WeakMap<Spec, SpecAnalysis>();
 
@@ -74,7 +74,7 @@ export function buildArguments(
 ): ArgsResult | { ok: false; error: string } {
   const schema = info.tool.inputSchema ?? {};
   let lastError = 'no attempt';
-  const declaresNothing = !isPlainObject(schema) || (!isPlainObject(schema.properties) && !Array.isArray(schema.anyOf) && !Array.isArray(schema.oneOf) && !Array.isArray(schema.allOf) && schema.$ref === undefined);
+  const declaresNothing = !isRecord(schema) || (!isRecord(schema.properties) && !Array.isArray(schema.anyOf) && !Array.isArray(schema.oneOf) && !Array.isArray(schema.allOf) && schema.$ref === undefined);
   for (let attempt = 0; attempt < ARGUMENT_ATTEMPTS; attempt++) {
     const rng = rngFor(opts.seed, info.name, opts.key, opts.callIndex, attempt);
     const ctx: SampleContext = {
@@ -104,7 +104,7 @@ export function buildArguments(
       if (attempt >= 3) return { ok: false, error: e.message };
       continue;
     }
-    const args: Record<string, unknown> = isPlainObject(sampled) ? sampled : {};
+    const args: Record<string, unknown> = isRecord(sampled) ? sampled : {};
     if (opts.shared && attempt < 2) {
       for (const p of info.params) {
         const s = opts.shared.get(p.name);
@@ -470,7 +470,7 @@ export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number):
         ? `${cap(taskPhrase(info))}, as the user asked.`
         : `${cap(taskPhrase(info))} with the values the user gave.`;
     // Say so when a schema declares nothing at all (a broken capture): the empty call is all it allows.
-    const declared = isPlainObject(info.tool.inputSchema) && (isPlainObject(info.tool.inputSchema.properties) || info.tool.inputSchema.type === 'object');
+    const declared = isRecord(info.tool.inputSchema) && (isRecord(info.tool.inputSchema.properties) || info.tool.inputSchema.type === 'object');
     c.explanation = declared ? why : `${why} Its inputSchema declares no parameters, so the call takes none.`;
   });
 

@@ -4,10 +4,10 @@
  * of mock outputs that cite concrete values (the paper asks expected responses and follow-ups
  * to reference names, IDs, counts and statuses).
  */
-import { nameWords } from '../integrity';
-import { isPlainObject } from '../jsonSchemaUtil';
+import { nameWords } from '../../checks/integrity';
 import { plural, type ToolInfo } from './toolInfo';
 import { cap } from './values';
+import { isRecord } from '../../util/isRecord';
 
 const THIRD_PERSON: Record<string, string> = { does: 'do', has: 'have', goes: 'go' };
 
@@ -120,7 +120,7 @@ export function facts(output: unknown, max = 3): string[] {
       if (v.length) visit(v[0], depth + 1);
       return;
     }
-    if (!isPlainObject(v)) return;
+    if (!isRecord(v)) return;
     const entries = Object.entries(v);
     const ordered = [...entries.filter(([k]) => preferred.test(k)), ...entries.filter(([k]) => !preferred.test(k))];
     for (const [k, x] of ordered) {
@@ -138,7 +138,7 @@ export function facts(output: unknown, max = 3): string[] {
 /** How many items an output lists (its first array), if it lists any. */
 export function itemCount(output: unknown): number | undefined {
   if (Array.isArray(output)) return output.length;
-  if (!isPlainObject(output)) return undefined;
+  if (!isRecord(output)) return undefined;
   for (const v of Object.values(output)) if (Array.isArray(v)) return v.length;
   return undefined;
 }

@@ -17,10 +17,11 @@
  * Ties prefer listing/searching tools, then reads, then creates; scores below 3 are no edge.
  */
 import type { Spec, Tool } from '../../spec/model';
-import { isIdName, nameWords, singular } from '../integrity';
-import { deref, isPlainObject, objectShape, typeList, type SchemaNode } from '../jsonSchemaUtil';
-import { compileSchema } from '../validateCall';
+import { isIdName, nameWords, singular } from '../../checks/integrity';
+import { deref, objectShape, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
+import { compileSchema } from '../../checks/validateCall';
 import { runSteps, type Steps } from './steps';
+import { isRecord } from '../../util/isRecord';
 
 /** What a tool does to its entity. */
 export type VerbClass = 'discover' | 'read' | 'create' | 'update' | 'delete' | 'action';
@@ -186,9 +187,9 @@ export function paramEntity(name: string): string[] {
 }
 
 function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, depth = 0): void {
-  if (depth > 8 || !isPlainObject(schema)) return;
+  if (depth > 8 || !isRecord(schema)) return;
   const node = deref(schema, root);
-  if (isPlainObject(node.properties)) {
+  if (isRecord(node.properties)) {
     for (const [k, v] of Object.entries(node.properties)) {
       out.add(squash(k));
       collectOutputKeys(v, root, out, depth + 1);
@@ -204,7 +205,7 @@ function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, dep
 /** Why an inputSchema cannot be used to build calls, or undefined when it can. */
 function brokenReason(tool: Tool): string | undefined {
   const schema = tool.inputSchema;
-  if (schema !== undefined && !isPlainObject(schema)) return 'inputSchema is not an object';
+  if (schema !== undefined && !isRecord(schema)) return 'inputSchema is not an object';
   const compiled = compileSchema(schema ?? {});
   if (!compiled.ok) return `inputSchema cannot be compiled: ${compiled.message}`;
   return undefined;
@@ -310,7 +311,7 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
       };
     });
     const outputKeys = new Set<string>();
-    const hasOutputSchema = isPlainObject(tool.outputSchema);
+    const hasOutputSchema = isRecord(tool.outputSchema);
     if (hasOutputSchema) collectOutputKeys(tool.outputSchema, tool.outputSchema, outputKeys);
     const info: ToolInfo = {
       tool,
@@ -344,7 +345,7 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
   for (const t of tools) {
     for (const p of t.params) {
       // Scalars, and lists of scalars (`ids: string[]`, `entityNames: string[]`).
-      const items = types0(p.schema) === 'array' && isPlainObject(p.schema.items) ? deref(p.schema.items, t.tool.inputSchema) : undefined;
+      const items = types0(p.schema) === 'array' && isRecord(p.schema.items) ? deref(p.schema.items, t.tool.inputSchema) : undefined;
       const types = items ? typeList(items) : typeList(p.schema);
       const scalar = (types.length === 0 && !items?.properties) || types.some((x) => x === 'string' || x === 'integer' || x === 'number');
       const head = p.entity[p.entity.length - 1];

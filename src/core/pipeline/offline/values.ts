@@ -6,7 +6,7 @@
  * fit. A scenario shares one `Theme` so its calls talk about the same company, user and folder.
  */
 import type { Faker } from '@faker-js/faker';
-import { nameWords, singular } from '../integrity';
+import { nameWords, singular } from '../../checks/integrity';
 import type { Rng } from './rng';
 
 /** Scenario-wide facts every value draws from, so calls of one scenario agree. */

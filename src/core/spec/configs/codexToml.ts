@@ -6,9 +6,10 @@
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { looksBinary } from '../jsonText';
 import type { SourceRange } from '../model';
-import { ParseContext, buildDefinition, isDisabled, isRecord, standardFields, type ServerFields } from './common';
+import { ParseContext, buildDefinition, isDisabled, standardFields, type ServerFields } from './common';
 import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult, ServerDefinition } from './types';
+import { isRecord } from '../../util/isRecord';
 
 /** This adapter's format. */
 export const format: ConfigFormat = 'codex-toml';

@@ -8,11 +8,7 @@ import { lineColumn, nodeValue, parseJsonText } from '../jsonText';
 import type { LoadProblem, SourceRange } from '../model';
 import type { ConfigFormat, ConfigParseResult, InputDefinition, ServerDefinition, Transport } from './types';
 import { definitionVariables } from './variables';
-
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../../util/isRecord';
 
 /** Collects problems and inputs while one file is parsed. */
 export class ParseContext {

@@ -6,8 +6,9 @@
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { looksBinary } from '../jsonText';
 import type { SourceRange } from '../model';
-import { ParseContext, buildDefinition, isRecord, standardFields, type ServerFields } from './common';
+import { ParseContext, buildDefinition, standardFields, type ServerFields } from './common';
 import type { ConfigFormat, ConfigParseResult, ServerDefinition } from './types';
+import { isRecord } from '../../util/isRecord';
 
 /** This adapter's format. */
 export const format: ConfigFormat = 'continue-yaml';

@@ -10,8 +10,9 @@
 import type { Node } from 'jsonc-parser';
 import { childByKey, nodeValue } from '../jsonText';
 import type { SourceRange } from '../model';
-import { ParseContext, buildDefinition, isRecord, parseJsonRoot, transportOf, type ServerFields } from './common';
+import { ParseContext, buildDefinition, parseJsonRoot, transportOf, type ServerFields } from './common';
 import type { ConfigFormat, ConfigParseResult, InputDefinition, ServerDefinition } from './types';
+import { isRecord } from '../../util/isRecord';
 
 /** This adapter's format. */
 export const format: ConfigFormat = 'mcp-registry';

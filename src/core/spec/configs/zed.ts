@@ -5,9 +5,10 @@
  * start from the file, so they are skipped.
  */
 import { childByKey } from '../jsonText';
-import { ParseContext, isDisabled, isRecord, parseJsonRoot, serverMapResult, type ServerFields } from './common';
+import { ParseContext, isDisabled, parseJsonRoot, serverMapResult, type ServerFields } from './common';
 import { endsWithPath } from './paths';
 import type { ConfigFormat, ConfigParseResult } from './types';
+import { isRecord } from '../../util/isRecord';
 
 /** This adapter's format. */
 export const format: ConfigFormat = 'zed';

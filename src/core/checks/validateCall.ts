@@ -18,7 +18,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { CallError, CallErrorKind } from '../harness/format';
 import type { Spec, Tool } from '../spec/model';
-import { dialectOf, isPlainObject, objectShape, type Dialect, type ObjectShape } from './jsonSchemaUtil';
+import { dialectOf, objectShape, type Dialect, type ObjectShape } from './jsonSchemaUtil';
+import { isRecord } from '../util/isRecord';
 
 /** Options of `validateCall`. */
 export interface ValidateCallOptions {
@@ -69,7 +70,7 @@ export function upgradeDraft4(node: unknown, depth = 0): unknown {
     });
     return changed ? out : node;
   }
-  if (!isPlainObject(node)) return node;
+  if (!isRecord(node)) return node;
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(node)) {
     const u = upgradeDraft4(v, depth + 1);
@@ -99,7 +100,7 @@ const compiledCache = new WeakMap<object, Compiled>();
 export function compileSchema(schema: unknown): Compiled {
   if (schema === true || schema === undefined) schema = {};
   if (schema === false) schema = { not: {} };
-  if (!isPlainObject(schema)) return { ok: false, message: `schema is ${Array.isArray(schema) ? 'an array' : typeof schema}, not an object` };
+  if (!isRecord(schema)) return { ok: false, message: `schema is ${Array.isArray(schema) ? 'an array' : typeof schema}, not an object` };
   const cached = compiledCache.get(schema);
   if (cached) return cached;
   const { dialect, known } = dialectOf(schema);
@@ -282,7 +283,7 @@ const shapeCache = new WeakMap<object, ObjectShape>();
 
 /** The declared top-level parameters of a schema, cached per schema object. */
 function shapeOf(schema: unknown): ObjectShape {
-  if (!isPlainObject(schema)) return objectShape(schema, schema);
+  if (!isRecord(schema)) return objectShape(schema, schema);
   let shape = shapeCache.get(schema);
   if (!shape) {
     shape = objectShape(schema, schema);
@@ -294,7 +295,7 @@ function shapeOf(schema: unknown): ObjectShape {
 /** Validates arguments against one tool's inputSchema. */
 export function validateToolArguments(tool: Tool, args: unknown, options: ValidateCallOptions = {}): CallCheck {
   const errors: CallError[] = [];
-  if (!isPlainObject(args)) {
+  if (!isRecord(args)) {
     errors.push({ kind: 'type', message: `arguments must be an object, got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args}` });
     return { ok: false, errors };
   }

@@ -3,14 +3,10 @@
  * `definitions`, object shapes spread over `allOf`/`anyOf`/`oneOf`, and `type` arrays.
  * Shared by the validator and the offline generator so both read a schema the same way.
  */
+import { isRecord } from '../util/isRecord';
 
 /** A JSON Schema node (anything that is an object; booleans are handled by callers). */
 export type SchemaNode = Record<string, unknown>;
-
-/** Whether a value is a non-null, non-array object. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Resolves a local JSON pointer (`#`, `#/$defs/x`, `#/definitions/a~1b`) against the root; undefined for remote refs or misses. */
 export function resolvePointer(root: unknown, ref: string): unknown {
@@ -21,7 +17,7 @@ export function resolvePointer(root: unknown, ref: string): unknown {
   for (const raw of path.replace(/^\//, '').split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(node)) node = node[Number(key)];
-    else if (isPlainObject(node)) node = node[key];
+    else if (isRecord(node)) node = node[key];
     else return undefined;
     if (node === undefined) return undefined;
   }
@@ -35,14 +31,14 @@ export function resolvePointer(root: unknown, ref: string): unknown {
 export function deref(schema: unknown, root: unknown): SchemaNode {
   let node: unknown = schema;
   let extra: SchemaNode | undefined;
-  for (let hops = 0; hops < 16 && isPlainObject(node) && typeof node.$ref === 'string'; hops++) {
+  for (let hops = 0; hops < 16 && isRecord(node) && typeof node.$ref === 'string'; hops++) {
     const { $ref, ...rest } = node;
     if (Object.keys(rest).length) extra = { ...rest, ...extra };
     node = resolvePointer(root, $ref);
   }
   if (node === true || node === undefined) node = {};
   if (node === false) node = { not: {} };
-  if (!isPlainObject(node) || typeof node.$ref === 'string') return extra ?? {};
+  if (!isRecord(node) || typeof node.$ref === 'string') return extra ?? {};
   return extra ? { ...node, ...extra } : node;
 }
 
@@ -72,13 +68,13 @@ export function objectShape(schema: unknown, root: unknown): ObjectShape {
   const visit = (raw: unknown, depth: number, inAlternative: boolean): void => {
     if (depth > 8) return;
     const node = deref(raw, root);
-    if (isPlainObject(node.properties)) {
+    if (isRecord(node.properties)) {
       for (const [k, v] of Object.entries(node.properties)) if (!Object.hasOwn(shape.properties, k)) shape.properties[k] = v;
     }
     if (!inAlternative && Array.isArray(node.required)) {
       for (const r of node.required) if (typeof r === 'string' && !shape.required.includes(r)) shape.required.push(r);
     }
-    if (isPlainObject(node.patternProperties)) shape.patterns.push(...Object.keys(node.patternProperties));
+    if (isRecord(node.patternProperties)) shape.patterns.push(...Object.keys(node.patternProperties));
     for (const key of ['additionalProperties', 'unevaluatedProperties'] as const) {
       const ap = node[key];
       if (ap === undefined) continue;
@@ -104,7 +100,7 @@ export type Dialect = 'draft-07' | '2019-09' | '2020-12';
  * draft-07 itself, and anything unknown, which callers strip before compiling).
  */
 export function dialectOf(schema: unknown): { dialect: Dialect; known: boolean } {
-  const s = isPlainObject(schema) ? schema.$schema : undefined;
+  const s = isRecord(schema) ? schema.$schema : undefined;
   if (typeof s !== 'string') return { dialect: 'draft-07', known: true };
   if (/json-schema\.org\/draft\/2020-12\/schema/.test(s)) return { dialect: '2020-12', known: true };
   if (/json-schema\.org\/draft\/2019-09\/schema/.test(s)) return { dialect: '2019-09', known: true };

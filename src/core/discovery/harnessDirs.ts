@@ -5,8 +5,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readBoundedFile } from '../boundedRead';
-import { SKIPPED_DIRECTORIES } from '../spec/detect';
-import { MANIFEST_FILE, RECORDS_DIR } from './layout';
+import { SKIPPED_DIRECTORIES } from './detect';
+import { MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
 
 /** Whether a manifest's text is one of ours (cheap check before a full read). */
 export function isHarnessManifest(text: string): boolean {

@@ -35,7 +35,7 @@
 import type { IntegrityViolation } from '../harness/format';
 import type { Spec } from '../spec/model';
 import { findTool } from './validateCall';
-import { isPlainObject } from './jsonSchemaUtil';
+import { isRecord } from '../util/isRecord';
 
 const ID_SUFFIXES = new Set(['id', 'sid', 'uid', 'uuid', 'guid', 'key', 'handle', 'ref', 'sha', 'hash', 'slug', 'path', 'cursor', 'arn', 'urn']);
 
@@ -128,7 +128,7 @@ export function idLikeValues(args: unknown, exclude?: ReadonlySet<string>): IdVa
       if (isIdLike(name, v)) out.push({ param: path.join('.'), value: v });
     } else if (Array.isArray(v)) {
       v.forEach((x, i) => walk(x, [...path, String(i)], name));
-    } else if (isPlainObject(v)) {
+    } else if (isRecord(v)) {
       for (const [k, x] of Object.entries(v)) walk(x, [...path, k], k);
     }
   };
@@ -146,7 +146,7 @@ export function schemaLiterals(schema: unknown): Set<string> {
   const walk = (node: unknown, depth: number): void => {
     if (depth > 40) return;
     if (Array.isArray(node)) node.forEach((n) => walk(n, depth + 1));
-    else if (isPlainObject(node)) {
+    else if (isRecord(node)) {
       for (const [k, v] of Object.entries(node)) {
         if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') add(v);
         else walk(v, depth + 1);
@@ -178,7 +178,7 @@ export function textLeaves(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
   else if (Array.isArray(value)) for (const v of value) textLeaves(v, out);
-  else if (isPlainObject(value)) {
+  else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
       out.push(k);
       textLeaves(v, out);

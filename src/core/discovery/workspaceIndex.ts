@@ -8,12 +8,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
 import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from '../complexity';
-import { formatForPath, parseConfig } from './configs';
-import type { ServerDefinition } from './configs/types';
+import { formatForPath, parseConfig } from '../spec/configs';
+import type { ServerDefinition } from '../spec/configs/types';
 import { detectWorkspace } from './detect';
-import type { LoadProblem, Spec } from './model';
-import { looksBinary } from './jsonText';
-import { loadSpecText } from './snapshot';
+import type { LoadProblem, Spec } from '../spec/model';
+import { looksBinary } from '../spec/jsonText';
+import { loadSpecText } from '../spec/snapshot';
 
 /** A spec file found in the workspace, analysed. */
 export interface IndexedSpec {

@@ -7,11 +7,12 @@
 import { close, fstat, open, read, readdir, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from '../harness/layout';
-import { formatForPath, parseConfig } from './configs';
-import type { ServerDefinition } from './configs/types';
-import { parseJsonText } from './jsonText';
-import type { LoadProblem } from './model';
-import { isSpecShaped } from './snapshot';
+import { formatForPath, parseConfig } from '../spec/configs';
+import type { ServerDefinition } from '../spec/configs/types';
+import { parseJsonText } from '../spec/jsonText';
+import type { LoadProblem } from '../spec/model';
+import { isSpecShaped } from '../spec/snapshot';
+import { byCodeUnit } from '../util/byCodeUnit';
 
 /** Folders never walked: dependencies, VCS data, build output, virtual environments, caches. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
@@ -102,10 +103,6 @@ function parseFast(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Runs `worker` over `items` with at most `n` in flight; `lane` (0…n-1) lets a worker own per-lane state. */
@@ -255,8 +252,8 @@ export async function detectWorkspace(root: string, options: DetectOptions = {})
 
   // Sorted so the result does not depend on which read finished first. Within a file,
   // definitions keep their order (the sort is stable and they were pushed together).
-  definitions.sort((a, b) => compare(a.file, b.file));
-  specFiles.sort(compare);
-  problems.sort((a, b) => compare(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || compare(a.message, b.message));
+  definitions.sort((a, b) => byCodeUnit(a.file, b.file));
+  specFiles.sort(byCodeUnit);
+  problems.sort((a, b) => byCodeUnit(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || byCodeUnit(a.message, b.message));
   return { definitions, specFiles, problems };
 }
