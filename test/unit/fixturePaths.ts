@@ -7,5 +7,7 @@ export const repoRoot = resolve(__dirname, '..', '..', '..');
 export const sharedDir = process.env.AGENT_SEER_SHARED ?? resolve(repoRoot, '..', 'shared');
 export const specsDir = resolve(sharedDir, 'fixtures', 'specs');
 export const configsDir = resolve(sharedDir, 'fixtures', 'configs');
+/** The compiled fixture servers of this repo (out/test/fixtures/servers). */
+export const compiledServersDir = resolve(__dirname, '..', 'fixtures', 'servers');
 /** Fixtures that belong to this repo (test/fixtures). */
 export const localFixturesDir = resolve(repoRoot, 'test', 'fixtures');

@@ -1,0 +1,395 @@
+/**
+ * The LLM pipeline end to end, through the real `@google/genai` (and `openai`) clients against
+ * fake servers on 127.0.0.1. A deterministic responder plays the model (pipelineResponder.ts);
+ * each test scripts one kind of fault on top of it and asserts that it was retried, re-asked,
+ * repaired or discarded, and counted.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { HarnessRecord } from '../../../../src/core/harness/format';
+import { readHarness } from '../../../../src/core/harness/store';
+import { GeminiProvider, OpenAICompatibleProvider, type CallLimits, type ChatProvider } from '../../../../src/core/llm';
+import { textLeaves } from '../../../../src/core/checks/integrity';
+import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../../../src/core/pipeline/runner';
+import type { LlmScenarioBatch } from '../../../../src/core/pipeline/schemas';
+import { loadSpecText } from '../../../../src/core/spec/snapshot';
+import type { Spec } from '../../../../src/core/spec/model';
+import { startFakeGemini } from '../../../fakes/fakeGemini';
+import type { FakeLlmServer, FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
+import { startFakeOpenAI } from '../../../fakes/fakeOpenAI';
+import { specsDir } from '../../fixturePaths';
+import { createResponder, firstPrompt, scenarioKind, stageOf, type Responder } from '../../pipelineResponder';
+
+/** Fast retries; a short per-call timeout for the hang test. */
+const limits: CallLimits = { retry: { baseDelayMs: 10, maxDelayMs: 40 }, timeoutMs: 1500, concurrency: 4 };
+
+async function loadFixture(name: string): Promise<Spec> {
+  const file = join(specsDir, name);
+  const r = loadSpecText(await readFile(file, 'utf8'), file);
+  assert.ok(r.ok, `fixture ${name} loads`);
+  return r.spec;
+}
+
+/** A rule: the first `times` requests matching `match` get `reply` instead of the responder's answer. */
+interface Rule {
+  match: (req: FakeRequest) => boolean;
+  reply: (req: FakeRequest, base: FakeReply) => FakeReply;
+  times: number;
+  hits: number[];
+}
+const rule = (match: Rule['match'], reply: Rule['reply'], times = 1): Rule => ({ match, reply, times, hits: [] });
+
+function serve(fake: FakeLlmServer, responder: Responder, rules: Rule[] = []): void {
+  fake.respondWith((req) => {
+    for (const r of rules) {
+      if (r.hits.length < r.times && r.match(req)) {
+        r.hits.push(req.index);
+        return r.reply(req, responder.respond(req));
+      }
+    }
+    return responder.respond(req);
+  });
+}
+
+const tmpDirs: string[] = [];
+async function tmp(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'agent-seer-pipeline-'));
+  tmpDirs.push(d);
+  return d;
+}
+after(async () => {
+  await Promise.all(tmpDirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+function gemini(fake: FakeLlmServer): ChatProvider {
+  return new GeminiProvider({ apiKey: 'test-key', baseUrl: fake.url });
+}
+
+async function run(fake: FakeLlmServer, spec: Spec, over: Partial<RunPipelineOptions> = {}, chat: ChatProvider = gemini(fake)): Promise<PipelineResult> {
+  return runPipeline({ spec, provider: { chat, limits }, outDir: await tmp(), simple: 3, complex: 2, ...over });
+}
+
+/** Every record valid against the harness schema, with no unknown tool, no invalid argument, no integrity gap. */
+async function assertSoundHarness(result: PipelineResult): Promise<HarnessRecord[]> {
+  const h = await readHarness(result.outputDir);
+  assert.deepEqual(h.problems, [], 'every file of the harness is valid');
+  assert.equal(h.manifest?.status, result.status);
+  assert.equal(h.records.length, result.counts.records);
+  for (const r of h.records) {
+    assert.ok(r.checks.schemaValid, `${r.id}: schema-valid calls`);
+    assert.deepEqual(r.checks.unknownTools, [], `${r.id}: no unknown tools`);
+    assert.deepEqual(r.checks.integrityViolations, [], `${r.id}: referential integrity`);
+    assert.equal(r.mock_outputs.length, r.expected_tools.length);
+  }
+  return h.records;
+}
+
+const reaskOf = (fake: FakeLlmServer, original: FakeRequest): FakeRequest | undefined =>
+  fake.requests.find((r) => r.index > original.index && r.messages.length > original.messages.length && firstPrompt(r) === firstPrompt(original));
+
+describe('pipeline through the real Gemini client against a fake server', () => {
+  let fake: FakeLlmServer;
+  let slack: Spec;
+  let responder: Responder;
+  before(async () => {
+    fake = await startFakeGemini({ apiKey: 'test-key' });
+    slack = await loadFixture('slack.json');
+    responder = createResponder({ spec: slack });
+  });
+  after(() => fake.close());
+  beforeEach(() => fake.reset());
+
+  let good: PipelineResult;
+  it('a good run writes a complete, valid harness with full coverage and multi-turn records', async () => {
+    serve(fake, responder);
+    good = await run(fake, slack);
+    assert.equal(good.status, 'complete');
+    const records = await assertSoundHarness(good);
+    assert.equal(good.counts.coverage.ratio, 1);
+    assert.ok(good.counts.byTier.simple > 0 && good.counts.byTier.complex > 0);
+    assert.ok(good.counts.multiTurn > 0 && good.multiTurnRate === 1, 'every multi-call scenario split');
+    assert.equal(good.llm.calls, fake.requests.length, 'every request counted');
+    assert.equal(good.llm.cacheHits, 0);
+    const m = good.manifest;
+    assert.equal(m.provider, 'gemini');
+    assert.equal(m.tokens.calls, fake.requests.length);
+    assert.ok(m.tokens.input > 0 && m.tokens.output > 0);
+    assert.deepEqual([...m.recordIds].sort(), records.map((r) => r.id).sort());
+    for (const r of records) {
+      assert.equal(r.provenance.provider, 'gemini');
+      assert.match(r.provenance.promptVersions.scenarios ?? '', /^v1\+[0-9a-f]{8}$/);
+      assert.ok(Object.keys(r.provenance.toolHashes).length > 0);
+      for (const o of r.mock_outputs) assert.equal(o.grounding, 'low', 'slack declares no output schemas and no examples were given');
+      // The expected response quotes the outputs.
+      assert.ok(r.mock_outputs.flatMap((o) => textLeaves(o.output)).some((l) => l.length >= 3 && r.expected_response.includes(l)), r.id);
+    }
+    // Stages: one interpretation per tool, one mock per scenario, one split per multi-call scenario.
+    const byStage = (s: string): number => fake.requests.filter((r) => stageOf(r) === s).length;
+    assert.equal(byStage('interpret'), slack.tools.length);
+    assert.equal(byStage('mock'), good.counts.records);
+    assert.equal(byStage('turns'), good.counts.multiCall);
+  });
+
+  it('429 with Retry-After, 500 and a timeout are retried; the harness is the same as without faults', async () => {
+    const r429 = rule((r) => stageOf(r) === 'scenarios', () => ({ status: 429, retryAfter: '0.3', message: 'slow down' }));
+    const r500 = rule((r) => stageOf(r) === 'mock', () => ({ status: 500, message: 'boom' }), 2);
+    const hang = rule((r) => stageOf(r) === 'interpret', () => ({ hang: true }));
+    serve(fake, responder, [r429, r500, hang]);
+    const res = await run(fake, slack);
+    assert.equal(res.status, 'complete');
+    assert.equal(r429.hits.length, 1);
+    assert.equal(r500.hits.length, 2);
+    assert.equal(hang.hits.length, 1);
+    assert.ok(res.llm.retries >= 4, `retries counted (${res.llm.retries})`);
+    // The retry after the 429 waited for the server's Retry-After.
+    const after429 = fake.requests.find((r) => r.index > r429.hits[0]! && firstPrompt(r) === firstPrompt(fake.requests[r429.hits[0]!]!));
+    assert.ok(after429 && after429.receivedAt - fake.requests[r429.hits[0]!]!.receivedAt >= 280, 'Retry-After honoured');
+    await assertSoundHarness(res);
+    // Same content as the fault-free run: retries change nothing.
+    const names = (await readdir(join(res.outputDir, 'records'))).sort();
+    assert.deepEqual(names, (await readdir(join(good.outputDir, 'records'))).sort());
+    for (const n of names) assert.equal(await readFile(join(res.outputDir, 'records', n), 'utf8'), await readFile(join(good.outputDir, 'records', n), 'utf8'));
+  });
+
+  it('malformed JSON and schema-violating replies are re-asked with the errors and counted', async () => {
+    const notJson = rule((r) => stageOf(r) === 'scenarios' && r.messages.length === 1, () => ({ text: 'Sure! Here are your scenarios: {oops' }));
+    const badSchema = rule((r) => stageOf(r) === 'interpret' && r.messages.length === 1, () => ({ json: { tool_name: 'x', what_it_does: 3 } }));
+    serve(fake, responder, [notJson, badSchema]);
+    const res = await run(fake, slack);
+    assert.equal(res.status, 'complete');
+    const reask1 = reaskOf(fake, fake.requests[notJson.hits[0]!]!);
+    assert.match(reask1?.lastUserText ?? '', /not valid JSON/);
+    const reask2 = reaskOf(fake, fake.requests[badSchema.hits[0]!]!);
+    assert.match(reask2?.lastUserText ?? '', /at \$\.what_it_does/);
+    assert.match(reask2?.lastUserText ?? '', /at \$\.why_its_used/);
+    assert.equal(res.counts.repaired['scenarios:malformed-reply'], 1);
+    assert.equal(res.counts.repaired['interpret:malformed-reply'], 1);
+    assert.equal(res.llm.reasks, 2);
+    await assertSoundHarness(res);
+  });
+
+  it('hallucinated tool names and wrong argument types are re-asked with exact messages', async () => {
+    let original: LlmScenarioBatch | undefined;
+    const corrupt = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple' && r.messages.length === 1,
+      (req) => {
+        const batch = responder.batchFor(firstPrompt(req));
+        original = structuredClone(batch);
+        const s = batch.categories[0]!.scenarios;
+        s[0]!.agent_workflow[0]!.name = 'slack_list_channelz';
+        const withString = s.findIndex((x, i) => i > 0 && Object.values(JSON.parse(x.agent_workflow[0]!.arguments_json) as object).some((v) => typeof v === 'string'));
+        const call = s[withString]!.agent_workflow[0]!;
+        const args = JSON.parse(call.arguments_json) as Record<string, unknown>;
+        const key = Object.keys(args).find((k) => typeof args[k] === 'string')!;
+        args[key] = 12345;
+        call.arguments_json = JSON.stringify(args);
+        return { json: batch };
+      },
+    );
+    serve(fake, responder, [corrupt]);
+    const res = await run(fake, slack);
+    assert.ok(original);
+    const text = reaskOf(fake, fake.requests[corrupt.hits[0]!]!)?.lastUserText ?? '';
+    assert.match(text, /categories\[0\]\.scenarios\[0\]\.agent_workflow\[0\] \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/);
+    assert.match(text, /agent_workflow\[0\] \(slack_\w+\): '\w+' must be string/);
+    assert.equal(res.counts.repaired['scenarios:unknown-tool'], 1);
+    assert.equal(res.counts.repaired['scenarios:invalid-arguments'], 1);
+    await assertSoundHarness(res);
+  });
+
+  it('a scenario still invalid after three replies is discarded; its valid siblings are kept', async () => {
+    const persistent = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
+      (req) => {
+        const batch = responder.batchFor(firstPrompt(req));
+        batch.categories[0]!.scenarios[0]!.agent_workflow[0]!.name = 'post_to_teams';
+        return { json: batch };
+      },
+      3,
+    );
+    serve(fake, responder, [persistent]);
+    const res = await run(fake, slack);
+    assert.equal(persistent.hits.length, 3, 'asked three times');
+    assert.equal(res.counts.discarded['scenarios:unknown-tool'], 1);
+    const records = await assertSoundHarness(res);
+    assert.ok(records.every((r) => r.expected_tools.every((c) => c.name !== 'post_to_teams')));
+    // The discarded scenario's tool was re-covered by a follow-up round.
+    assert.equal(res.counts.coverage.ratio, 1);
+  });
+
+  const chained = (prompt: string): LlmScenarioBatch => ({
+    categories: [
+      {
+        category: 'Incidents',
+        scenarios: [
+          {
+            title: 'Read the incident channel',
+            prompt,
+            agent_workflow: [
+              { name: 'slack_list_channels', arguments_json: '{"limit": 50}', explanation: 'Find the incident channel.' },
+              { name: 'slack_get_channel_history', arguments_json: '{"channel_id": "C07QX2M8K1P", "limit": 5}', explanation: 'Read its latest messages.' },
+            ],
+            novelty_reason: 'The channel ID must come from the listing.',
+            agent_followup: 'Shall I summarise the thread?',
+          },
+        ],
+      },
+    ],
+  });
+  /** The responder's mock reply with the chained ID taken out of call 0's output only. */
+  let stripped = '';
+  const stripId = (reply: FakeReply): FakeReply => {
+    const json = structuredClone((reply as { json: { mock_workflow: { output_json: string }[] } }).json);
+    const first = json.mock_workflow[0]!;
+    assert.ok(first.output_json.includes('C07QX2M8K1P'), 'the responder chains the ID');
+    first.output_json = first.output_json.split('C07QX2M8K1P').join('C0000000001');
+    stripped = first.output_json;
+    return { json };
+  };
+
+  it('an ID that does not chain is re-asked with the value and where it must appear', async () => {
+    const scen = rule((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple', () => ({ json: chained('Show me the latest messages in our incident channel.') }));
+    const broken = rule((r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'), (_req, base) => stripId(base));
+    serve(fake, responder, [scen, broken]);
+    const res = await run(fake, slack);
+    const text = reaskOf(fake, fake.requests[broken.hits[0]!]!)?.lastUserText ?? '';
+    assert.match(text, /Call 1 \(slack_get_channel_history\) uses "C07QX2M8K1P" as "channel_id".*include it in the output of call 0 \(slack_list_channels\)/);
+    // The shared state was in the prompt from the start.
+    assert.match(firstPrompt(fake.requests[broken.hits[0]!]!), /"C07QX2M8K1P" must appear in the output of call 0 \(slack_list_channels\)/);
+    assert.equal(res.counts.repaired['mock:integrity'], 1);
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.title === 'Read the incident channel')!;
+    assert.ok(JSON.stringify(rec.mock_outputs[0]!.output).includes('C07QX2M8K1P'));
+  });
+
+  it('an ID still missing after three replies is planted into the earlier output, and counted', async () => {
+    const scen = rule((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple', () => ({ json: chained('Show me the latest messages in our incident channel.') }));
+    const broken = rule((r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'), (_req, base) => stripId(base), 3);
+    serve(fake, responder, [scen, broken]);
+    const res = await run(fake, slack);
+    assert.equal(broken.hits.length, 3);
+    assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
+    assert.equal(res.counts.repaired['mock:offline-fallback'], undefined, 'the model\'s outputs were kept');
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.title === 'Read the incident channel')!;
+    const planted = JSON.stringify(rec.mock_outputs[0]!.output);
+    assert.ok(planted.includes('C07QX2M8K1P'));
+    // The model's output is kept; only the missing value went in (here over the listed item's id).
+    assert.equal(planted.split('C07QX2M8K1P').join('C0000000001'), JSON.stringify(JSON.parse(stripped)));
+    assert.equal(rec.provenance.stageProviders, undefined);
+  });
+
+  it('a mock reply that cannot be used falls back to the offline outputs (counted, provenance says so)', async () => {
+    let victim = '';
+    const wrong = rule((r) => stageOf(r) === 'mock' && (victim ||= firstPrompt(r)) === firstPrompt(r), () => ({ json: { mock_workflow: [], expected_response: 'Done.' } }), 3);
+    serve(fake, responder, [wrong]);
+    const res = await run(fake, slack);
+    assert.equal(wrong.hits.length, 3);
+    assert.equal(res.counts.repaired['mock:offline-fallback'], 1);
+    assert.equal(res.counts.discarded['mock:call-mismatch'], 1);
+    const records = await assertSoundHarness(res);
+    assert.equal(records.filter((r) => r.provenance.stageProviders?.mock === 'offline').length, 1);
+  });
+
+  it('uncovered tools get a coverage follow-up round that names exactly them', async () => {
+    const skip = new Set(['slack_get_user_profile', 'slack_add_reaction', 'slack_get_thread_replies']);
+    serve(fake, createResponder({ spec: slack, skipInitially: (t) => skip.has(t) }));
+    const res = await run(fake, slack);
+    const followups = fake.requests.filter((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'coverage');
+    assert.equal(followups.length, 1);
+    const listed = firstPrompt(followups[0]!).split('## Other tools')[0]!;
+    for (const t of skip) assert.match(listed, new RegExp(`### ${t}\\b`));
+    assert.equal((listed.match(/^### /gm) ?? []).length, skip.size, 'only the unused tools are listed as unused');
+    assert.equal(res.counts.coverage.ratio, 1);
+    assert.ok(res.counts.coverageRound >= skip.size);
+    await assertSoundHarness(res);
+  });
+
+  it('a tool the model never uses validly is covered by an offline scenario as a last resort', async () => {
+    serve(fake, createResponder({ spec: slack, neverUse: (t) => t === 'slack_get_user_profile' }));
+    const res = await run(fake, slack);
+    const followups = fake.requests.filter((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'coverage' && r.messages.length === 1);
+    assert.equal(followups.length, 4, 'two group rounds, then two global rounds, all asking for it');
+    for (const f of followups) assert.match(firstPrompt(f), /### slack_get_user_profile/);
+    assert.equal(res.counts.repaired['scenarios:offline-fallback'], 1);
+    assert.equal(res.counts.coverage.ratio, 1);
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.provenance.stageProviders?.scenarios === 'offline')!;
+    assert.ok(rec.expected_tools.some((c) => c.name === 'slack_get_user_profile'));
+    assert.equal(rec.provenance.provider, 'gemini', 'its mock outputs still come from the model');
+  });
+
+  it('a "complex" scenario with one call is re-labelled simple', async () => {
+    serve(fake, createResponder({ spec: slack, oneCallComplex: true }));
+    const res = await run(fake, slack);
+    assert.equal(res.counts.repaired['tier:relabelled-complex-to-simple'], 1);
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.title.startsWith('Too simple'))!;
+    assert.equal(rec.tier, 'simple');
+    assert.ok(records.filter((r) => r.tier === 'complex').every((r) => r.expected_tools.length >= 2 && new Set(r.expected_tools.map((c) => c.name)).size >= 2));
+  });
+
+  it('a single-turn expansion is discarded from the multi-turn set; the scenario stays a single-turn record', async () => {
+    let target = '';
+    serve(fake, createResponder({ spec: slack, singleTurn: (p) => (target ||= p) === p }));
+    const res = await run(fake, slack);
+    assert.equal(res.counts.discarded['turns:single-turn'], 1);
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.prompt === target)!;
+    assert.ok(rec.expected_tools.length >= 2);
+    assert.deepEqual(rec.conversation, []);
+    assert.equal(res.counts.multiTurn, res.counts.multiCall - 1);
+  });
+
+  it('a split that drops a call is re-asked with the exact problem', async () => {
+    const drop = rule(
+      (r) => stageOf(r) === 'turns',
+      (_req, base) => {
+        const split = structuredClone((base as { json: { turns: { calls: number[] }[] } }).json);
+        split.turns[split.turns.length - 1]!.calls.pop();
+        return { json: split };
+      },
+    );
+    serve(fake, responder, [drop]);
+    const res = await run(fake, slack);
+    assert.match(reaskOf(fake, fake.requests[drop.hits[0]!]!)?.lastUserText ?? '', /call \d \(slack_\w+\) is in no turn/);
+    assert.equal(res.counts.repaired['turns:structure'], 1);
+    assert.equal(res.multiTurnRate, 1);
+    await assertSoundHarness(res);
+  });
+
+  it('an invalid key stops the run: status failed, the manifest says why', async () => {
+    serve(fake, responder);
+    const res = await run(fake, slack, {}, new GeminiProvider({ apiKey: 'wrong-key', baseUrl: fake.url }));
+    assert.equal(res.status, 'failed');
+    assert.match(res.error ?? '', /API key/);
+    const h = await readHarness(res.outputDir);
+    assert.equal(h.manifest?.status, 'failed');
+    assert.match(h.manifest?.error ?? '', /API key/);
+  });
+});
+
+describe('pipeline through the real openai client against a fake server', () => {
+  let fake: FakeLlmServer;
+  before(async () => {
+    fake = await startFakeOpenAI();
+  });
+  after(() => fake.close());
+
+  it('writes a valid harness; example outputs raise the grounding of that tool to high', async () => {
+    const spec = await loadFixture('git-official.json');
+    serve(fake, createResponder({ spec }));
+    const chat = new OpenAICompatibleProvider({ model: 'llama3.1:8b', baseUrl: fake.url });
+    const res = await run(fake, spec, { exampleOutputs: { git_status: [{ branch: 'main', clean: true }] } }, chat);
+    assert.equal(res.status, 'complete');
+    assert.equal(res.manifest.provider, 'openai');
+    assert.equal(res.counts.coverage.ratio, 1);
+    const records = await assertSoundHarness(res);
+    const grounding = records.flatMap((r) => r.mock_outputs.map((o) => [o.name, o.grounding] as const));
+    assert.ok(grounding.some(([n, g]) => n === 'git_status' && g === 'high'));
+    assert.ok(grounding.filter(([n]) => n !== 'git_status').every(([, g]) => g === 'low'));
+  });
+});
