@@ -58,3 +58,14 @@ export async function screenshot(name: string, timeoutMs = 15_000): Promise<stri
   }
   return png;
 }
+
+/**
+ * Generates the offline harness of the basic workspace's spec (`evals/secure-filesystem-server`),
+ * so a test that needs a harness does not depend on another test having made one first.
+ */
+export async function generateOfflineHarness(): Promise<{ status: string; outputDir: string }> {
+  const spec = vscode.Uri.file(join(workspaceRoot(), 'specs', 'filesystem.json'));
+  const result = await vscode.commands.executeCommand<{ status: string; outputDir: string }>('agentSeer.generateEvals', spec, { provider: { kind: 'offline' } });
+  if (result?.status !== 'complete') throw new Error(`offline generation did not complete: ${JSON.stringify(result).slice(0, 300)}`);
+  return result;
+}

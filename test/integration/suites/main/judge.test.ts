@@ -1,4 +1,4 @@
-/** Judge, inline judge failures, scores in the tree, and the report webview. Runs after generate.test. */
+/** Judge, inline judge failures, scores in the tree, and the report webview, on a harness the suite makes first. */
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,11 +6,17 @@ import * as vscode from 'vscode';
 import type { HarnessNode } from '../../../../src/extension/harnessTree';
 import { REPORT_VIEW_TYPE, ReportPanel } from '../../../../src/extension/reportPanel';
 import { activateApi } from '../../api';
-import { screenshot, waitFor, workspaceRoot } from '../../helpers';
+import { generateOfflineHarness, screenshot, waitFor, workspaceRoot } from '../../helpers';
 
 const recordsDir = () => join(workspaceRoot(), 'evals', 'secure-filesystem-server', 'records');
 
 describe('Judge', () => {
+  before(async function () {
+    this.timeout(60_000);
+    await activateApi();
+    await generateOfflineHarness();
+  });
+
   it('judges a run offline: a broken argument shows inline at that argument, scores show in the tree', async function () {
     this.timeout(60_000);
     const api = await activateApi();

@@ -1,12 +1,18 @@
-/** Records whose tools changed in the spec are marked stale in the Harnesses tree. Runs after generate.test. */
+/** Records whose tools changed in the spec are marked stale in the Harnesses tree. Makes its own harness first. */
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HarnessNode } from '../../../../src/extension/harnessTree';
 import { activateApi } from '../../api';
-import { waitFor, workspaceRoot } from '../../helpers';
+import { generateOfflineHarness, waitFor, workspaceRoot } from '../../helpers';
 
 describe('Stale records', () => {
+  before(async function () {
+    this.timeout(60_000);
+    await activateApi();
+    await generateOfflineHarness();
+  });
+
   it('a changed tool in the spec file marks the scenarios that use it, and only those', async function () {
     this.timeout(60_000);
     const api = await activateApi();

@@ -1,8 +1,7 @@
 /**
  * "Generate Evals" with a VS Code language model: the VsCodeLmProvider adapter against a REAL
  * `vscode.lm` chat model, registered in this extension host by the test-only helper extension
- * test/integration/extensions/fake-lm (loaded by scripts/test-integration.mjs). Named `zz-` so it
- * runs after judge.test.ts, which expects the harness generate.test.ts left in the same folder.
+ * test/integration/extensions/fake-lm (loaded by scripts/test-integration.mjs).
  */
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
