@@ -76,7 +76,7 @@ export function generateWorkspace(root: string, totalFiles = 50_000): { files: n
   for (let copy = 0; copy < 3; copy++) {
     for (const folder of folders) {
       for (const name of readdirSync(join(configsDir, folder.name))) {
-        const target = join(root, 'packages', `pkg-${copy * 13 + configs % 13}`, LAYOUT[folder.name]!);
+        const target = join(root, 'packages', `pkg-${copy * 13 + (configs % 13)}`, LAYOUT[folder.name]!);
         mkdirSync(join(target, '..'), { recursive: true });
         copyFileSync(join(configsDir, folder.name, name), target);
         configs++;

@@ -61,7 +61,11 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
     while (arrivals.length && (arrivals[0] ?? 0) <= now - 60_000) arrivals.shift();
     if (arrivals.length >= rpm) {
       rejected++;
-      return { status: 429, retryAfter: Math.max(1, Math.ceil(((arrivals[0] ?? now) + 60_000 - now) / 1000)), message: 'Resource has been exhausted (e.g. check quota).' };
+      return {
+        status: 429,
+        retryAfter: Math.max(1, Math.ceil(((arrivals[0] ?? now) + 60_000 - now) / 1000)),
+        message: 'Resource has been exhausted (e.g. check quota).',
+      };
     }
     arrivals.push(now);
     const delayMs = Math.round(lo + (hi - lo) * random());
@@ -70,11 +74,38 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-gen-'));
-  const argv = ['generate', specFile, '--provider', 'gemini', '--base-url', fake.url, '--rpm', String(rpm), '--concurrency', concurrency, '--simple', simple, '--complex', complex, '--out', join(dir, 'out'), '--json'];
+  const argv = [
+    'generate',
+    specFile,
+    '--provider',
+    'gemini',
+    '--base-url',
+    fake.url,
+    '--rpm',
+    String(rpm),
+    '--concurrency',
+    concurrency,
+    '--simple',
+    simple,
+    '--complex',
+    complex,
+    '--out',
+    join(dir, 'out'),
+    '--json',
+  ];
   const cli = (): { io: Io; out: string[]; err: string[] } => {
     const out: string[] = [];
     const err: string[] = [];
-    return { out, err, io: { out: (s) => out.push(s), err: (s) => (process.env.AGENT_SEER_BENCH_VERBOSE ? process.stderr.write(`${s}\n`) : err.push(s)), cwd: dir, env: { GEMINI_API_KEY: 'bench-key' } } };
+    return {
+      out,
+      err,
+      io: {
+        out: (s) => out.push(s),
+        err: (s) => (process.env.AGENT_SEER_BENCH_VERBOSE ? process.stderr.write(`${s}\n`) : err.push(s)),
+        cwd: dir,
+        env: { GEMINI_API_KEY: 'bench-key' },
+      },
+    };
   };
   try {
     const first = cli();
@@ -105,8 +136,18 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
         note: `lower bound max(${s.llm.calls} calls ÷ ${rpm}/min = ${(rateBoundMs / 1000).toFixed(1)} s, chain ${s.chainDepth} × ${meanLatency.toFixed(0)} ms = ${(chainBoundMs / 1000).toFixed(1)} s); ${s.records} records, coverage ${(s.coverage.ratio * 100).toFixed(0)}%, multi-turn ${s.multiTurnRate === null ? 'n/a' : `${(s.multiTurnRate * 100).toFixed(0)}%`}, ${s.llm.retries} retries, ${rejected} server 429s`,
       },
       { name: 'generate: LLM calls per accepted record', value: s.llm.calls / records, unit: 'calls', note: `${s.llm.calls} calls for ${s.records} records` },
-      { name: 'generate: tokens per accepted record', value: (s.llm.inputTokens + s.llm.outputTokens) / records, unit: 'tokens', note: `${s.llm.inputTokens} in + ${s.llm.outputTokens} out` },
-      { name: 'generate: LLM calls of an unchanged re-run', value: s2.llm.calls, unit: 'calls', note: `${fake.requests.length - requestsBefore} requests reached the server; ${s2.llm.cacheHits} cache hits` },
+      {
+        name: 'generate: tokens per accepted record',
+        value: (s.llm.inputTokens + s.llm.outputTokens) / records,
+        unit: 'tokens',
+        note: `${s.llm.inputTokens} in + ${s.llm.outputTokens} out`,
+      },
+      {
+        name: 'generate: LLM calls of an unchanged re-run',
+        value: s2.llm.calls,
+        unit: 'calls',
+        note: `${fake.requests.length - requestsBefore} requests reached the server; ${s2.llm.cacheHits} cache hits`,
+      },
     ];
   } finally {
     await fake.close();
@@ -117,7 +158,10 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
 if (require.main === module) {
   void runGenerateBench()
     .then((results) => {
-      for (const r of results) process.stdout.write(`${r.name}: ${r.value.toFixed(2)} ${r.unit}${r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (bound ${r.baseline?.toFixed(0)} ${r.unit})` : ''}${r.note ? `  — ${r.note}` : ''}\n`);
+      for (const r of results)
+        process.stdout.write(
+          `${r.name}: ${r.value.toFixed(2)} ${r.unit}${r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (bound ${r.baseline?.toFixed(0)} ${r.unit})` : ''}${r.note ? `  — ${r.note}` : ''}\n`,
+        );
     })
     .catch((err: unknown) => {
       process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -35,12 +35,33 @@ export async function runResumeBench(): Promise<BenchResult[]> {
   const fake = await startFakeGemini({ apiKey: 'bench-key' });
   fake.respondWith(reaskingResponder(createResponder({ spec: load.spec }), () => Math.round(lo + (hi - lo) * random())));
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-resume-'));
-  const args = (out: string): string[] => ['generate', specFile, '--provider', 'gemini', '--base-url', fake.url, '--simple', '4', '--complex', '4', '--out', out, '--json'];
+  const args = (out: string): string[] => [
+    'generate',
+    specFile,
+    '--provider',
+    'gemini',
+    '--base-url',
+    fake.url,
+    '--simple',
+    '4',
+    '--complex',
+    '4',
+    '--out',
+    out,
+    '--json',
+  ];
   const childEnv = { ...process.env, GEMINI_API_KEY: 'bench-key' };
   try {
     // One uninterrupted run gives the span the kills are drawn from.
     const t0 = Date.now();
-    const base = await killResumeTrial({ fake, cli, args: args(join(dir, 'base')), env: childEnv, signal: 'SIGINT', killWhen: () => new Promise(() => undefined) });
+    const base = await killResumeTrial({
+      fake,
+      cli,
+      args: args(join(dir, 'base')),
+      env: childEnv,
+      signal: 'SIGINT',
+      killWhen: () => new Promise(() => undefined),
+    });
     const span = Date.now() - t0;
     const baseCalls = base.firstRequests;
     const results: TrialResult[] = [];
@@ -48,10 +69,18 @@ export async function runResumeBench(): Promise<BenchResult[]> {
       const signal = i % 2 === 0 ? 'SIGKILL' : 'SIGINT';
       // Anywhere from the first calls to near the end of an uninterrupted run (process start included).
       const at = Math.round(span * (0.15 + 0.7 * random()));
-      const r = await killResumeTrial({ fake, cli, args: args(join(dir, `t${i}`)), env: childEnv, signal, killWhen: (start) => new Promise((res) => setTimeout(res, Math.max(0, start + at - Date.now()))) });
+      const r = await killResumeTrial({
+        fake,
+        cli,
+        args: args(join(dir, `t${i}`)),
+        env: childEnv,
+        signal,
+        killWhen: (start) => new Promise((res) => setTimeout(res, Math.max(0, start + at - Date.now()))),
+      });
       if (r.resumedExit !== 0) throw new Error(`trial ${i}: the resumed run exited ${r.resumedExit}: ${r.resumedStderr.split('\n').slice(-3).join(' | ')}`);
       results.push(r);
-      if (process.env.AGENT_SEER_BENCH_VERBOSE) process.stderr.write(`trial ${i} ${signal} at ${at} ms: ${JSON.stringify({ ...r, resumedStderr: undefined })}\n`);
+      if (process.env.AGENT_SEER_BENCH_VERBOSE)
+        process.stderr.write(`trial ${i} ${signal} at ${at} ms: ${JSON.stringify({ ...r, resumedStderr: undefined })}\n`);
     }
     const sum = (f: (r: TrialResult) => number): number => results.reduce((a, r) => a + f(r), 0);
     const repeated = sum((r) => r.repeated);

@@ -42,12 +42,7 @@ for (const spec of suites) {
         AGENT_SEER_TEST_SUITE: spec.name,
         AGENT_SEER_SHARED: process.env.AGENT_SEER_SHARED ?? resolve(repoRoot, '..', 'shared'),
       },
-      launchArgs: [
-        workspace,
-        '--disable-extensions',
-        '--user-data-dir', join(runDir, 'user-data'),
-        ...(spec.trust ? [] : ['--disable-workspace-trust']),
-      ],
+      launchArgs: [workspace, '--disable-extensions', '--user-data-dir', join(runDir, 'user-data'), ...(spec.trust ? [] : ['--disable-workspace-trust'])],
     });
   } catch (err) {
     console.log(`[electron] suite ${spec.name}: ${err?.message ?? err}`);
@@ -60,7 +55,13 @@ for (const spec of suites) {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   for (const t of results.tests) {
     console.log(`  ${t.state === 'passed' ? 'ok  ' : t.state === 'pending' ? 'skip' : 'FAIL'} ${spec.name} › ${t.title}`);
-    if (t.error) console.log(t.error.split('\n').map((l) => `         ${l}`).join('\n'));
+    if (t.error)
+      console.log(
+        t.error
+          .split('\n')
+          .map((l) => `         ${l}`)
+          .join('\n'),
+      );
   }
   passed += results.passed;
   failed += results.failed;

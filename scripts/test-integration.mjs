@@ -41,8 +41,7 @@ const SUITES = [
 
 const SUITE_TIMEOUT_MS = Number(process.env.AGENT_SEER_SUITE_TIMEOUT_MS) || 5 * 60_000;
 const KEEP_RUNS = process.env.AGENT_SEER_KEEP_RUNS === '1';
-const hostDir =
-  process.env.AGENT_SEER_TEST_HOST ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-seer-test-host');
+const hostDir = process.env.AGENT_SEER_TEST_HOST ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-seer-test-host');
 
 const log = (msg) => console.log(`[integration] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -174,7 +173,10 @@ async function killGroup(child) {
       return false;
     }
   };
-  for (const [sig, wait] of [['SIGTERM', 5000], ['SIGKILL', 2000]]) {
+  for (const [sig, wait] of [
+    ['SIGTERM', 5000],
+    ['SIGKILL', 2000],
+  ]) {
     if (!alive()) return;
     try {
       process.kill(-child.pid, sig);
@@ -272,15 +274,20 @@ async function runOne(spec, host, chromium) {
   const port = await freePort();
   const args = [
     host.codeServerEntry,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',
     '--ignore-last-opened',
-    '--user-data-dir', dirs.userData,
-    '--extensions-dir', dirs.extensions,
-    '--vscode-option', 'enable-smoke-test-driver', // without it extensionTestsPath is ignored
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
+    '--vscode-option',
+    'enable-smoke-test-driver', // without it extensionTestsPath is ignored
     ...(spec.trust ? [] : ['--disable-workspace-trust']),
   ];
   const env = { ...process.env };
@@ -345,7 +352,8 @@ async function runOne(spec, host, chromium) {
             `${outcome.results ? `; ${outcome.results.tests.length} test(s) finished, the last: ${last}` : '; no test finished'})`,
         );
       }
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) before the suite finished`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) before the suite finished`);
       await takeRequestedShots(page, shotsDir);
       await sleep(250);
     }
@@ -399,7 +407,13 @@ async function main() {
       for (const t of results.tests) {
         const mark = t.state === 'passed' ? 'ok  ' : t.state === 'pending' ? 'skip' : 'FAIL';
         console.log(`  ${mark} ${spec.name} › ${t.title}${t.durationMs ? ` (${t.durationMs} ms)` : ''}`);
-        if (t.error) console.log(t.error.split('\n').map((l) => `         ${l}`).join('\n'));
+        if (t.error)
+          console.log(
+            t.error
+              .split('\n')
+              .map((l) => `         ${l}`)
+              .join('\n'),
+          );
       }
       passed += results.passed;
       failed += results.failed;

@@ -31,7 +31,20 @@ import { f3, interval, label, reportTables, type ReportSection, type ReportTable
 import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip, ScatterController, LineController, PointElement, LineElement, ForceDirectedGraphController, EdgeLine);
+Chart.register(
+  BarController,
+  BarElement,
+  CategoryScale,
+  LinearScale,
+  Legend,
+  Tooltip,
+  ScatterController,
+  LineController,
+  PointElement,
+  LineElement,
+  ForceDirectedGraphController,
+  EdgeLine,
+);
 
 /** Theme colours from CSS variables (a webview's --vscode-* colours win over the fallbacks). */
 interface Theme {
@@ -187,18 +200,26 @@ function workflowLengths(parent: HTMLElement, id: string, st: ServerStructure, s
   const max = Math.max(...st.workflowLengths.map((w) => w.length));
   const counts = new Map(st.workflowLengths.map((w) => [w.length, w.records] as const));
   const lengths = Array.from({ length: max + 1 }, (_, i) => i).filter((i) => i > 0 || counts.has(0));
-  draw(figure(parent, id, 'Workflow length', `Records per number of expected calls (mean ${s?.meanWorkflowLength === null || s === undefined ? '—' : s.meanWorkflowLength.toFixed(1)}).`), {
-    type: 'bar',
-    data: { labels: lengths.map(String), datasets: [{ label: 'records', data: lengths.map((l) => counts.get(l) ?? 0), backgroundColor: theme.series[2] }] },
-    options: {
-      maintainAspectRatio: false,
-      plugins: { legend: { display: false } },
-      scales: {
-        x: { title: { display: true, text: 'calls per record', color: theme.muted }, grid: { display: false } },
-        y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'records', color: theme.muted } },
+  draw(
+    figure(
+      parent,
+      id,
+      'Workflow length',
+      `Records per number of expected calls (mean ${s?.meanWorkflowLength === null || s === undefined ? '—' : s.meanWorkflowLength.toFixed(1)}).`,
+    ),
+    {
+      type: 'bar',
+      data: { labels: lengths.map(String), datasets: [{ label: 'records', data: lengths.map((l) => counts.get(l) ?? 0), backgroundColor: theme.series[2] }] },
+      options: {
+        maintainAspectRatio: false,
+        plugins: { legend: { display: false } },
+        scales: {
+          x: { title: { display: true, text: 'calls per record', color: theme.muted }, grid: { display: false } },
+          y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'records', color: theme.muted } },
+        },
       },
     },
-  });
+  );
 }
 
 /** Draws node names beside graph nodes (text on canvas: never markup). */
@@ -282,7 +303,15 @@ function graph(parent: HTMLElement, id: string, title: string, caption: string, 
         autoRestart: false,
         // Weak pulls to the centre keep disconnected components from drifting to the edges
         // (positions are rescaled to the chart box afterwards, which would squash the main one).
-        forces: { center: true, collide: { radius: 14 }, link: { distance: 45 }, manyBody: { strength: -90 }, x: { strength: 0.12 }, y: { strength: 0.12 }, radial: false },
+        forces: {
+          center: true,
+          collide: { radius: 14 },
+          link: { distance: 45 },
+          manyBody: { strength: -90 },
+          x: { strength: 0.12 },
+          y: { strength: 0.12 },
+          radial: false,
+        },
       },
     },
     plugins: [nodeLabels(theme, (i) => labelled.has(i))],
@@ -297,26 +326,54 @@ function agreementFigures(parent: HTMLElement, p: JudgePair, k: number, theme: T
       noData(grid, `agreement-scatter-${key}-${k}`, `${what}: ${p.b} vs ${p.a}`, 'No records scored by both judges.');
       return;
     }
-    draw(figure(grid, `agreement-scatter-${key}-${k}`, `${what}: ${p.b} vs ${p.a}`, `Each point is a record; the line is y = x. Pearson r ${f3(a.pearson.r)}, n = ${a.n}.`), {
-      type: 'scatter',
-      data: {
-        datasets: [
-          { label: 'records', data: a.points.map(([x, y]) => ({ x, y })), backgroundColor: theme.series[0], pointRadius: 3 },
-          { type: 'line', label: 'y = x', data: [{ x: 0, y: 0 }, { x: 1, y: 1 }], borderColor: theme.muted, borderDash: [4, 4], pointRadius: 0, borderWidth: 1 },
-        ],
+    draw(
+      figure(
+        grid,
+        `agreement-scatter-${key}-${k}`,
+        `${what}: ${p.b} vs ${p.a}`,
+        `Each point is a record; the line is y = x. Pearson r ${f3(a.pearson.r)}, n = ${a.n}.`,
+      ),
+      {
+        type: 'scatter',
+        data: {
+          datasets: [
+            { label: 'records', data: a.points.map(([x, y]) => ({ x, y })), backgroundColor: theme.series[0], pointRadius: 3 },
+            {
+              type: 'line',
+              label: 'y = x',
+              data: [
+                { x: 0, y: 0 },
+                { x: 1, y: 1 },
+              ],
+              borderColor: theme.muted,
+              borderDash: [4, 4],
+              pointRadius: 0,
+              borderWidth: 1,
+            },
+          ],
+        },
+        options: {
+          maintainAspectRatio: false,
+          plugins: { legend: { display: false } },
+          scales: {
+            x: { min: 0, max: 1, title: { display: true, text: p.a, color: theme.muted } },
+            y: { min: 0, max: 1, title: { display: true, text: p.b, color: theme.muted } },
+          },
+        },
       },
-      options: {
-        maintainAspectRatio: false,
-        plugins: { legend: { display: false } },
-        scales: { x: { min: 0, max: 1, title: { display: true, text: p.a, color: theme.muted } }, y: { min: 0, max: 1, title: { display: true, text: p.b, color: theme.muted } } },
-      },
-    });
+    );
     const ba = a.blandAltman;
     const pts = a.points.map(([x, y]) => ({ x: (x + y) / 2, y: y - x }));
     const line = (y: number | null, name: string, color: string, dash: number[]) => ({
       type: 'line' as const,
       label: name,
-      data: y === null ? [] : [{ x: 0, y }, { x: 1, y }],
+      data:
+        y === null
+          ? []
+          : [
+              { x: 0, y },
+              { x: 1, y },
+            ],
       borderColor: color,
       borderDash: dash,
       pointRadius: 0,
@@ -342,7 +399,10 @@ function agreementFigures(parent: HTMLElement, p: JudgePair, k: number, theme: T
         options: {
           maintainAspectRatio: false,
           plugins: { legend: { display: false } },
-          scales: { x: { min: 0, max: 1, title: { display: true, text: 'mean of the two judges', color: theme.muted } }, y: { title: { display: true, text: 'difference', color: theme.muted } } },
+          scales: {
+            x: { min: 0, max: 1, title: { display: true, text: 'mean of the two judges', color: theme.muted } },
+            y: { title: { display: true, text: 'difference', color: theme.muted } },
+          },
         },
       },
     );
@@ -405,8 +465,24 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
   if (primary) {
     const grid = el('div', 'figure-grid');
     const c = primary.corpus;
-    histogram(grid, 'tc-hist', 'Tool-calling scores', c.histograms.tc, theme.series[0] ?? '#0969da', `All records (n = ${c.tc.n}); mean ${f3(c.tc.mean)} ${interval(c.tc.ci)}.`, theme);
-    histogram(grid, 'coh-hist', 'Coherence scores', c.histograms.coh, theme.series[1] ?? '#bc4c00', `All records (n = ${c.coh.n}); mean ${f3(c.coh.mean)} ${interval(c.coh.ci)}.`, theme);
+    histogram(
+      grid,
+      'tc-hist',
+      'Tool-calling scores',
+      c.histograms.tc,
+      theme.series[0] ?? '#0969da',
+      `All records (n = ${c.tc.n}); mean ${f3(c.tc.mean)} ${interval(c.tc.ci)}.`,
+      theme,
+    );
+    histogram(
+      grid,
+      'coh-hist',
+      'Coherence scores',
+      c.histograms.coh,
+      theme.series[1] ?? '#bc4c00',
+      `All records (n = ${c.coh.n}); mean ${f3(c.coh.mean)} ${interval(c.coh.ci)}.`,
+      theme,
+    );
     failureRates(grid, 'failure-rates', c, theme);
     figs.append(grid);
   }
@@ -422,8 +498,24 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
     workflowLengths(grid, `workflow-${i}`, st, s, theme);
     block.append(grid);
     const graphs = el('div', 'figure-grid wide');
-    graph(graphs, `cooccurrence-${i}`, 'Tool co-occurrence', `Tools in the same record (undirected; line width = records). ${st.cooccurrence.length} pairs from ${st.multiToolRecords} multi-tool records.`, st.cooccurrence, false, theme);
-    graph(graphs, `adjacency-${i}`, 'Sequential adjacency', `Tool A immediately followed by tool B in a workflow (directed; line width = transitions).`, st.adjacency, true, theme);
+    graph(
+      graphs,
+      `cooccurrence-${i}`,
+      'Tool co-occurrence',
+      `Tools in the same record (undirected; line width = records). ${st.cooccurrence.length} pairs from ${st.multiToolRecords} multi-tool records.`,
+      st.cooccurrence,
+      false,
+      theme,
+    );
+    graph(
+      graphs,
+      `adjacency-${i}`,
+      'Sequential adjacency',
+      `Tool A immediately followed by tool B in a workflow (directed; line width = transitions).`,
+      st.adjacency,
+      true,
+      theme,
+    );
     block.append(graphs);
     figs.append(block);
   });

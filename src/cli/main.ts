@@ -41,7 +41,7 @@ export function topLevelHelp(): string {
     'Usage:',
     ...Object.values(COMMANDS).map((c) => c.synopsis),
     '',
-    'agent-seer <command> --help prints the command\'s options.',
+    "agent-seer <command> --help prints the command's options.",
     'Exit codes: 0 success, 1 the run failed, 2 bad input, 3 partial (some LLM work failed).',
   ].join('\n');
 }
@@ -73,7 +73,9 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
     if (io.env.AGENT_SEER_DEBUG && err instanceof Error) io.err(err.stack ?? err.message);
     // The output folder refused or held by another run: nothing started; the user must choose.
     if (err instanceof OutputFolderError) {
-      io.err(`agent-seer: ${err.message}${err.forcible === 'replace' ? ', or pass --force to replace it' : err.forcible === 'write' ? ', or pass --force to write here anyway' : ''}`);
+      io.err(
+        `agent-seer: ${err.message}${err.forcible === 'replace' ? ', or pass --force to replace it' : err.forcible === 'write' ? ', or pass --force to write here anyway' : ''}`,
+      );
       return EXIT.badInput;
     }
     if (err instanceof UsageError || err instanceof FolderLockedError || isArgError(err)) {

@@ -4,7 +4,13 @@ import { FileReadError, readBoundedFile } from '../core/boundedRead';
 import { UsageError } from './errors';
 
 /** A whole-number option (`--name N`) in [`min`, `max`]; the fallback when absent. */
-export function intOption(name: string, raw: string | undefined, fallback: number | undefined, min: number, max: number = Number.MAX_SAFE_INTEGER): number | undefined {
+export function intOption(
+  name: string,
+  raw: string | undefined,
+  fallback: number | undefined,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} takes a whole number ≥ ${min}, got "${raw}"`);

@@ -15,7 +15,6 @@ import { loadSpecText } from './spec/snapshot';
 import { snapshotFolderOf } from './workspace/settings';
 import { snapshotFileName, workspaceRootOf } from './workspace/layout';
 
-
 export interface InspectResult {
   servers: ServerProfile[];
   problems: LoadProblem[];
@@ -78,9 +77,7 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
     } else {
       // A file named like a config says what its format expected; any other file is neither.
       result.problems.push(
-        format && config.problems[0]
-          ? config.problems[0]
-          : { file: p, message: 'not a tool spec ({"tools":[…]}) or an MCP config file (mcpServers/servers)' },
+        format && config.problems[0] ? config.problems[0] : { file: p, message: 'not a tool spec ({"tools":[…]}) or an MCP config file (mcpServers/servers)' },
       );
     }
   }

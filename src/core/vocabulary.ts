@@ -89,7 +89,13 @@ export const COH_ASPECTS = ['context_retention', 'logical_flow', 'completeness',
 export type CohAspect = (typeof COH_ASPECTS)[number];
 
 /** The same five aspects in Table 8's order: the order of the report's tables and JSON. */
-export const REPORT_ASPECT_ORDER = ['logical_flow', 'completeness', 'conciseness', 'topic_relevance', 'context_retention'] as const satisfies readonly CohAspect[];
+export const REPORT_ASPECT_ORDER = [
+  'logical_flow',
+  'completeness',
+  'conciseness',
+  'topic_relevance',
+  'context_retention',
+] as const satisfies readonly CohAspect[];
 
 /** Display label of each coherence aspect. */
 export const ASPECT_LABELS: Readonly<Record<CohAspect, string>> = {
@@ -110,7 +116,19 @@ export const COH_MANIFESTATIONS = {
 } as const satisfies Record<CohAspect, readonly string[]>;
 
 /** Kinds of a judge finding; `ungrounded` is the one the chained-value rule can waive. */
-export const FINDING_KINDS = ['ungrounded', 'incorrect', 'missing', 'misnamed', 'extra', 'wrong_type', 'bad_format', 'redundant', 'wrong_tool', 'order', 'other'] as const;
+export const FINDING_KINDS = [
+  'ungrounded',
+  'incorrect',
+  'missing',
+  'misnamed',
+  'extra',
+  'wrong_type',
+  'bad_format',
+  'redundant',
+  'wrong_tool',
+  'order',
+  'other',
+] as const;
 /** One kind of judge finding. */
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
@@ -124,7 +142,12 @@ export const normaliseKey = (s: string): string => s.toLowerCase().replace(/[^a-
 
 /** Every spelling of a TC dimension a stored judgment may use (normalised), e.g. `tool_usage`, `args`. */
 export const DIMENSION_ALIASES: Readonly<Record<string, TcDimension>> = {
-  ...Object.fromEntries(TC_DIMENSIONS.flatMap((d) => [[d, d], [`tool${d}`, d]])),
+  ...Object.fromEntries(
+    TC_DIMENSIONS.flatMap((d) => [
+      [d, d],
+      [`tool${d}`, d],
+    ]),
+  ),
   args: 'arguments',
 };
 
@@ -133,7 +156,12 @@ export const ARGUMENT_NAMESPACES: ReadonlySet<string> = new Set(['arguments', 'a
 
 /** Every spelling of an argument sub-dimension (normalised): the judge's (`name`), the report's (`name_accuracy`), and `relevance`. */
 export const ARGUMENT_ALIASES: Readonly<Record<string, ArgumentSub>> = {
-  ...Object.fromEntries(ARGUMENT_SUBS.flatMap((s) => [[s, s], [normaliseKey(ARGUMENT_REPORT_KEYS[s]), s]])),
+  ...Object.fromEntries(
+    ARGUMENT_SUBS.flatMap((s) => [
+      [s, s],
+      [normaliseKey(ARGUMENT_REPORT_KEYS[s]), s],
+    ]),
+  ),
   relevance: 'relevancy',
 };
 

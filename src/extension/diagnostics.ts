@@ -11,7 +11,6 @@ import { Disposable } from './lifecycle';
 import { SEVERITY } from './severity';
 import type { WorkspaceModel } from './workspaceModel';
 
-
 export class SpecDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agent-seer'));
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -27,7 +26,10 @@ export class SpecDiagnostics extends Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => {
         const key = e.document.uri.toString();
         clearTimeout(this.timers.get(key));
-        this.timers.set(key, setTimeout(() => this.lintDocument(e.document), 200));
+        this.timers.set(
+          key,
+          setTimeout(() => this.lintDocument(e.document), 200),
+        );
       }),
     );
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });

@@ -25,10 +25,7 @@ export interface GenerateArgs {
   provider?: ProviderChoice;
 }
 
-export type GenerateOutcome =
-  | { status: 'cancelled-before-start' | 'no-spec' | 'untrusted' }
-  | { status: 'failed'; message: string }
-  | PipelineResult;
+export type GenerateOutcome = { status: 'cancelled-before-start' | 'no-spec' | 'untrusted' } | { status: 'failed'; message: string } | PipelineResult;
 
 /**
  * The spec behind whatever the command was invoked on, and its harness folder's name: named after
@@ -134,7 +131,13 @@ export async function generateEvals(services: ExtensionServices, target: unknown
 }
 
 /** Runs the pipeline under a cancellable progress notification. */
-function runWithProgress(services: ExtensionServices, spec: Spec, provider: Parameters<typeof runPipeline>[0]['provider'], outDir: string, config: Config): Thenable<PipelineResult> {
+function runWithProgress(
+  services: ExtensionServices,
+  spec: Spec,
+  provider: Parameters<typeof runPipeline>[0]['provider'],
+  outDir: string,
+  config: Config,
+): Thenable<PipelineResult> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Generating evals for "${spec.name}"`, cancellable: true },
     async (progress, token) => {
@@ -164,12 +167,16 @@ function runWithProgress(services: ExtensionServices, spec: Spec, provider: Para
 function reportOutcome(services: ExtensionServices, result: PipelineResult): PipelineResult {
   const c = result.counts;
   const summary = `${c.records} records (${c.byTier.simple} simple, ${c.byTier.complex} complex, ${c.multiTurn} multi-turn), coverage ${(c.coverage.ratio * 100).toFixed(0)}%`;
-  services.log.info(`Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`);
+  services.log.info(
+    `Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`,
+  );
   if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
-  else if (result.status === 'cancelled') void vscode.window.showWarningMessage(`Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
+  else if (result.status === 'cancelled')
+    void vscode.window.showWarningMessage(`Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
   else if (result.status === 'partial') {
-    void vscode.window.showWarningMessage(`Agent Seer: generation partial (${summary}): ${result.error ?? 'some LLM items failed'}. Run again to retry them; finished replies are cached.`);
-  }
-  else void vscode.window.showErrorMessage(`Agent Seer: generation failed: ${result.error ?? 'unknown error'}`);
+    void vscode.window.showWarningMessage(
+      `Agent Seer: generation partial (${summary}): ${result.error ?? 'some LLM items failed'}. Run again to retry them; finished replies are cached.`,
+    );
+  } else void vscode.window.showErrorMessage(`Agent Seer: generation failed: ${result.error ?? 'unknown error'}`);
   return result;
 }

@@ -150,7 +150,9 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         const current = this.currentToolHashes(node.harness);
         const stale = current ? node.harness.records.filter((r) => staleTools(r, current).length).length : 0;
         const staleText = stale ? ` · ${stale} stale` : '';
-        item.description = m ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}` : `${node.harness.records.length} records`;
+        item.description = m
+          ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}`
+          : `${node.harness.records.length} records`;
         item.tooltip = new vscode.MarkdownString().appendText(
           m
             ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
@@ -187,7 +189,9 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         if (stale.length) tip.appendText(`\n\nStale: ${stale.join(', ')} changed in the spec since this scenario was generated; generate again to refresh it.`);
         item.tooltip = tip;
         const icon = r.conversation.length ? 'comment-discussion' : 'comment';
-        item.iconPath = score ? new vscode.ThemeIcon(score.value >= 0.9 ? 'pass' : score.value >= 0.7 ? 'warning' : 'error', scoreColor(score.value)) : new vscode.ThemeIcon(icon);
+        item.iconPath = score
+          ? new vscode.ThemeIcon(score.value >= 0.9 ? 'pass' : score.value >= 0.7 ? 'warning' : 'error', scoreColor(score.value))
+          : new vscode.ThemeIcon(icon);
         item.contextValue = HARNESS_CONTEXT.scenario;
         const file = vscode.Uri.file(recordFile(node.harness, r));
         item.resourceUri = file;

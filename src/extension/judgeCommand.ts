@@ -37,7 +37,15 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   else {
     await services.harnesses.ready;
     const all = services.harnesses.all;
-    const pick = all.length === 1 ? all[0] : (await vscode.window.showQuickPick(all.map((h) => ({ label: vscode.workspace.asRelativePath(h.dir), h })), { title: 'Judge which harness?' }))?.h;
+    const pick =
+      all.length === 1
+        ? all[0]
+        : (
+            await vscode.window.showQuickPick(
+              all.map((h) => ({ label: vscode.workspace.asRelativePath(h.dir), h })),
+              { title: 'Judge which harness?' },
+            )
+          )?.h;
     harness = pick;
   }
   if (!harness) return { status: 'no-harness' };

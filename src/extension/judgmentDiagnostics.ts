@@ -11,7 +11,6 @@ import type { HarnessModel } from './harnessModel';
 import { Disposable } from './lifecycle';
 import { SEVERITY } from './severity';
 
-
 export class JudgmentDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agent-seer-judge'));
 

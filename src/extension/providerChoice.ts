@@ -28,7 +28,11 @@ export async function pickProvider(purpose: ModelPurpose): Promise<ProviderChoic
   const items: Item[] = [
     { label: '$(beaker) Offline', description: offline, choice: { kind: 'offline' } },
     { label: '$(sparkle) Gemini', description: `Google AI Studio key (stored in SecretStorage)${untrusted}`, choice: { kind: 'gemini' } },
-    { label: '$(server) OpenAI-compatible', description: `OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)${untrusted}`, choice: { kind: 'openai' } },
+    {
+      label: '$(server) OpenAI-compatible',
+      description: `OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)${untrusted}`,
+      choice: { kind: 'openai' },
+    },
   ];
   if (models.length) {
     items.push({ label: 'VS Code language models', kind: vscode.QuickPickItemKind.Separator });
@@ -56,14 +60,14 @@ export async function chatProviderFor(
   }
   const secretKey = SECRET_FOR_PROVIDER[choice.kind];
   let apiKey = await services.secrets.get(secretKey);
-  const envKey = choice.kind === 'gemini' ? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY : process.env.OPENAI_API_KEY;
+  const envKey = choice.kind === 'gemini' ? (process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY) : process.env.OPENAI_API_KEY;
   const needsKey = choice.kind === 'gemini' || !config.openai.baseUrl;
   if (!apiKey && !envKey && needsKey) {
     if (!(await services.secrets.prompt(choice.kind))) return undefined;
     apiKey = await services.secrets.get(secretKey);
   }
   const settings = choice.kind === 'gemini' ? config.gemini : config.openai;
-  const judgeModel = choice.kind === 'gemini' && purpose === 'judge' ? config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL : undefined;
+  const judgeModel = choice.kind === 'gemini' && purpose === 'judge' ? (config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL) : undefined;
   const model = judgeModel ?? settings.model;
   return createProvider({
     provider: choice.kind,

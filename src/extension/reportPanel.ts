@@ -156,7 +156,12 @@ export async function openReport(services: ExtensionServices, target: unknown): 
   try {
     const model = await buildReport(harnesses);
     const names = [...new Set(harnesses.map((h) => h.manifest?.spec.name ?? vscode.workspace.asRelativePath(h.dir)))];
-    return ReportPanel.show(services.extensionUri, model, `Agent Seer report: ${names.join(', ')}`, harnesses.map((h) => h.dir));
+    return ReportPanel.show(
+      services.extensionUri,
+      model,
+      `Agent Seer report: ${names.join(', ')}`,
+      harnesses.map((h) => h.dir),
+    );
   } catch (err) {
     services.log.error(`Cannot build the report: ${errorMessage(err)}`);
     void vscode.window.showErrorMessage(`Agent Seer: cannot build the report: ${errorMessage(err)}`);

@@ -78,15 +78,12 @@ export class SpecsTree extends Disposable implements vscode.TreeDataProvider<Spe
     switch (node.kind) {
       case 'server': {
         const d = node.definition;
-        const item = new vscode.TreeItem(
-          d.name,
-          node.snapshot ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
-        );
+        const item = new vscode.TreeItem(d.name, node.snapshot ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         const count = node.snapshot ? `${node.snapshot.spec.tools.length} tools` : 'no snapshot';
         item.description = `${d.transport}${d.disabled ? ' · disabled' : ''} · ${count}`;
         item.tooltip = new vscode.MarkdownString()
           .appendText(`${d.name} (${d.format}) in ${vscode.workspace.asRelativePath(d.file)}\n\n`)
-          .appendText(d.command ? `${d.command} ${d.args.join(' ')}` : d.url ?? '');
+          .appendText(d.command ? `${d.command} ${d.args.join(' ')}` : (d.url ?? ''));
         item.iconPath = new vscode.ThemeIcon(d.disabled ? 'debug-disconnect' : 'server-process');
         item.contextValue = d.disabled ? CONTEXT.serverDisabled : CONTEXT.server;
         item.resourceUri = vscode.Uri.file(d.file);

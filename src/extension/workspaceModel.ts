@@ -53,9 +53,7 @@ export class WorkspaceModel extends Disposable {
         const started = Date.now();
         try {
           await index.scan();
-          this.log.info(
-            `Scanned ${f.name}: ${index.definitions.length} server definitions, ${index.specFiles.length} tool specs (${Date.now() - started} ms)`,
-          );
+          this.log.info(`Scanned ${f.name}: ${index.definitions.length} server definitions, ${index.specFiles.length} tool specs (${Date.now() - started} ms)`);
           for (const p of index.problems) this.log.warn(`${p.file}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
         } catch (err) {
           this.log.error(`Scanning ${f.name} failed: ${errorMessage(err)}`);

@@ -23,7 +23,10 @@ const STATUS_NAMES: Record<number, string> = {
 type Part = { text?: unknown; thought?: unknown };
 type Content = { role?: unknown; parts?: Part[] };
 const textOf = (c: Content | undefined): string =>
-  (c?.parts ?? []).filter((p) => typeof p.text === 'string' && p.thought !== true).map((p) => p.text as string).join('');
+  (c?.parts ?? [])
+    .filter((p) => typeof p.text === 'string' && p.thought !== true)
+    .map((p) => p.text as string)
+    .join('');
 
 const geminiDialect: FakeDialect = {
   basePath: '',

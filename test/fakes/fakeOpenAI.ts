@@ -19,9 +19,7 @@ const contentText = (content: unknown): string =>
 const openaiDialect: FakeDialect = {
   basePath: '/v1',
   route(method, path, body) {
-    return method === 'POST' && /^\/v1\/chat\/completions(\?.*)?$/.test(path)
-      ? { model: typeof body?.model === 'string' ? body.model : undefined }
-      : undefined;
+    return method === 'POST' && /^\/v1\/chat\/completions(\?.*)?$/.test(path) ? { model: typeof body?.model === 'string' ? body.model : undefined } : undefined;
   },
   normalise(body, headers) {
     const all: Message[] = Array.isArray(body?.messages) ? body.messages : [];
@@ -56,7 +54,9 @@ const openaiDialect: FakeDialect = {
     };
   },
   errorBody(status, message) {
-    return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } };
+    return {
+      error: { message, type: status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
+    };
   },
 };
 

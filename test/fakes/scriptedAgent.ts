@@ -36,7 +36,11 @@ function openaiProgress(body: any): Progress {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const users = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user');
   const last = users[users.length - 1]?.i ?? 0;
-  return { firstPrompt: String(users[0]?.m.content ?? ''), turn: Math.max(0, users.length - 1), callsInTurn: messages.slice(last + 1).filter((m) => m.role === 'tool').length };
+  return {
+    firstPrompt: String(users[0]?.m.content ?? ''),
+    turn: Math.max(0, users.length - 1),
+    callsInTurn: messages.slice(last + 1).filter((m) => m.role === 'tool').length,
+  };
 }
 /* eslint-enable @typescript-eslint/no-explicit-any -- back to typed code */
 
@@ -64,7 +68,11 @@ export function openaiAgent(plan: AgentPlan): (req: FakeRequest) => FakeReply {
     const p = openaiProgress(req.body);
     const next = plan(p.firstPrompt, p.turn)[p.callsInTurn];
     const message = next
-      ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${req.index}`, type: 'function', function: { name: next.name, arguments: JSON.stringify(next.arguments) } }] }
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: `call_${req.index}`, type: 'function', function: { name: next.name, arguments: JSON.stringify(next.arguments) } }],
+        }
       : { role: 'assistant', content: `Done with turn ${p.turn + 1}.` };
     return {
       httpBody: JSON.stringify({

@@ -65,7 +65,9 @@ export async function screenshot(name: string, timeoutMs = 15_000): Promise<stri
  */
 export async function generateOfflineHarness(): Promise<{ status: string; outputDir: string }> {
   const spec = vscode.Uri.file(join(workspaceRoot(), 'specs', 'filesystem.json'));
-  const result = await vscode.commands.executeCommand<{ status: string; outputDir: string }>('agentSeer.generateEvals', spec, { provider: { kind: 'offline' } });
+  const result = await vscode.commands.executeCommand<{ status: string; outputDir: string }>('agentSeer.generateEvals', spec, {
+    provider: { kind: 'offline' },
+  });
   if (result?.status !== 'complete') throw new Error(`offline generation did not complete: ${JSON.stringify(result).slice(0, 300)}`);
   return result;
 }

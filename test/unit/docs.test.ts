@@ -14,7 +14,7 @@ test('every finding code has a README section (diagnostics link to it), and no s
   assert.deepEqual(documented.sort(), [...FINDING_CODE_LIST].sort());
 });
 
-test('each README finding section states the code\'s severity', () => {
+test("each README finding section states the code's severity", () => {
   for (const code of FINDING_CODE_LIST) {
     const section = readme.split(`### ${code}\n`)[1]?.split('\n###')[0] ?? '';
     assert.match(section, new RegExp(`^${FINDING_CODES[code].severity} —`), code);

@@ -100,8 +100,7 @@ export function perfectTcTurn(turn: number, n: number): TcTurnReply {
     usage: { necessity: 10, overuse: 10 },
     selection: { correctness: 10, specificity: 10, completeness: 10 },
     ordering: n >= 2 ? { sequence_logic: 10, dependency_handling: 10, execution_efficiency: 10 } : null,
-    arguments:
-      n >= 1 ? { completeness: 10, name_accuracy: 10, value_accuracy: 10, type_compliance: 10, format_compliance: 10, relevancy: 10 } : null,
+    arguments: n >= 1 ? { completeness: 10, name_accuracy: 10, value_accuracy: 10, type_compliance: 10, format_compliance: 10, relevancy: 10 } : null,
     findings: [],
   };
 }
@@ -112,7 +111,10 @@ export function perfectTc(prompt: string): TcReply {
 }
 
 /** A coherence reply, every aspect 3 unless `score` says otherwise. */
-export function cohReply(turns: number, score: (turn: number, aspect: string) => { score: 1 | 2 | 3; manifestations: string[] } = () => ({ score: 3, manifestations: [] })): CohReply {
+export function cohReply(
+  turns: number,
+  score: (turn: number, aspect: string) => { score: 1 | 2 | 3; manifestations: string[] } = () => ({ score: 3, manifestations: [] }),
+): CohReply {
   return {
     turns: Array.from({ length: turns }, (_, turn) => ({
       turn,

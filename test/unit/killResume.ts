@@ -52,7 +52,12 @@ export function reaskingResponder(responder: Responder, latency: (req: FakeReque
 }
 
 /** Runs `node <cli> <args>` to its end; `kill` decides when (if ever) to send `signal`. */
-function runCli(cli: string, args: readonly string[], env: NodeJS.ProcessEnv, kill?: { signal: NodeJS.Signals; when: Promise<void> }): Promise<{ code: number | null; stderr: string; killedAt: number | undefined }> {
+function runCli(
+  cli: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  kill?: { signal: NodeJS.Signals; when: Promise<void> },
+): Promise<{ code: number | null; stderr: string; killedAt: number | undefined }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -109,7 +114,9 @@ export async function killResumeTrial(o: TrialOptions): Promise<TrialResult> {
     resumedRequests: resumed.length,
     repeated: resumed.filter((r) => arrived.has(r.contentHash ?? '')).length,
     repeatedStrict: resumed.filter((r) => arrivedStrict.has(r.contentHash ?? '')).length,
-    inFlightGapsMs: resumed.filter((r) => arrivedStrict.has(r.contentHash ?? '') && !arrived.has(r.contentHash ?? '')).map((r) => killedAt - (sentAt.get(r.contentHash ?? '') ?? killedAt)),
+    inFlightGapsMs: resumed
+      .filter((r) => arrivedStrict.has(r.contentHash ?? '') && !arrived.has(r.contentHash ?? ''))
+      .map((r) => killedAt - (sentAt.get(r.contentHash ?? '') ?? killedAt)),
     resumedExit: second.code,
     resumedStderr: second.stderr,
   };

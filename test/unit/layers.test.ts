@@ -64,8 +64,14 @@ test('@types/vscode is not newer than engines.vscode', () => {
     engines: { vscode: string };
     devDependencies: Record<string, string>;
   };
-  const engine = pkg.engines.vscode.replace(/^[\^~>=]+/, '').split('.').map(Number);
-  const types = (pkg.devDependencies['@types/vscode'] ?? '').replace(/^[\^~]/, '').split('.').map(Number);
+  const engine = pkg.engines.vscode
+    .replace(/^[\^~>=]+/, '')
+    .split('.')
+    .map(Number);
+  const types = (pkg.devDependencies['@types/vscode'] ?? '')
+    .replace(/^[\^~]/, '')
+    .split('.')
+    .map(Number);
   assert.ok((types[0] ?? 0) * 1e6 + (types[1] ?? 0) <= (engine[0] ?? 0) * 1e6 + (engine[1] ?? 0), `${types.join('.')} vs ${engine.join('.')}`);
 });
 
@@ -119,7 +125,10 @@ test('the cycle finder sees folder and file cycles through every import form', (
 test('src/core has no import cycle between its folders, nor between its files', () => {
   const files = fileGraph(join(repoRoot, 'src', 'core'));
   assert.ok(files.size > 50, 'core sources found');
-  assert.ok([...files.values()].some((targets) => targets.size > 0), 'imports found');
+  assert.ok(
+    [...files.values()].some((targets) => targets.size > 0),
+    'imports found',
+  );
   assert.deepEqual(cycles(folderGraph(files)), [], 'folder-level cycles under src/core');
   assert.deepEqual(cycles(files), [], 'file-level cycles under src/core');
 });

@@ -33,7 +33,7 @@ export function doublyDocumented(text: string): string[] {
 test('the double-doc finder sees one-line and chained fields', () => {
   const text = [
     'const A = z.object({',
-    "  /** Name. */",
+    '  /** Name. */',
     "  name: z.string().describe('Name.'),",
     '  /** Kept: no describe. */',
     '  plain: z.string(),',

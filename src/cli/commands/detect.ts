@@ -54,7 +54,7 @@ export async function detectCommand(args: { folder?: string; json: boolean }, io
             d.transport,
             d.format,
             rel(d.file),
-            command ? [command, ...masked].join(' ') : url ?? '',
+            command ? [command, ...masked].join(' ') : (url ?? ''),
           ]),
         ),
       );

@@ -32,7 +32,6 @@ export interface GenerateArgs {
   json: boolean;
 }
 
-
 /** The spec named on the command line (app/resolveSpec.ts), with the CLI's ways out added to its problems. */
 async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<ResolvedSpec> {
   const file = pathOption('input', input, io.cwd);
@@ -74,7 +73,10 @@ export function progressLine(p: PipelineProgress): string {
   const llmStages = (['interpret', 'scenarios', 'mock', 'turns'] as const).filter((s) => p.stages[s].total > 0);
   // Offline runs have no LLM stages: show the writing instead.
   const stages = (llmStages.length ? llmStages : (['write'] as const)).map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
-  const llm = p.llm.calls || p.llm.cacheHits ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out` : '';
+  const llm =
+    p.llm.calls || p.llm.cacheHits
+      ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out`
+      : '';
   return `generate: ${[...stages, ...(llmStages.length ? [`records ${p.records}`] : [])].join(' · ')}${llm}`;
 }
 
@@ -134,14 +136,21 @@ export function summaryText(r: PipelineResult, io: Io): string {
   }
   if (r.manifest.provider !== 'offline') {
     const cost = r.llm.costUsd !== undefined ? `, ~$${r.llm.costUsd.toFixed(4)}` : '';
-    lines.push(`  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out${cost}`);
+    lines.push(
+      `  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out${cost}`,
+    );
   }
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
   if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
-  if (r.stopped === 'quota') lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
-  else if (r.stopped === 'outage') lines.push('Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.');
-  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed)) lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
+  if (r.stopped === 'quota')
+    lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
+  else if (r.stopped === 'outage')
+    lines.push(
+      'Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.',
+    );
+  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed))
+    lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
   return lines.join('\n');
 }
 
@@ -149,7 +158,8 @@ export function summaryText(r: PipelineResult, io: Io): string {
 export async function generateCommand(args: GenerateArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.input) throw new UsageError('generate needs a spec snapshot or an MCP config file');
   const provider = args.provider;
-  if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
+  if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai')
+    throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
   const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0, MAX_OPTION.scenarios)!;
   const complex = intOption('complex', args.complex, DEFAULT_COMPLEX, 0, MAX_OPTION.scenarios)!;
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
@@ -174,7 +184,9 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   }
 
   const onProgress = throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p)));
-  io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`}…`);
+  io.err(
+    `agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`}…`,
+  );
   const result = await runPipeline({
     spec,
     provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}) } : 'offline',

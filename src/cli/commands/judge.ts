@@ -28,7 +28,6 @@ export interface JudgeArgs {
   json: boolean;
 }
 
-
 /** A `--judge` value as provider and model: `gemini` alone means the paper's judge, gemini-2.5-flash. */
 export function parseJudgeOption(raw: string): { provider: 'offline' } | { provider: 'gemini' | 'openai'; model?: string } {
   const value = raw.trim();
@@ -66,7 +65,9 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
     ),
   ];
   if (r.judges.some((j) => j.id === OFFLINE_JUDGE_ID)) {
-    lines.push('The offline judge scores only what exact checks decide (argument completeness, names, types, formats, relevancy): see "exact args"; TC and Coh need an LLM judge (--judge gemini).');
+    lines.push(
+      'The offline judge scores only what exact checks decide (argument completeness, names, types, formats, relevancy): see "exact args"; TC and Coh need an LLM judge (--judge gemini).',
+    );
   }
   for (const j of r.judges) {
     if (j.notJudged === 0) continue;
@@ -100,7 +101,10 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
   const dir = pathOption('harness folder', args.dir, io.cwd);
   const rel = (f: string): string => relative(io.cwd, f) || f;
-  const isDir = await stat(join(dir, RECORDS_DIR)).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(join(dir, RECORDS_DIR)).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDir) throw new UsageError(`${args.dir}: not a harness folder (no records/ inside)`);
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency) ?? DEFAULT_CONCURRENCY;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
@@ -128,7 +132,10 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   }
 
   const { manifest } = await readHarness(dir);
-  const found = await findHarnessSpec(dir, manifest, { ...(args.spec !== undefined ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
+  const found = await findHarnessSpec(dir, manifest, {
+    ...(args.spec !== undefined ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}),
+    cwd: io.cwd,
+  });
   if (!found.ok) throw new UsageError(found.error);
   for (const w of found.warnings) io.err(`agent-seer: warning: ${w}`);
 
@@ -136,7 +143,9 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   const showProgress = throttleProgress(
     CLI_PROGRESS_EVERY_MS,
     (p: JudgeProgress) =>
-      io.err(`judge: ${p.done}/${p.total} · ${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`),
+      io.err(
+        `judge: ${p.done}/${p.total} · ${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`,
+      ),
     // The last record is always shown, so the final count is on screen.
     { always: (p) => p.done >= p.total },
   );
@@ -154,7 +163,9 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     }
     if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
-      io.err(`agent-seer: finished judgments are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'} to judge the rest`);
+      io.err(
+        `agent-seer: finished judgments are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'} to judge the rest`,
+      );
       return EXIT.failed;
     }
     throw e;

@@ -96,7 +96,10 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const warnings: string[] = [];
   for (const d of args.dirs) {
     const dir = pathOption('harness folder', d, io.cwd);
-    const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+    const isDir = await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
     if (!isDir) throw new UsageError(`no harness folder at ${d}`);
     const read = await readHarness(dir);
     if (!read.manifest && read.records.length === 0) throw new UsageError(`${d} is not a harness folder (no valid manifest.json and no records)`);
@@ -132,8 +135,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     throw e;
   }
 
-  const text =
-    format === 'json' ? `${JSON.stringify(model, null, 2)}\n` : format === 'md' ? renderMarkdown(model) : renderHtml(model);
+  const text = format === 'json' ? `${JSON.stringify(model, null, 2)}\n` : format === 'md' ? renderMarkdown(model) : renderHtml(model);
   if (outFile) {
     const file = outFile;
     // Atomic: a CI job or an open preview never reads half a report.

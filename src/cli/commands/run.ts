@@ -31,7 +31,15 @@ export function runJson(r: RunHarnessResult): Record<string, unknown> {
   return {
     agent: r.summary.agent,
     summary: r.summary,
-    records: r.records.map((s) => ({ id: s.id, passed: s.passed, exactCallMatch: s.exactCallMatch, nameMatch: s.nameMatch, argumentAccuracy: s.argumentAccuracy, calls: s.calls, extraCalls: s.extraCalls })),
+    records: r.records.map((s) => ({
+      id: s.id,
+      passed: s.passed,
+      exactCallMatch: s.exactCallMatch,
+      nameMatch: s.nameMatch,
+      argumentAccuracy: s.argumentAccuracy,
+      calls: s.calls,
+      extraCalls: s.extraCalls,
+    })),
     requests: r.requests,
   };
 }
@@ -43,13 +51,36 @@ function runText(r: RunHarnessResult, where: string): string {
     `  exact call match ${f3(s.exactCallMatch)} · name match ${f3(s.nameMatch)} · argument accuracy ${f3(s.argumentAccuracy)} · passed ${f3(s.passRate)}${s.passAtK !== null ? ` · pass^${s.runs} ${f3(s.passAtK)}` : ''}${s.stepLimited ? ` · ${s.stepLimited} stopped at the step limit` : ''}`,
     renderTable(
       ['scenario', 'passed', 'exact', 'names', 'arguments', 'missed', 'extra'],
-      r.records.map((x) => [x.id, x.passed ? 'yes' : 'no', f3(x.exactCallMatch), f3(x.nameMatch), f3(x.argumentAccuracy), x.calls.filter((c) => !c.name).length, x.extraCalls.length]),
+      r.records.map((x) => [
+        x.id,
+        x.passed ? 'yes' : 'no',
+        f3(x.exactCallMatch),
+        f3(x.nameMatch),
+        f3(x.argumentAccuracy),
+        x.calls.filter((c) => !c.name).length,
+        x.extraCalls.length,
+      ]),
     ),
     ...(s.schemaWarnings.length ? [`  tool schemas changed to offer them: ${s.schemaWarnings.length} (see --json summary.schemaWarnings)`] : []),
   ].join('\n');
 }
 
-async function runCommand(args: { dir?: string; agent?: string; baseUrl?: string; runs?: string; concurrency?: string; rpm?: string; maxSteps?: string; out?: string; spec?: string; json: boolean }, io: Io, signal?: AbortSignal): Promise<number> {
+async function runCommand(
+  args: {
+    dir?: string;
+    agent?: string;
+    baseUrl?: string;
+    runs?: string;
+    concurrency?: string;
+    rpm?: string;
+    maxSteps?: string;
+    out?: string;
+    spec?: string;
+    json: boolean;
+  },
+  io: Io,
+  signal?: AbortSignal,
+): Promise<number> {
   if (!args.dir) throw new UsageError('run needs a harness folder');
   if (!args.agent) throw new UsageError('run needs --agent gemini[:MODEL] or openai:MODEL');
   const dir = pathOption('harness folder', args.dir, io.cwd);
@@ -65,7 +96,12 @@ async function runCommand(args: { dir?: string; agent?: string; baseUrl?: string
   if (!found.ok) throw new UsageError(found.error);
   let provider: ToolCallingProvider;
   try {
-    provider = createProvider({ provider: agent.provider, ...(agent.model ? { model: agent.model } : {}), ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}), env: io.env }) as unknown as ToolCallingProvider;
+    provider = createProvider({
+      provider: agent.provider,
+      ...(agent.model ? { model: agent.model } : {}),
+      ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
+      env: io.env,
+    }) as unknown as ToolCallingProvider;
   } catch (e) {
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
@@ -93,7 +129,9 @@ async function runCommand(args: { dir?: string; agent?: string; baseUrl?: string
     }
     if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
-      io.err(`agent-seer: finished scenarios are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'}`);
+      io.err(
+        `agent-seer: finished scenarios are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'}`,
+      );
       return EXIT.failed;
     }
     throw e;
@@ -150,7 +188,18 @@ Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled); 2 on ba
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
   if (positionals.length > 1) throw new UsageError('run takes one harness folder');
   return runCommand(
-    { dir: positionals[0], agent: values.agent, baseUrl: values['base-url'], runs: values.runs, concurrency: values.concurrency, rpm: values.rpm, maxSteps: values['max-steps'], out: values.out, spec: values.spec, json: values.json },
+    {
+      dir: positionals[0],
+      agent: values.agent,
+      baseUrl: values['base-url'],
+      runs: values.runs,
+      concurrency: values.concurrency,
+      rpm: values.rpm,
+      maxSteps: values['max-steps'],
+      out: values.out,
+      spec: values.spec,
+      json: values.json,
+    },
     io,
     signal,
   );

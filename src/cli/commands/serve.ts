@@ -37,7 +37,10 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   };
   let server: HarnessMockServer;
   try {
-    server = new HarnessMockServer({ spec: found.spec, records: read.records, specHash: specHash(found.spec) }, { ...(args.scenario ? { scenario: args.scenario } : {}), trajectoryDir: out, onEvent });
+    server = new HarnessMockServer(
+      { spec: found.spec, records: read.records, specHash: specHash(found.spec) },
+      { ...(args.scenario ? { scenario: args.scenario } : {}), trajectoryDir: out, onEvent },
+    );
   } catch (e) {
     if (e instanceof MockServerError) throw new UsageError(`${args.dir}: ${e.message}`);
     throw e;
@@ -52,13 +55,17 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
     // The client closing stdin ends the session (the SDK transport does not watch for it).
     const ended = new Promise<void>((resolve) => process.stdin.once('end', () => resolve()));
     await server.connect(transport);
-    io.err(`agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" on stdio; trajectories in ${relativeTo(io.cwd)(out)}`);
+    io.err(
+      `agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" on stdio; trajectories in ${relativeTo(io.cwd)(out)}`,
+    );
     await Promise.race([closed, ended, stopped]);
     await transport.close().catch(() => undefined);
     return EXIT.ok;
   }
   const http = await server.listenHttp(port);
-  io.err(`agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" at ${http.url} (one scenario per MCP session); trajectories in ${relativeTo(io.cwd)(out)}`);
+  io.err(
+    `agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" at ${http.url} (one scenario per MCP session); trajectories in ${relativeTo(io.cwd)(out)}`,
+  );
   io.out(JSON.stringify({ url: http.url, token: http.token }));
   await stopped;
   await http.close();

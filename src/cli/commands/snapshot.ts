@@ -28,9 +28,7 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
   const outDir = await outputFolderOption('--out', args.out, io.cwd);
   const parsed = parseConfig(text, file);
   if (!parsed.isConfig) throw new UsageError(formatProblem(parsed.problems[0] ?? { file: args.config, message: 'not an MCP config file' }));
-  const candidates = args.server
-    ? parsed.definitions.filter((d) => d.name === args.server)
-    : parsed.definitions.filter((d) => !d.disabled);
+  const candidates = args.server ? parsed.definitions.filter((d) => d.name === args.server) : parsed.definitions.filter((d) => !d.disabled);
   const names = parsed.definitions.map((d) => d.name).join(', ') || 'none';
   if (!candidates.length) throw new UsageError(`${args.config}: no server ${args.server ? `named "${args.server}"` : 'enabled'} (servers: ${names})`);
   if (candidates.length > 1) throw new UsageError(`${args.config} defines several servers (${names}): choose one with --server`);
@@ -64,9 +62,17 @@ export async function snapshotCommand(args: SnapshotArgs, io: Io, signal?: Abort
     provenance: `${relativeTo(workspaceFolder)(file).split(sep).join('/')}#${def.name}`,
   });
   if (args.json) {
-    io.out(JSON.stringify({ server: def.name, file: out, tools: listing.spec.tools.length, invalidTools: listing.spec.invalidTools.length, pages: listing.pages }, null, 2));
+    io.out(
+      JSON.stringify(
+        { server: def.name, file: out, tools: listing.spec.tools.length, invalidTools: listing.spec.invalidTools.length, pages: listing.pages },
+        null,
+        2,
+      ),
+    );
   } else {
-    io.out(`Wrote ${listing.spec.tools.length} tools of "${terminalSafe(def.name, { newlines: false })}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relativeTo(io.cwd)(out)}`);
+    io.out(
+      `Wrote ${listing.spec.tools.length} tools of "${terminalSafe(def.name, { newlines: false })}" (${listing.pages} page${listing.pages === 1 ? '' : 's'}) to ${relativeTo(io.cwd)(out)}`,
+    );
     if (listing.spec.invalidTools.length) io.out(`${listing.spec.invalidTools.length} entries were not valid tools and were left out.`);
   }
   return EXIT.ok;
@@ -109,5 +115,9 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout takes seconds, got "${values.timeout}"`);
   if (timeoutSeconds > MAX_OPTION.timeoutSeconds) throw new UsageError(`--timeout is at most ${MAX_OPTION.timeoutSeconds} seconds, got "${values.timeout}"`);
   if (positionals.length > 1) throw new UsageError('snapshot takes one config file');
-  return snapshotCommand({ config: positionals[0], server: values.server, out: values.out, inputs: values.input, timeoutSeconds, json: values.json }, io, signal);
+  return snapshotCommand(
+    { config: positionals[0], server: values.server, out: values.out, inputs: values.input, timeoutSeconds, json: values.json },
+    io,
+    signal,
+  );
 }

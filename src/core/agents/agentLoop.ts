@@ -90,7 +90,8 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
         }
         const results = [];
         for (const call of reply.calls) {
-          const args = call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
+          const args =
+            call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
           const result = (await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult;
           results.push({ callId: call.id, name: call.name, output: resultOutput(result), isError: result.isError === true });
         }

@@ -72,7 +72,13 @@ export class HarnessMockServer {
     if (!harness.records.length) throw new MockServerError('the harness has no records to serve');
     if (options.scenario !== undefined) {
       this.fixed = harness.records.find((r) => r.id === options.scenario);
-      if (!this.fixed) throw new MockServerError(`no scenario "${options.scenario}" in the harness (it has ${harness.records.length}: ${harness.records.slice(0, 5).map((r) => r.id).join(', ')}${harness.records.length > 5 ? ', …' : ''})`);
+      if (!this.fixed)
+        throw new MockServerError(
+          `no scenario "${options.scenario}" in the harness (it has ${harness.records.length}: ${harness.records
+            .slice(0, 5)
+            .map((r) => r.id)
+            .join(', ')}${harness.records.length > 5 ? ', …' : ''})`,
+        );
     }
   }
 
@@ -92,7 +98,14 @@ export class HarnessMockServer {
     const position = this.fixed ? this.harness.records.indexOf(record) + 1 : this.next;
     const total = this.harness.records.length;
     const replay = new ScenarioReplay(record, this.harness.spec);
-    const trajectory: Trajectory = { formatVersion: TRAJECTORY_FORMAT_VERSION, scenarioId: record.id, specHash: this.harness.specHash, agent: this.options.agent ?? 'mcp-client', calls: [], complete: false };
+    const trajectory: Trajectory = {
+      formatVersion: TRAJECTORY_FORMAT_VERSION,
+      scenarioId: record.id,
+      specHash: this.harness.specHash,
+      agent: this.options.agent ?? 'mcp-client',
+      calls: [],
+      complete: false,
+    };
     const server = new Server(
       { name: this.harness.spec.server?.name ?? this.harness.spec.name, version: this.harness.spec.server?.version ?? '0.0.0' },
       {
@@ -106,7 +119,13 @@ export class HarnessMockServer {
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
       const { name, arguments: args } = request.params;
       const answer = replay.call(name, args ?? {});
-      const entry: TrajectoryCall = { name, arguments: args ?? {}, expectedIndex: answer.ok ? answer.expectedIndex : null, at: new Date().toISOString(), ...(answer.ok ? {} : { error: answer.message }) };
+      const entry: TrajectoryCall = {
+        name,
+        arguments: args ?? {},
+        expectedIndex: answer.ok ? answer.expectedIndex : null,
+        at: new Date().toISOString(),
+        ...(answer.ok ? {} : { error: answer.message }),
+      };
       trajectory.calls.push(entry);
       trajectory.complete = replay.done;
       this.options.onEvent?.({ kind: 'call', scenarioId: record.id, name, ok: answer.ok, ...(answer.ok ? {} : { message: answer.message }) });
@@ -115,7 +134,8 @@ export class HarnessMockServer {
       await writes;
       if (!answer.ok) return { isError: true, content: [{ type: 'text', text: answer.message }] };
       const output = answer.output;
-      const structured = typeof output === 'object' && output !== null && !Array.isArray(output) ? { structuredContent: output as Record<string, unknown> } : {};
+      const structured =
+        typeof output === 'object' && output !== null && !Array.isArray(output) ? { structuredContent: output as Record<string, unknown> } : {};
       return { content: [{ type: 'text', text: typeof output === 'string' ? output : JSON.stringify(output) }], ...structured };
     });
     this.options.onEvent?.({ kind: 'session', scenarioId: record.id, position, total });
@@ -157,7 +177,10 @@ export class HarnessMockServer {
       if (!transport) {
         if (id !== undefined) return reply(res, 404, 'unknown session');
         if (this.remaining <= 0) return reply(res, 409, `all ${this.harness.records.length} scenarios have been served`);
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomBytes(16).toString('hex'), onsessioninitialized: (sid) => void sessions.set(sid, created) });
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomBytes(16).toString('hex'),
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
         created.onclose = () => {
           if (created.sessionId) sessions.delete(created.sessionId);
         };

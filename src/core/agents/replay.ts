@@ -21,10 +21,7 @@ import type { Spec } from '../spec/model';
 import { isRecord } from '../util/isRecord';
 
 /** The answer to one `tools/call`. */
-export type ReplayAnswer =
-  | { ok: true; expectedIndex: number; output: unknown }
-  | { ok: false; message: string };
-
+export type ReplayAnswer = { ok: true; expectedIndex: number; output: unknown } | { ok: false; message: string };
 
 /** The `default` of each top-level parameter of a tool's input schema. */
 function defaultsOf(spec: Spec, tool: string): Record<string, unknown> {
@@ -96,8 +93,13 @@ export class ScenarioReplay {
   /** Answers one call, or says why it is refused. */
   call(name: string, args: unknown): ReplayAnswer {
     const calls = this.record.expected_tools;
-    if (!this.spec.tools.some((t) => t.name === name)) return { ok: false, message: `unknown tool "${name}": this server has ${this.spec.tools.map((t) => t.name).join(', ')}` };
-    if (this.done) return { ok: false, message: `scenario ${this.record.id} is complete: all ${calls.length} expected call${calls.length === 1 ? ' was' : 's were'} made; no further call is expected` };
+    if (!this.spec.tools.some((t) => t.name === name))
+      return { ok: false, message: `unknown tool "${name}": this server has ${this.spec.tools.map((t) => t.name).join(', ')}` };
+    if (this.done)
+      return {
+        ok: false,
+        message: `scenario ${this.record.id} is complete: all ${calls.length} expected call${calls.length === 1 ? ' was' : 's were'} made; no further call is expected`,
+      };
     const open = this.open();
     const hit = open.find((i) => calls[i]!.name === name && sameArguments(this.spec, name, calls[i]!.arguments, args));
     if (hit !== undefined) {

@@ -65,7 +65,6 @@ export interface RunHarnessResult {
   requests: number;
 }
 
-
 async function finishedTrajectory(file: string): Promise<Trajectory | undefined> {
   try {
     const t = Trajectory.safeParse(JSON.parse(await readFile(file, 'utf8')));
@@ -97,9 +96,24 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
         const skipped = trajectory !== undefined;
         if (!trajectory) {
           const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: dir, agent });
-          const outcome: AgentOutcome = await runAgentOnScenario(server, { provider: o.provider, guard, stats, signal: o.signal, ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}) });
+          const outcome: AgentOutcome = await runAgentOnScenario(server, {
+            provider: o.provider,
+            guard,
+            stats,
+            signal: o.signal,
+            ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+          });
           for (const w of outcome.schemaWarnings) warnings.add(w);
-          const written = Trajectory.parse(JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? { formatVersion: 1, scenarioId: record.id, specHash: o.specHash, agent, calls: [], complete: false });
+          const written = Trajectory.parse(
+            JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? {
+              formatVersion: 1,
+              scenarioId: record.id,
+              specHash: o.specHash,
+              agent,
+              calls: [],
+              complete: false,
+            },
+          );
           trajectory = { ...written, outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies } };
           await writeFileAtomic(file, stableJson(Trajectory.parse(trajectory)));
         }
@@ -117,7 +131,8 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   }
   const all = scored.flat();
   const expectedCalls = all.reduce((n, s) => n + s.calls.length, 0);
-  const callShare = (f: (c: ScenarioScore['calls'][number]) => boolean): number => (expectedCalls ? all.reduce((n, s) => n + s.calls.filter(f).length, 0) / expectedCalls : 1);
+  const callShare = (f: (c: ScenarioScore['calls'][number]) => boolean): number =>
+    expectedCalls ? all.reduce((n, s) => n + s.calls.filter(f).length, 0) / expectedCalls : 1;
   const perScenario = o.records.map((r) => ({ runs: runs, passes: scored.filter((run) => run.find((s) => s.id === r.id)?.passed).length }));
   return {
     summary: {

@@ -46,7 +46,6 @@ export interface ScenarioScore {
   passed: boolean;
 }
 
-
 /** Top-level argument verdicts of an actual call against the expected one. */
 export function compareArguments(spec: Spec, tool: string, expected: unknown, actual: unknown): Record<string, ArgumentVerdict> {
   const e = isRecord(expected) ? expected : {};
@@ -95,7 +94,13 @@ export function scoreScenario(spec: Spec, record: HarnessRecord, actual: readonl
     const values = Object.values(verdicts);
     argsAll += values.length;
     argsOk += values.filter((v) => v === 'ok').length;
-    return { expected: { name: e.name, arguments: e.arguments }, actual: { name: a.name, arguments: a.arguments }, name: true, exact: values.every((v) => v === 'ok'), arguments: verdicts };
+    return {
+      expected: { name: e.name, arguments: e.arguments },
+      actual: { name: a.name, arguments: a.arguments },
+      name: true,
+      exact: values.every((v) => v === 'ok'),
+      arguments: verdicts,
+    };
   });
   const extraCalls = actual.filter((_, k) => !used.has(k)).map((a) => ({ name: a.name, arguments: a.arguments }));
   const n = expected.length;

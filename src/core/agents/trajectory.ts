@@ -11,7 +11,12 @@ export const TRAJECTORY_FORMAT_VERSION = 1;
 export const TrajectoryCall = z.object({
   name: z.string().describe('Tool the agent called.'),
   arguments: z.unknown().describe('Arguments as the agent sent them.'),
-  expectedIndex: z.number().int().nonnegative().nullable().describe('Index into the record\'s expected_tools of the call this matched; null when the mock refused it.'),
+  expectedIndex: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .describe("Index into the record's expected_tools of the call this matched; null when the mock refused it."),
   error: z.string().describe('Why the mock refused the call (absent when answered).').optional(),
   at: z.string().describe('ISO time of the call.'),
 });

@@ -72,7 +72,8 @@ export async function resolveSpecPath(path: string, options: SpecFileContext & {
   const candidates = options.server ? config.definitions.filter((d) => d.name === options.server) : config.definitions.filter((d) => !d.disabled);
   const names = config.definitions.map((d) => d.name);
   const listed = names.join(', ') || 'none';
-  if (!candidates.length) return { ok: false, problem: { file: path, message: `no server ${options.server ? `named "${options.server}"` : 'enabled'} (servers: ${listed})` } };
+  if (!candidates.length)
+    return { ok: false, problem: { file: path, message: `no server ${options.server ? `named "${options.server}"` : 'enabled'} (servers: ${listed})` } };
   if (candidates.length > 1) return { ok: false, problem: { file: path, message: `defines several servers (${listed}): choose one` }, chooseServer: names };
   const server = candidates[0]!.name;
   const folder = await snapshotFolderOf(workspaceRootOf(path));
@@ -103,7 +104,11 @@ export async function resolveSpecPath(path: string, options: SpecFileContext & {
  * workspace a default snapshot folder implies (`X/.agentseer/specs/s.json` → `X`). A settings
  * file that cannot be read is reported in `warnings`, and that root is skipped.
  */
-export async function namesForSpecFile(file: string, spec: Spec, context: SpecFileContext = {}): Promise<{ server: string; harnessName: string; warnings: string[] }> {
+export async function namesForSpecFile(
+  file: string,
+  spec: Spec,
+  context: SpecFileContext = {},
+): Promise<{ server: string; harnessName: string; warnings: string[] }> {
   const warnings: string[] = [];
   const folders = [...(context.snapshotFolders ?? [])];
   const roots = [...new Set([...(context.workspaceRoots ?? []).map((r) => resolve(r)), workspaceRootOfSnapshot(file)])];

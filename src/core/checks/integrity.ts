@@ -167,7 +167,8 @@ export function containsToken(hay: string, needle: string): boolean {
     if (at < 0) return false;
     const before = at > 0 ? hay[at - 1] : undefined;
     const after = hay[at + needle.length];
-    const edge = (c: string | undefined, n: string | undefined): boolean => c === undefined || n === undefined || !/[A-Za-z0-9]/.test(c) || !/[A-Za-z0-9]/.test(n);
+    const edge = (c: string | undefined, n: string | undefined): boolean =>
+      c === undefined || n === undefined || !/[A-Za-z0-9]/.test(c) || !/[A-Za-z0-9]/.test(n);
     if (edge(before, needle[0]) && edge(after, needle[needle.length - 1])) return true;
     from = at + 1;
   }

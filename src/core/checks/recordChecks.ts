@@ -63,7 +63,10 @@ export function computeChecks(spec: Spec, record: CheckableRecord, options: Vali
     for (const message of r.errors) outputErrors.push({ callIndex, message });
   });
   if (record.mock_outputs.length > record.expected_tools.length) {
-    outputErrors.push({ callIndex: record.expected_tools.length, message: `${record.mock_outputs.length - record.expected_tools.length} mock output(s) beyond the workflow` });
+    outputErrors.push({
+      callIndex: record.expected_tools.length,
+      message: `${record.mock_outputs.length - record.expected_tools.length} mock output(s) beyond the workflow`,
+    });
   }
 
   const turns = record.conversation.length ? checkTurns(record.conversation, record.expected_tools, spec) : undefined;

@@ -21,11 +21,7 @@ export interface TurnsCheck {
  * Checks turns (each `{calls: number[]}`, indices into the workflow) against the workflow.
  * With `spec`, workflow calls must also name real tools.
  */
-export function checkTurns(
-  turns: readonly { calls: readonly number[] }[],
-  workflow: readonly { name: string }[],
-  spec?: Spec,
-): TurnsCheck {
+export function checkTurns(turns: readonly { calls: readonly number[] }[], workflow: readonly { name: string }[], spec?: Spec): TurnsCheck {
   const problems: TurnProblem[] = [];
   const n = workflow.length;
   if (turns.length === 0) problems.push({ kind: 'no-turns', message: 'the split has no turns' });
@@ -47,7 +43,12 @@ export function checkTurns(
       }
       seenIn.set(c, ti);
       if (c < prev || c < lastMax) {
-        problems.push({ kind: 'order', turn: ti, callIndex: c, message: `call ${c} in turn ${ti} comes before a call already made; turns must keep the workflow order` });
+        problems.push({
+          kind: 'order',
+          turn: ti,
+          callIndex: c,
+          message: `call ${c} in turn ${ti} comes before a call already made; turns must keep the workflow order`,
+        });
       }
       prev = Math.max(prev, c);
     }
@@ -58,7 +59,8 @@ export function checkTurns(
   }
   if (spec) {
     workflow.forEach((call, c) => {
-      if (!findTool(spec, call.name)) problems.push({ kind: 'unknown-tool', callIndex: c, message: `call ${c} uses '${call.name}', which is not a tool of the spec` });
+      if (!findTool(spec, call.name))
+        problems.push({ kind: 'unknown-tool', callIndex: c, message: `call ${c} uses '${call.name}', which is not a tool of the spec` });
     });
   }
   return { ok: problems.length === 0, problems, coverage: n === 0 ? 1 : seenIn.size / n };

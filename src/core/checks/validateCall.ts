@@ -76,7 +76,10 @@ export function upgradeDraft4(node: unknown, depth = 0): unknown {
     const u = upgradeDraft4(v, depth + 1);
     if (u !== v) (out ??= { ...node })[k] = u;
   }
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     const f = (out ?? node)[flag];
     if (typeof f !== 'boolean') continue;
     out ??= { ...node };
@@ -177,7 +180,10 @@ export function nearestName(name: string, candidates: readonly string[]): string
 }
 
 const pathOf = (instancePath: string, extra?: string): string => {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.join('.');
 };
@@ -258,7 +264,10 @@ function mapErrors(raw: readonly ErrorObject[]): CallError[] {
         .slice(0, 3)
         .map((b) => describe(b, errorParam(b)))
         .join('; ');
-      const msg = alt.keyword === 'oneOf' && branches.length === 0 ? 'matches more than one alternative (oneOf)' : `matches none of the allowed alternatives (${alt.keyword})`;
+      const msg =
+        alt.keyword === 'oneOf' && branches.length === 0
+          ? 'matches more than one alternative (oneOf)'
+          : `matches none of the allowed alternatives (${alt.keyword})`;
       out.push({ kind: 'other', param, message: `${where} ${msg}${detail ? `: ${detail}` : ''}` });
     }
   }

@@ -7,15 +7,7 @@ import type { SourceRange, Spec, Tool } from '../spec/model';
 import { FINDING_CODES, type FindingCode, type Severity } from './codes';
 import { kindLabel, nameTokens, structuredStringHint } from './formatHints';
 import { DEFAULT_COMPLEXITY } from '../workspace/defaults';
-import {
-  countFeatures,
-  declaredTypes,
-  DepthMeter,
-  firstString,
-  RefResolver,
-  valueChain,
-  type JsonRecord,
-} from './schema';
+import { countFeatures, declaredTypes, DepthMeter, firstString, RefResolver, valueChain, type JsonRecord } from './schema';
 import { isRecord } from '../util/isRecord';
 
 /** Limits above which a tool gets a finding. All are "greater than" except where a name says "min". */
@@ -135,8 +127,7 @@ export function analyzeTool(tool: Tool, thresholds?: Partial<ComplexityThreshold
 function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number | undefined): ToolInspection {
   const name = tool.name;
   const findings: Finding[] = [];
-  const at = (extra: Partial<Finding> = {}): Partial<Finding> =>
-    toolIndex === undefined ? extra : { toolIndex, ...extra };
+  const at = (extra: Partial<Finding> = {}): Partial<Finding> => (toolIndex === undefined ? extra : { toolIndex, ...extra });
   const add = (code: FindingCode, what: string, param?: string): void => {
     findings.push(finding(code, name, what, at(param === undefined ? {} : { param })));
   };
@@ -148,8 +139,16 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
   }
 
   const metrics: ToolMetrics = {
-    name, params: 0, required: 0, optional: 0, optionalRatio: 0, depth: 0,
-    recursive: false, refs: 0, unions: 0, broken: false,
+    name,
+    params: 0,
+    required: 0,
+    optional: 0,
+    optionalRatio: 0,
+    depth: 0,
+    recursive: false,
+    refs: 0,
+    unions: 0,
+    broken: false,
   };
   const params: ParamInfo[] = [];
   const schema = tool.inputSchema;
@@ -197,7 +196,12 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
   for (const [ref, param] of refs.unresolved) {
     if (ref === schema.$ref) continue; // already reported as the top-level problem
     findings.push(
-      finding('broken-schema', name, `Tool "${name}" has a $ref "${ref}" that does not resolve within its inputSchema.`, at(param === undefined ? {} : { param })),
+      finding(
+        'broken-schema',
+        name,
+        `Tool "${name}" has a $ref "${ref}" that does not resolve within its inputSchema.`,
+        at(param === undefined ? {} : { param }),
+      ),
     );
   }
   if (problems.length > 0) add('broken-schema', `Tool "${name}" has a broken inputSchema: ${problems.join('; ')}.`);
@@ -222,12 +226,7 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
   return { metrics, findings, params };
 }
 
-function inspectParam(
-  param: string,
-  sub: unknown,
-  refs: RefResolver,
-  add: (code: FindingCode, what: string, param?: string) => void,
-): ParamInfo {
+function inspectParam(param: string, sub: unknown, refs: RefResolver, add: (code: FindingCode, what: string, param?: string) => void): ParamInfo {
   const chain = valueChain(sub, refs);
   const description = firstString(chain, 'description');
   const types = declaredTypes(chain);
@@ -260,8 +259,10 @@ function describeValue(v: unknown): string {
 
 // Words that carry no meaning of their own in a parameter description.
 const STOPWORDS = new Set(
-  ('a an the of to for in on at by with from and or is are be as it its this that these those which ' +
-    'will can may must should if when not no use used using e g eg i ie etc default optional required').split(' '),
+  (
+    'a an the of to for in on at by with from and or is are be as it its this that these those which ' +
+    'will can may must should if when not no use used using e g eg i ie etc default optional required'
+  ).split(' '),
 );
 
 // Filler that generated descriptions wrap around a parameter's name ("AccountSid parameter").
@@ -323,7 +324,11 @@ function sharedParamFindings(inspections: ToolInspection[], limits: ComplexityTh
   // Uses of a name are grouped by what they declare (types + description words), and groups are
   // compared pairwise: Twilio's `AccountSid` sits in 193 tools but has only a few distinct
   // descriptions, which keeps this linear in practice.
-  interface Group { types: string; words?: Set<string>; uses: { toolIndex: number; tool: string }[] }
+  interface Group {
+    types: string;
+    words?: Set<string>;
+    uses: { toolIndex: number; tool: string }[];
+  }
   const byName = new Map<string, Map<string, Group>>();
   inspections.forEach((ins, toolIndex) => {
     for (const param of ins.params) {

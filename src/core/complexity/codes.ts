@@ -21,8 +21,7 @@ export const FINDING_CODES = {
   'invalid-tool': {
     severity: 'error',
     title: 'Entry in the tool list is not a tool',
-    explanation:
-      'Clients skip or reject an entry without a valid name and shape, so agents never see the tool and no eval can exercise it.',
+    explanation: 'Clients skip or reject an entry without a valid name and shape, so agents never see the tool and no eval can exercise it.',
   },
   'broken-schema': {
     severity: 'error',
@@ -33,14 +32,12 @@ export const FINDING_CODES = {
   'duplicate-tool-name': {
     severity: 'error',
     title: 'Two tools share a name',
-    explanation:
-      'Agents call tools by name, so one of them is shadowed or rejected by the client and calls to it land on the other.',
+    explanation: 'Agents call tools by name, so one of them is shadowed or rejected by the client and calls to it land on the other.',
   },
   'tool-no-description': {
     severity: 'warning',
     title: 'Tool without a description',
-    explanation:
-      'The description is the main text an agent reads to choose a tool, so without it selection falls back to guessing from the name.',
+    explanation: 'The description is the main text an agent reads to choose a tool, so without it selection falls back to guessing from the name.',
   },
   'many-params': {
     severity: 'warning',
@@ -81,8 +78,7 @@ export const FINDING_CODES = {
   'contradictory-annotations': {
     severity: 'warning',
     title: 'Annotations say both read-only and destructive',
-    explanation:
-      'Clients use these hints to decide whether to ask before a call, so contradicting hints make that safety decision unreliable.',
+    explanation: 'Clients use these hints to decide whether to ask before a call, so contradicting hints make that safety decision unreliable.',
   },
 } as const satisfies Record<string, FindingCodeDoc>;
 

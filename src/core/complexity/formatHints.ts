@@ -30,14 +30,30 @@ export function nameTokens(name: string): string[] {
 const DATE_WORDS = new Set(['date', 'datetime', 'timestamp', 'time', 'since', 'until', 'deadline', 'birthday', 'dob']);
 const URL_WORDS = new Set(['url', 'uri', 'href', 'endpoint', 'webhook']);
 // Names of free prose: a date or URL mentioned in their description is an example, not the format.
-const PROSE_WORDS = new Set(['name', 'title', 'description', 'label', 'text', 'message', 'body', 'content', 'comment', 'note', 'query', 'prompt', 'summary', 'instructions']);
+const PROSE_WORDS = new Set([
+  'name',
+  'title',
+  'description',
+  'label',
+  'text',
+  'message',
+  'body',
+  'content',
+  'comment',
+  'note',
+  'query',
+  'prompt',
+  'summary',
+  'instructions',
+]);
 const DATE_TEXT = /\b(ISO[- ]?8601|RFC[- ]?3339|YYYY-MM-DD|date[- ]?time string|timestamp string)\b/i;
 // "username or email address" offers an alternative, so it is not an e-mail-only value.
 const EMAIL_TEXT = /(?<!\bor )\be-?mail address(es)?\b/i;
 const UUID_TEXT = /\b(UUID|GUID)\b/;
 // A description that opens by calling the value a URL ("The URL we call…", "URL of the page").
 const URL_TEXT = /^\s*(the |a |an )?(absolute |full |public |fully qualified )?(URL|URI)\b/i;
-const ENUM_TEXT = /\b((must|can|should|may) be (either |)one of|one of the following|possible values|allowed values|valid values|valid options|accepted values)\b|\bone of:/i;
+const ENUM_TEXT =
+  /\b((must|can|should|may) be (either |)one of|one of the following|possible values|allowed values|valid values|valid options|accepted values)\b|\bone of:/i;
 const Q = String.raw`['"\x60][A-Za-z_][\w-]*['"\x60]`;
 // Quoted words offered as alternatives: "'asc' or 'desc'", "`a`, `b`, or `c`", "'x'|'y'".
 const QUOTED_ALTERNATIVES = new RegExp(String.raw`${Q}(\s*,\s*${Q})*\s*,?\s*(\bor\b|\|)\s*${Q}`);
@@ -65,7 +81,7 @@ export function structuredStringHint(name: string, description: string | undefin
   const tokens = nameTokens(name);
   const last = tokens[tokens.length - 1];
   const prose = last !== undefined && PROSE_WORDS.has(last);
-  const text = prose ? '' : description ?? '';
+  const text = prose ? '' : (description ?? '');
   const byName = (word: string): string => `its name ("${word}")`;
   const byText = (match: RegExpExecArray | null): string => `its description ("${match?.[0] ?? ''}")`;
 

@@ -93,7 +93,8 @@ function nestedSchemas(node: JsonRecord): unknown[] {
     if (isRecord(map)) out.push(...Object.values(map));
   }
   if (isRecord(node.additionalProperties)) out.push(node.additionalProperties);
-  if (Array.isArray(node.items)) out.push(...node.items); // draft-07 tuple form
+  if (Array.isArray(node.items))
+    out.push(...node.items); // draft-07 tuple form
   else if (isRecord(node.items)) out.push(node.items);
   if (Array.isArray(node.prefixItems)) out.push(...node.prefixItems);
   return out;

@@ -16,15 +16,41 @@ import { byCodeUnit } from '../util/byCodeUnit';
 
 /** Folders never walked: dependencies, VCS data, build output, virtual environments, caches. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
-  'node_modules', 'bower_components', 'jspm_packages', '.pnpm-store', '.yarn',
-  '.git', '.hg', '.svn',
-  'dist', 'out', 'build', 'target', 'coverage', '.next', '.nuxt', '.turbo', '.parcel-cache', '.cache',
-  '.venv', 'venv', '__pycache__', '.tox', '.nox', '.mypy_cache', '.pytest_cache', '.ruff_cache',
-  '.gradle', '.terraform', '.vscode-test', '.vs',
+  'node_modules',
+  'bower_components',
+  'jspm_packages',
+  '.pnpm-store',
+  '.yarn',
+  '.git',
+  '.hg',
+  '.svn',
+  'dist',
+  'out',
+  'build',
+  'target',
+  'coverage',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.parcel-cache',
+  '.cache',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.tox',
+  '.nox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.gradle',
+  '.terraform',
+  '.vscode-test',
+  '.vs',
 ]);
 
 /** JSON files with well-known names that are never specs or configs (read none of them). */
-const NEVER_SPECS = /^(package(-lock)?\.json|composer\.(json|lock)|[tj]sconfig(\..*)?\.json|lerna\.json|nx\.json|angular\.json|\.eslintrc\.json|\.prettierrc\.json|turbo\.json|vercel\.json|renovate\.json|\.babelrc\.json|project\.json|manifest\.json)$/i;
+const NEVER_SPECS =
+  /^(package(-lock)?\.json|composer\.(json|lock)|[tj]sconfig(\..*)?\.json|lerna\.json|nx\.json|angular\.json|\.eslintrc\.json|\.prettierrc\.json|turbo\.json|vercel\.json|renovate\.json|\.babelrc\.json|project\.json|manifest\.json)$/i;
 
 /** Largest file read (a spec or a config); bigger files are data, not specs. */
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -57,8 +83,7 @@ export interface DetectResult {
 const openFile = (path: string) => new Promise<number>((ok, fail) => open(path, 'r', (e, fd) => (e ? fail(e) : ok(fd))));
 const closeFile = (fd: number) => new Promise<void>((ok) => close(fd, () => ok()));
 const fileSize = (fd: number) => new Promise<number>((ok, fail) => fstat(fd, (e, st) => (e ? fail(e) : ok(st.size))));
-const listDir = (path: string) =>
-  new Promise<Dirent[]>((ok, fail) => readdir(path, { withFileTypes: true }, (e, entries) => (e ? fail(e) : ok(entries))));
+const listDir = (path: string) => new Promise<Dirent[]>((ok, fail) => readdir(path, { withFileTypes: true }, (e, entries) => (e ? fail(e) : ok(entries))));
 
 /** Fills `buffer` from the start of an open file; returns how many bytes were read (fewer at end of file). */
 async function readInto(fd: number, buffer: Buffer): Promise<number> {

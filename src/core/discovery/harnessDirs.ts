@@ -40,9 +40,7 @@ export async function findHarnessDirs(root: string, options: { maxDepth?: number
     }
     if (depth >= maxDepth) return;
     await Promise.all(
-      entries
-        .filter((e) => e.isDirectory() && !SKIPPED_DIRECTORIES.has(e.name) && e.name !== '.git')
-        .map((e) => visit(join(dir, e.name), depth + 1)),
+      entries.filter((e) => e.isDirectory() && !SKIPPED_DIRECTORIES.has(e.name) && e.name !== '.git').map((e) => visit(join(dir, e.name), depth + 1)),
     );
   }
   await visit(root, 0);

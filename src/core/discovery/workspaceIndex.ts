@@ -127,9 +127,7 @@ export class WorkspaceIndex {
   }
 
   get definitions(): ServerDefinition[] {
-    return [...this.configs.values()]
-      .flatMap((c) => c.definitions)
-      .sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
+    return [...this.configs.values()].flatMap((c) => c.definitions).sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
   }
 
   get specFiles(): IndexedSpec[] {

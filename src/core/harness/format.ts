@@ -20,13 +20,13 @@ export type Tier = z.infer<typeof Tier>;
 /** How much reference material backed a mock output (the paper's confidence level). */
 export const Grounding = z
   .enum(['high', 'medium', 'low'])
-  .describe('high: the tool\'s own output schema or example was used; medium: borrowed from a similar tool; low: no reference, shape inferred.');
+  .describe("high: the tool's own output schema or example was used; medium: borrowed from a similar tool; low: no reference, shape inferred.");
 export type Grounding = z.infer<typeof Grounding>;
 
 /** One expected tool call: the oracle an agent's call is scored against. */
 export const ExpectedCall = z.object({
   name: z.string().describe('Tool name exactly as the spec lists it.'),
-  arguments: z.record(z.string(), z.unknown()).describe('Arguments as a JSON object, valid against the tool\'s inputSchema.'),
+  arguments: z.record(z.string(), z.unknown()).describe("Arguments as a JSON object, valid against the tool's inputSchema."),
   explanation: z.string().describe('Why the call is made at this point of the workflow.'),
 });
 export type ExpectedCall = z.infer<typeof ExpectedCall>;
@@ -53,9 +53,16 @@ export const Provenance = z.object({
   model: z.string().describe('Model id as the provider names it (offline for the offline generator).'),
   temperature: z.number().nullable().describe('Sampling temperature of the generation calls; null when not applicable.'),
   seed: z.number().int().nullable().describe('Seed of the run; null when the provider is not seedable.'),
-  promptVersions: z.record(z.string(), z.string()).describe('Version of each stage\'s prompt template (or generator) that produced the record, keyed by stage.'),
-  stageProviders: z.record(z.string(), z.string()).describe('Which provider produced each stage when a run mixes providers, keyed by stage (offline: filled by the offline generator; none: the stage failed and nothing stands in for it).').optional(),
-  toolHashes: z.record(z.string(), z.string()).describe('sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale.'),
+  promptVersions: z.record(z.string(), z.string()).describe("Version of each stage's prompt template (or generator) that produced the record, keyed by stage."),
+  stageProviders: z
+    .record(z.string(), z.string())
+    .describe(
+      'Which provider produced each stage when a run mixes providers, keyed by stage (offline: filled by the offline generator; none: the stage failed and nothing stands in for it).',
+    )
+    .optional(),
+  toolHashes: z
+    .record(z.string(), z.string())
+    .describe('sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale.'),
 });
 export type Provenance = z.infer<typeof Provenance>;
 
@@ -90,12 +97,16 @@ export type TurnProblem = z.infer<typeof TurnProblem>;
 
 /** Results of the checks a program can make exactly; recomputed whenever a record is (re)generated. */
 export const RecordChecks = z.object({
-  schemaValid: z.boolean().describe('Every expected call names a real tool and its arguments validate against the tool\'s inputSchema.'),
-  callErrors: z.array(z.object({ callIndex: z.number().int().nonnegative(), name: z.string(), errors: z.array(CallError) })).describe('Argument errors per call (empty when schemaValid).'),
+  schemaValid: z.boolean().describe("Every expected call names a real tool and its arguments validate against the tool's inputSchema."),
+  callErrors: z
+    .array(z.object({ callIndex: z.number().int().nonnegative(), name: z.string(), errors: z.array(CallError) }))
+    .describe('Argument errors per call (empty when schemaValid).'),
   unknownTools: z.array(z.string()).describe('Names of expected calls that are not tools of the spec.'),
   integrityViolations: z.array(IntegrityViolation).describe('Referential integrity: ID-like values of later calls that nothing earlier supplied.'),
-  mockOutputsValid: z.boolean().nullable().describe('Mock outputs valid against the tools\' outputSchemas; null when no tool used declares one.'),
-  outputErrors: z.array(z.object({ callIndex: z.number().int().nonnegative(), message: z.string() })).describe('Output errors per call, for tools that declare an outputSchema.'),
+  mockOutputsValid: z.boolean().nullable().describe("Mock outputs valid against the tools' outputSchemas; null when no tool used declares one."),
+  outputErrors: z
+    .array(z.object({ callIndex: z.number().int().nonnegative(), message: z.string() }))
+    .describe('Output errors per call, for tools that declare an outputSchema.'),
   turnCoverage: z.number().min(0).max(1).nullable().describe('Share of workflow calls placed in exactly one turn; null for single-turn records.'),
   turnProblems: z.array(TurnProblem).describe('Problems of the multi-turn split (empty for single-turn records).'),
 });
@@ -136,7 +147,7 @@ export const HarnessRecord = z
     tier: Tier,
     category: z.string().describe('Scenario category (a business area or entity family).'),
     title: z.string().describe('Short title of the scenario.'),
-    prompt: z.string().describe('The user\'s task in natural language; what the agent is shown in single-turn mode.'),
+    prompt: z.string().describe("The user's task in natural language; what the agent is shown in single-turn mode."),
     expected_tools: z.array(ExpectedCall).describe('The oracle: ordered expected tool calls. Held out from the agent.'),
     mock_outputs: z.array(MockOutput).describe('Synthetic output per expected call, aligned by index with expected_tools.'),
     expected_response: z.string().describe('The answer a good agent gives after the workflow; cites concrete mock values.'),
@@ -160,7 +171,7 @@ export const ManifestCounts = z.object({
   byTier: z.object({ simple: z.number().int().nonnegative(), complex: z.number().int().nonnegative() }).describe('Records per tier.'),
   multiCall: z.number().int().nonnegative().describe('Records with two or more calls.'),
   multiTurn: z.number().int().nonnegative().describe('Records with a multi-turn conversation.'),
-  coverageRound: z.number().int().nonnegative().describe('Scenarios added after the requested ones to reach tool coverage (the paper\'s follow-up round).'),
+  coverageRound: z.number().int().nonnegative().describe("Scenarios added after the requested ones to reach tool coverage (the paper's follow-up round)."),
   /** Tool coverage: tools of the spec that appear in at least one record. */
   coverage: z.object({
     tools: z.number().int().nonnegative(),
@@ -169,7 +180,9 @@ export const ManifestCounts = z.object({
     uncovered: z.array(z.string()),
   }),
   repaired: z.record(z.string(), z.number().int().nonnegative()).describe('Items fixed after a failed check, keyed by reason (e.g. args-resampled).'),
-  discarded: z.record(z.string(), z.number().int().nonnegative()).describe('Items dropped, keyed by reason (e.g. turns:single-turn, schema-invalid-after-retries).'),
+  discarded: z
+    .record(z.string(), z.number().int().nonnegative())
+    .describe('Items dropped, keyed by reason (e.g. turns:single-turn, schema-invalid-after-retries).'),
   skipped: z.array(SkippedTool).describe('Tools deliberately left out, with the reason.'),
 });
 export type ManifestCounts = z.infer<typeof ManifestCounts>;
@@ -181,7 +194,9 @@ export type ManifestCounts = z.infer<typeof ManifestCounts>;
  */
 export const RunStatus = z
   .enum(['running', 'complete', 'partial', 'failed', 'cancelled'])
-  .describe('running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled.');
+  .describe(
+    'running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled.',
+  );
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /**
@@ -195,7 +210,11 @@ export const ItemOutcomes = z
     llm: z.number().int().nonnegative().describe('Made by the model (cached replies included).'),
     failed: z.number().int().nonnegative().describe('Lost to transport faults after the retries (429, 5xx, timeouts); nothing was filled in.'),
     discarded: z.number().int().nonnegative().describe('Dropped after the re-asks (replies still invalid), with nothing filled in.'),
-    offline: z.number().int().nonnegative().describe('Filled by the offline generator (after invalid replies, or for coverage); their records say so in provenance.stageProviders.'),
+    offline: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Filled by the offline generator (after invalid replies, or for coverage); their records say so in provenance.stageProviders.'),
     failedBy: z.record(z.string(), z.number().int().nonnegative()).describe('Failed items by <stage>:<reason>.'),
     degradedShare: z.number().min(0).max(1).describe('(failed + discarded + offline) / total; 0 when there are no items.'),
     offlineRecords: z.number().int().nonnegative().describe('Records with at least one stage written by the offline generator.'),
@@ -213,7 +232,9 @@ export const HarnessManifest = z
       source: z.string().describe('File or config#server it came from.').optional(),
       serverVersion: z.string().describe('Server version when the server reported one.').optional(),
       hash: z.string().describe('sha256 of the canonical JSON of the whole tool list.'),
-      toolHashes: z.record(z.string(), z.string()).describe('sha256 per tool (canonical JSON), keyed by tool name; also the list of tools the agent is offered.'),
+      toolHashes: z
+        .record(z.string(), z.string())
+        .describe('sha256 per tool (canonical JSON), keyed by tool name; also the list of tools the agent is offered.'),
     }),
     provider: z.string().describe('The generation provider.'),
     model: z.string(),

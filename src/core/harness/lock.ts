@@ -26,7 +26,9 @@ export class FolderLockedError extends Error {
     readonly dir: string,
     readonly holder: LockHolder | undefined,
   ) {
-    const who = holder ? `${holder.purpose} run (pid ${holder.pid}${holder.hostname !== hostname() ? ` on ${holder.hostname}` : ''}, since ${holder.since})` : 'another run';
+    const who = holder
+      ? `${holder.purpose} run (pid ${holder.pid}${holder.hostname !== hostname() ? ` on ${holder.hostname}` : ''}, since ${holder.since})`
+      : 'another run';
     super(`${dir} is in use by another ${who}; wait for it to finish, or delete ${join(dir, LOCK_FILE)} if no such run is going on`);
   }
 }
@@ -53,7 +55,8 @@ function alive(pid: number): boolean {
 async function readHolder(file: string): Promise<LockHolder | undefined> {
   try {
     const v = JSON.parse(await readFile(file, 'utf8')) as Partial<LockHolder>;
-    if (typeof v.pid === 'number' && typeof v.hostname === 'string') return { pid: v.pid, hostname: v.hostname, purpose: String(v.purpose ?? 'run'), since: String(v.since ?? '?') };
+    if (typeof v.pid === 'number' && typeof v.hostname === 'string')
+      return { pid: v.pid, hostname: v.hostname, purpose: String(v.purpose ?? 'run'), since: String(v.since ?? '?') };
   } catch {
     // Unreadable or half-written: treated as no holder information below.
   }

@@ -11,9 +11,7 @@ import { specHash } from './hash';
 import { HARNESS_SPEC_FILE } from './layout';
 
 /** Where a harness's spec was found. */
-export type SpecLookup =
-  | { ok: true; spec: Spec; file: string; warnings: string[] }
-  | { ok: false; error: string };
+export type SpecLookup = { ok: true; spec: Spec; file: string; warnings: string[] } | { ok: false; error: string };
 
 /**
  * Finds the spec a harness was generated from: `specFile` when given; otherwise a `spec.json`
@@ -21,7 +19,11 @@ export type SpecLookup =
  * the harness folder or its parent). A spec whose hash differs from the manifest's is used with
  * a warning (records generated from tools that changed since are stale).
  */
-export async function findHarnessSpec(dir: string, manifest: HarnessManifest | undefined, options: { specFile?: string; cwd?: string } = {}): Promise<SpecLookup> {
+export async function findHarnessSpec(
+  dir: string,
+  manifest: HarnessManifest | undefined,
+  options: { specFile?: string; cwd?: string } = {},
+): Promise<SpecLookup> {
   const cwd = options.cwd ?? process.cwd();
   const candidates: string[] = [];
   if (options.specFile) candidates.push(isAbsolute(options.specFile) ? options.specFile : resolve(cwd, options.specFile));
@@ -52,7 +54,9 @@ export async function findHarnessSpec(dir: string, manifest: HarnessManifest | u
     if (!loaded.ok) return { ok: false, error: `${file}: ${loaded.problem.message}` };
     const warnings: string[] = [];
     if (manifest && specHash(loaded.spec) !== manifest.spec.hash) {
-      warnings.push(`the spec in ${file} differs from the one the harness was generated from (hash ${manifest.spec.hash.slice(0, 12)}…); records whose tools changed are stale`);
+      warnings.push(
+        `the spec in ${file} differs from the one the harness was generated from (hash ${manifest.spec.hash.slice(0, 12)}…); records whose tools changed are stale`,
+      );
     }
     return { ok: true, spec: loaded.spec, file, warnings };
   }

@@ -32,7 +32,10 @@ export function stableJson(value: unknown): string {
  * sanitising changed the id, a short hash of the original keeps distinct ids distinct.
  */
 export function recordFileStem(id: string): string {
-  let stem = id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').replace(/\.{2,}/g, '.');
+  let stem = id
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[.-]+/, '')
+    .replace(/\.{2,}/g, '.');
   stem = stem.slice(0, 100).replace(/[.-]+$/, '');
   if (stem === id && stem.length > 0) return stem;
   const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
@@ -193,13 +196,18 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
     out.files.set(record.id, file);
     out.records.push(record);
     // An id edited by hand: still read (and judged in place), but the harness is inconsistent.
-    if (!named) problems.push({ file, message: `record id ${JSON.stringify(record.id)} does not match the file name (a record with this id belongs in ${recordFileStem(record.id)}.json)` });
+    if (!named)
+      problems.push({
+        file,
+        message: `record id ${JSON.stringify(record.id)} does not match the file name (a record with this id belongs in ${recordFileStem(record.id)}.json)`,
+      });
   }
   out.records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
   if (out.manifest) {
     for (const id of out.manifest.recordIds) {
-      if (!seen.has(id)) problems.push({ file: join(folder, `${recordFileStem(id)}.json`), message: `record ${JSON.stringify(id)} named by the manifest is missing` });
+      if (!seen.has(id))
+        problems.push({ file: join(folder, `${recordFileStem(id)}.json`), message: `record ${JSON.stringify(id)} named by the manifest is missing` });
     }
   }
   return out;

@@ -95,7 +95,10 @@ function rawFromReply(t: TcTurnReply): RawTcScores {
     'ordering.sequence_logic': t.ordering?.sequence_logic ?? null,
     'ordering.dependency_handling': t.ordering?.dependency_handling ?? null,
     'ordering.efficiency': t.ordering?.execution_efficiency ?? null,
-    ...(Object.fromEntries(ARGUMENT_SUBS.map((s) => [`arguments.${s}`, t.arguments?.[ARGUMENT_REPORT_KEYS[s]] ?? null])) as Record<(typeof TC_SUBDIMENSIONS.arguments)[number], number | null>),
+    ...(Object.fromEntries(ARGUMENT_SUBS.map((s) => [`arguments.${s}`, t.arguments?.[ARGUMENT_REPORT_KEYS[s]] ?? null])) as Record<
+      (typeof TC_SUBDIMENSIONS.arguments)[number],
+      number | null
+    >),
   };
 }
 
@@ -137,7 +140,16 @@ export function exactFindings(turn: number, facts: readonly CallFacts[]): Stored
     if (f.tool === 'unknown') continue; // reported as a selection cap
     if (f.tool === 'uncheckable') {
       const message = f.errors[0]?.message ?? 'the tool schema cannot be compiled';
-      out.push({ turn, callIndex: f.callIndex, param: null, subdimension: 'arguments', score: 0, reason: `not checked: ${message}`, source: 'exact', kind: 'other' });
+      out.push({
+        turn,
+        callIndex: f.callIndex,
+        param: null,
+        subdimension: 'arguments',
+        score: 0,
+        reason: `not checked: ${message}`,
+        source: 'exact',
+        kind: 'other',
+      });
       continue;
     }
     const s = f.scores;
@@ -179,12 +191,29 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   // 1. Chained values: an "ungrounded" value finding refuted by the exact grounding is waived.
   const valueFindings: { f: TcFinding; stored: StoredFinding }[] = [];
   for (const f of reply?.findings ?? []) {
-    const stored: StoredFinding = { turn, callIndex: f.call, param: f.param, subdimension: f.subdimension, score: round4(f.score / 10), reason: f.reason, source: 'judge', kind: f.kind };
+    const stored: StoredFinding = {
+      turn,
+      callIndex: f.call,
+      param: f.param,
+      subdimension: f.subdimension,
+      score: round4(f.score / 10),
+      reason: f.reason,
+      source: 'judge',
+      kind: f.kind,
+    };
     if (f.subdimension === 'arguments.value' && f.kind === 'ungrounded' && f.call !== null && f.param !== null && ctx.groundedAt) {
       const where = ctx.groundedAt(f.call, f.param);
       if (where) {
         stored.waived = `chained value: it appears in ${where}`;
-        disagreements.push({ turn, subdimension: 'arguments.value', judge: stored.score, final: 1, callIndex: f.call, param: f.param, reason: `the judge called '${f.param}' ungrounded, but its value appears in ${where}` });
+        disagreements.push({
+          turn,
+          subdimension: 'arguments.value',
+          judge: stored.score,
+          final: 1,
+          callIndex: f.call,
+          param: f.param,
+          reason: `the judge called '${f.param}' ungrounded, but its value appears in ${where}`,
+        });
       }
     }
     if (f.subdimension === 'arguments.value') valueFindings.push({ f, stored });
@@ -241,7 +270,8 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
     }
     if (j === null || j <= cap.max) continue;
     raw[cap.sub] = cap.max;
-    if (j - cap.max >= CAP_DISAGREEMENT_MIN) disagreements.push({ turn, subdimension: cap.sub, judge: round4(j / 10), final: round4(cap.max / 10), reason: cap.reason });
+    if (j - cap.max >= CAP_DISAGREEMENT_MIN)
+      disagreements.push({ turn, subdimension: cap.sub, judge: round4(j / 10), final: round4(cap.max / 10), reason: cap.reason });
   }
 
   // 4. Cascades, on the argument sub-scores.
@@ -265,7 +295,18 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
   const applicable = TC_DIMENSIONS.filter((d) => (d === 'ordering' ? nCalls >= 2 : d === 'arguments' ? nCalls >= 1 : true));
   const dimValues = applicable.map((d) => dimensions[d]);
   const tc = reply && dimValues.every((v): v is number => v !== null) ? round4(mean(dimValues) ?? 0) : null;
-  return { turn, calls: [...ctx.calls], subdimensions, dimensions, tc, exact: exactScore(ex, ctx.facts, nCalls), cascades, disagreements, findings, rationale: reply?.reasoning };
+  return {
+    turn,
+    calls: [...ctx.calls],
+    subdimensions,
+    dimensions,
+    tc,
+    exact: exactScore(ex, ctx.facts, nCalls),
+    cascades,
+    disagreements,
+    findings,
+    rationale: reply?.reasoning,
+  };
 }
 
 /** A tool that does not exist cannot be the right selection: correctness is capped by the share of real tools. */
@@ -302,7 +343,11 @@ function exactScore(ex: ReturnType<typeof turnExact>, facts: readonly CallFacts[
   const unknown = facts.filter((f) => f.tool === 'unknown').length;
   if (unknown >= nCalls) return 0;
   if (unknown > 0) {
-    const known = exactScore({ ...ex, complete: true }, facts.filter((f) => f.tool !== 'unknown'), nCalls - unknown);
+    const known = exactScore(
+      { ...ex, complete: true },
+      facts.filter((f) => f.tool !== 'unknown'),
+      nCalls - unknown,
+    );
     return known === null ? null : round4((known * (nCalls - unknown)) / nCalls);
   }
   if (!ex.complete) return null;

@@ -268,7 +268,10 @@ export function traceChainedValues(calls: readonly CallLike[], outputs: readonly
 /** The value at a dotted (or `a[0].b`) path of an arguments object; undefined when absent. */
 export function valueAtPath(args: unknown, path: string): unknown {
   let node: unknown = args;
-  for (const part of path.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean)) {
+  for (const part of path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter(Boolean)) {
     if (Array.isArray(node)) node = node[Number(part)];
     else if (isRecord(node)) node = Object.hasOwn(node, part) ? node[part] : undefined;
     else return undefined;

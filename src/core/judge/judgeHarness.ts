@@ -129,7 +129,9 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
   const records = read.records;
   const prompts = options.judges.some((j) => j.llm) ? (options.prompts ?? PromptLibrary.load()) : undefined;
   const before = new Map(options.judges.map((j) => [j.id, j.llm?.stats.snapshot()] as const));
-  const counts = new Map<string, { judged: number; notJudged: number; skipped: number }>(options.judges.map((j) => [j.id, { judged: 0, notJudged: 0, skipped: 0 }]));
+  const counts = new Map<string, { judged: number; notJudged: number; skipped: number }>(
+    options.judges.map((j) => [j.id, { judged: 0, notJudged: 0, skipped: 0 }]),
+  );
   const total = records.length * options.judges.length;
   let done = 0;
 

@@ -85,7 +85,8 @@ export function judgmentInputHash(
 /** Semantic checks of a TC reply against the view (sent back to the judge on a re-ask). */
 export function validateTcReply(reply: TcReply, view: JudgeView): string[] {
   const errors: string[] = [];
-  if (reply.turns.length !== view.turns.length) errors.push(`reply with exactly ${view.turns.length} turn(s), one per turn of the conversation; got ${reply.turns.length}`);
+  if (reply.turns.length !== view.turns.length)
+    errors.push(`reply with exactly ${view.turns.length} turn(s), one per turn of the conversation; got ${reply.turns.length}`);
   reply.turns.forEach((t, i) => {
     const turn = view.turns[i];
     if (!turn) return;
@@ -112,7 +113,8 @@ export function validateCohReply(reply: CohReply, view: JudgeView): string[] {
     for (const a of COH_ASPECTS) {
       const r = t[a];
       if (!r || (a === 'context_retention' && i === 0)) continue;
-      if (r.score === 3 && r.manifestations.length) errors.push(`turn ${i} ${a}: score 3 means no manifestation, but ${r.manifestations.join(', ')} are listed (lower the score or empty the list)`);
+      if (r.score === 3 && r.manifestations.length)
+        errors.push(`turn ${i} ${a}: score 3 means no manifestation, but ${r.manifestations.join(', ')} are listed (lower the score or empty the list)`);
       if (r.score < 3 && !r.manifestations.length) errors.push(`turn ${i} ${a}: score ${r.score} needs the manifestations seen (or score 3)`);
     }
   });
@@ -193,14 +195,30 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
     // The rendered prompt is hashed into the key already; this adds what shapes the reading of the reply.
     const cacheInputs = { logic: JUDGE_VERSION, mode };
     const tcCall = llm.generate(
-      { stage: tcName, promptVersion: tcPrompt.version, prompt: tcPrompt.text, schema: TcReply, temperature: JUDGE_TEMPERATURE, cacheInputs, validate: (v) => validateTcReply(v, view) },
+      {
+        stage: tcName,
+        promptVersion: tcPrompt.version,
+        prompt: tcPrompt.text,
+        schema: TcReply,
+        temperature: JUDGE_TEMPERATURE,
+        cacheInputs,
+        validate: (v) => validateTcReply(v, view),
+      },
       signal,
     );
     const cohCall = hasReplies
       ? (() => {
           const cohPrompt = prompts.render(JUDGE_PROMPTS.coh, { turn_count: view.turns.length, turn_plan: cohTurnPlan(view), transcript: transcript(view) });
           return llm.generate(
-            { stage: JUDGE_PROMPTS.coh, promptVersion: cohPrompt.version, prompt: cohPrompt.text, schema: CohReply, temperature: JUDGE_TEMPERATURE, cacheInputs, validate: (v) => validateCohReply(v, view) },
+            {
+              stage: JUDGE_PROMPTS.coh,
+              promptVersion: cohPrompt.version,
+              prompt: cohPrompt.text,
+              schema: CohReply,
+              temperature: JUDGE_TEMPERATURE,
+              cacheInputs,
+              validate: (v) => validateCohReply(v, view),
+            },
             signal,
           );
         })()
@@ -228,14 +246,17 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
 
   const disagreements = tcTurns.flatMap((t) => t.disagreements);
   for (const d of disagreements) {
-    notes.push(`turn ${d.turn} ${d.subdimension}${d.callIndex !== undefined && d.callIndex !== null ? ` (call ${d.callIndex}${d.param ? ` '${d.param}'` : ''})` : ''}: judge ${pct(d.judge)}, kept ${pct(d.final)}: ${d.reason}`);
+    notes.push(
+      `turn ${d.turn} ${d.subdimension}${d.callIndex !== undefined && d.callIndex !== null ? ` (call ${d.callIndex}${d.param ? ` '${d.param}'` : ''})` : ''}: judge ${pct(d.judge)}, kept ${pct(d.final)}: ${d.reason}`,
+    );
   }
   for (const t of tcTurns) {
     for (const c of t.cascades) {
       if (c.capped.length) notes.push(`turn ${t.turn}: ${c.rule} cascade capped ${c.capped.map((x) => x.sub).join(', ')}`);
     }
   }
-  if (!llm) notes.push('offline judge: only what exact checks decide is scored (argument completeness, names, types, formats, relevancy); the rest needs an LLM judge');
+  if (!llm)
+    notes.push('offline judge: only what exact checks decide is scored (argument completeness, names, types, formats, relevancy); the rest needs an LLM judge');
 
   const turns: TurnDetail[] = view.turns.map((t, i) => {
     const tcT = tcTurns[i];
@@ -248,7 +269,10 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
       coh: cohT?.coh ?? null,
       dimensions: { ...(tcT?.dimensions ?? {}) },
       subdimensions: { ...(tcT?.subdimensions ?? {}), ...(cohT?.subdimensions ?? {}) },
-      cascades: (tcT?.cascades ?? []).map((c) => ({ rule: c.rule, capped: c.capped.map((x) => ({ sub: `arguments.${x.sub}`, from: x.from / 10, to: x.to / 10 })) })),
+      cascades: (tcT?.cascades ?? []).map((c) => ({
+        rule: c.rule,
+        capped: c.capped.map((x) => ({ sub: `arguments.${x.sub}`, from: x.from / 10, to: x.to / 10 })),
+      })),
       manifestations: { ...(cohT?.manifestations ?? {}) },
       ...(Object.keys(rationale).length ? { rationale } : {}),
     };

@@ -129,13 +129,23 @@ export function factsText(view: JudgeView, facts: ViewFacts): string {
         continue;
       }
       const problems: string[] = [
-        ...f.missingRequired.map((p) => (p === '(arguments)' ? 'the arguments satisfy none of the schema\'s alternatives (a required combination is missing)' : `missing required parameter '${p}'`)),
+        ...f.missingRequired.map((p) =>
+          p === '(arguments)'
+            ? "the arguments satisfy none of the schema's alternatives (a required combination is missing)"
+            : `missing required parameter '${p}'`,
+        ),
         ...f.misnamed.map((m) => `'${m.param}' is not a parameter of this tool; the schema's name is '${m.suggestion}' (a wrong parameter name)`),
         ...f.extra.map((p) => `'${p}' is not defined by the schema (an extra parameter)`),
         ...f.errors.filter((e) => e.kind === 'type').map((e) => `type error: ${e.message}`),
-        ...f.errors.filter((e) => e.kind === 'enum' || e.kind === 'format' || (e.kind === 'other' && e.param !== undefined)).map((e) => `format error: ${e.message}`),
+        ...f.errors
+          .filter((e) => e.kind === 'enum' || e.kind === 'format' || (e.kind === 'other' && e.param !== undefined))
+          .map((e) => `format error: ${e.message}`),
       ];
-      lines.push(problems.length ? `${head} ${problems.join('; ')}.` : `${head} passes every schema check (required parameters present, names exact, types, enums and formats valid, no extra parameters).`);
+      lines.push(
+        problems.length
+          ? `${head} ${problems.join('; ')}.`
+          : `${head} passes every schema check (required parameters present, names exact, types, enums and formats valid, no extra parameters).`,
+      );
     }
     if (!t.calls.length) lines.push('  (no calls)');
     const chained = facts.chained.filter((c) => t.calls.includes(c.callIndex));
@@ -158,7 +168,9 @@ export function factsText(view: JudgeView, facts: ViewFacts): string {
           ...p.missing.map((m) => `'${m}' is not passed (the reference passes it)`),
           ...p.extra.map((m) => `'${m}' is passed (the reference does not)`),
         ];
-        lines.push(`    call ${p.actual} matches reference call ${p.expected} (${view.calls[p.actual]?.name})${diffs.length ? `; ${diffs.join('; ')}` : '; same arguments'}`);
+        lines.push(
+          `    call ${p.actual} matches reference call ${p.expected} (${view.calls[p.actual]?.name})${diffs.length ? `; ${diffs.join('; ')}` : '; same arguments'}`,
+        );
       }
       for (const i of a.unmatchedActual) lines.push(`    call ${i} '${view.calls[i]?.name}' has no counterpart in the reference for this turn`);
       for (const i of a.unmatchedExpected) lines.push(`    reference call ${i} '${ref.calls[i]?.name}' was never made by the agent`);

@@ -35,11 +35,18 @@ const score10 = (what: string): z.ZodNumber => z.number().min(0).max(10).describ
 
 /** One problem the judge found, located at a call and parameter where it can be. */
 export const TcFinding = z.strictObject({
-  call: z.number().int().min(0).nullable().describe('Call number as shown in the transcript; null when the problem concerns the whole turn (e.g. a tool that was never called).'),
+  call: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe('Call number as shown in the transcript; null when the problem concerns the whole turn (e.g. a tool that was never called).'),
   param: z.string().nullable().describe('Parameter path such as "limit" or "filter.status"; null when the problem is not about one parameter.'),
   subdimension: z.enum(TC_SUBDIMENSION_KEYS).describe('The sub-dimension the problem lowers.'),
   score: score10('The score this problem deserves on that sub-dimension'),
-  kind: z.enum(FINDING_KINDS).describe('ungrounded: the value appears neither in the user messages nor in any earlier tool output; incorrect: a wrong value; the others as named.'),
+  kind: z
+    .enum(FINDING_KINDS)
+    .describe('ungrounded: the value appears neither in the user messages nor in any earlier tool output; incorrect: a wrong value; the others as named.'),
   reason: z.string().describe('What is wrong and what would be right, in one actionable sentence.'),
 });
 export type TcFinding = z.infer<typeof TcFinding>;

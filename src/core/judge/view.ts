@@ -8,7 +8,16 @@ import type { HarnessRecord } from '../harness/format';
 import { appearsIn, textLeaves } from '../checks/integrity';
 import type { Spec } from '../spec/model';
 import type { ScoreCap, TurnContext } from './aggregate';
-import { alignWithReference, exactFacts, traceChainedValues, ungroundedIds, valueAtPath, type CallFacts, type ChainedValue, type OracleAlignment } from './facts';
+import {
+  alignWithReference,
+  exactFacts,
+  traceChainedValues,
+  ungroundedIds,
+  valueAtPath,
+  type CallFacts,
+  type ChainedValue,
+  type OracleAlignment,
+} from './facts';
 import type { Trajectory } from './schemas';
 
 /** How a record is judged. */
@@ -77,7 +86,10 @@ export function buildView(record: HarnessRecord, mode: JudgeMode, trajectory?: T
     notes.length = 0;
     turns = [{ prompt: record.prompt, calls: expected.map((c) => c.index), response: record.expected_response }];
   } else if (n !== turns.length) {
-    return { ok: false, error: `the trajectory has ${n} turn(s); the record has ${multi ? `${record.conversation.length} conversation turns` : 'a single-turn task'} (give 1 turn, or one per conversation turn)` };
+    return {
+      ok: false,
+      error: `the trajectory has ${n} turn(s); the record has ${multi ? `${record.conversation.length} conversation turns` : 'a single-turn task'} (give 1 turn, or one per conversation turn)`,
+    };
   }
   const calls: ViewCall[] = [];
   const viewTurns: ViewTurn[] = trajectory.turns.map((t, index) => {
@@ -135,7 +147,10 @@ export function viewFacts(view: JudgeView, spec: Spec): ViewFacts {
   const order = view.turns.flatMap((t) => t.calls);
   const position = new Map(order.map((c, i) => [c, i] as const));
   const ordered = order.map((i) => view.calls[i] as ViewCall);
-  const chained = traceChainedValues(ordered, ordered.map((c) => (c.hasOutput ? c.output : undefined))).map((v) => ({
+  const chained = traceChainedValues(
+    ordered,
+    ordered.map((c) => (c.hasOutput ? c.output : undefined)),
+  ).map((v) => ({
     ...v,
     callIndex: order[v.callIndex] ?? v.callIndex,
     fromCall: order[v.fromCall] ?? v.fromCall,

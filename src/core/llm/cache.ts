@@ -66,7 +66,9 @@ export function canonicalJson(value: unknown): string {
   }
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
@@ -138,10 +140,20 @@ export async function removeOrphanTmpFiles(dir: string, now: number = Date.now()
       const m = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(e.name);
       if (!m) continue;
       const pid = Number(m[1]);
-      const age = await stat(path).then((s) => now - s.mtimeMs, () => undefined);
+      const age = await stat(path).then(
+        (s) => now - s.mtimeMs,
+        () => undefined,
+      );
       if (age === undefined) continue;
       const orphan = age > ORPHAN_TMP_AGE_MS || (pid !== process.pid && !pidAlive(pid));
-      if (orphan && (await unlink(path).then(() => true, () => false))) removed++;
+      if (
+        orphan &&
+        (await unlink(path).then(
+          () => true,
+          () => false,
+        ))
+      )
+        removed++;
     }
   };
   await sweep(dir, 1);

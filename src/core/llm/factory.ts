@@ -38,9 +38,7 @@ export function createProvider(config: ProviderConfig): ChatProvider {
   if (config.provider === 'gemini') {
     const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.GEMINI_API_KEY) ?? nonEmpty(env.GOOGLE_API_KEY);
     if (!apiKey) {
-      throw new LlmConfigError(
-        'No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or store a key in the extension; or choose another provider.',
-      );
+      throw new LlmConfigError('No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or store a key in the extension; or choose another provider.');
     }
     return new GeminiProvider({
       apiKey,

@@ -66,9 +66,7 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
           ...this.extraConfig,
           ...(request.system ? { systemInstruction: request.system } : {}),
           temperature: request.temperature,
-          ...(request.jsonSchema
-            ? { responseMimeType: 'application/json', responseJsonSchema: toGeminiSchema(request.jsonSchema) }
-            : {}),
+          ...(request.jsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: toGeminiSchema(request.jsonSchema) } : {}),
           abortSignal: request.signal,
         },
       });
@@ -101,8 +99,18 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
   async completeWithTools(request: ToolTurnRequest): Promise<ToolTurnReply> {
     const contents = request.messages.map((m) => {
       if (m.role === 'user') return { role: 'user', parts: [{ text: m.content }] };
-      if (m.role === 'assistant') return { role: 'model', parts: [...(m.content ? [{ text: m.content }] : []), ...m.calls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: (c.arguments ?? {}) as Record<string, unknown> } }))] };
-      return { role: 'user', parts: m.results.map((r) => ({ functionResponse: { id: r.callId, name: r.name, response: r.isError ? { error: r.output } : { output: r.output } } })) };
+      if (m.role === 'assistant')
+        return {
+          role: 'model',
+          parts: [
+            ...(m.content ? [{ text: m.content }] : []),
+            ...m.calls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: (c.arguments ?? {}) as Record<string, unknown> } })),
+          ],
+        };
+      return {
+        role: 'user',
+        parts: m.results.map((r) => ({ functionResponse: { id: r.callId, name: r.name, response: r.isError ? { error: r.output } : { output: r.output } } })),
+      };
     });
     let response: GenerateContentResponse;
     try {
@@ -113,7 +121,15 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
           ...this.extraConfig,
           ...(request.system ? { systemInstruction: request.system } : {}),
           temperature: request.temperature,
-          tools: [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parametersJsonSchema: t.parameters })) }],
+          tools: [
+            {
+              functionDeclarations: request.tools.map((t) => ({
+                name: t.name,
+                ...(t.description ? { description: t.description } : {}),
+                parametersJsonSchema: t.parameters,
+              })),
+            },
+          ],
           abortSignal: request.signal,
         },
       });
@@ -123,7 +139,10 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
     }
     const candidate = response.candidates?.[0];
     const parts = candidate?.content?.parts ?? [];
-    const text = parts.filter((p) => typeof p.text === 'string' && p.thought !== true).map((p) => p.text).join('');
+    const text = parts
+      .filter((p) => typeof p.text === 'string' && p.thought !== true)
+      .map((p) => p.text)
+      .join('');
     const calls = parts
       .filter((p) => p.functionCall?.name)
       .map((p, i) => ({ id: p.functionCall!.id ?? `call-${i}`, name: p.functionCall!.name!, arguments: p.functionCall!.args ?? {} }));

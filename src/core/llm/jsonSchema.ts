@@ -25,9 +25,27 @@ export function zodToJsonSchema(schema: z.ZodType): Json {
 
 /** Keywords Gemini's `responseJsonSchema` documents as supported; the rest are dropped. */
 const GEMINI_KEYWORDS = new Set([
-  '$id', '$defs', '$ref', '$anchor', 'type', 'format', 'title', 'description', 'enum', 'items',
-  'prefixItems', 'minItems', 'maxItems', 'minimum', 'maximum', 'anyOf', 'oneOf', 'properties',
-  'additionalProperties', 'required', 'propertyOrdering',
+  '$id',
+  '$defs',
+  '$ref',
+  '$anchor',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'additionalProperties',
+  'required',
+  'propertyOrdering',
 ]);
 
 /**

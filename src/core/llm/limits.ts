@@ -26,10 +26,13 @@ export const systemClock: Clock = {
         clearTimeout(timer);
         reject(abortReason(signal));
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
@@ -198,7 +201,9 @@ export function quotaStop(e: unknown, policy: RetryPolicy): LlmQuotaError | unde
   const tooLong = e.retryAfterMs !== undefined && e.retryAfterMs > policy.maxRetryAfterMs;
   if (!e.quotaExhausted && !tooLong) return undefined;
   const wait = e.retryAfterMs !== undefined ? ` and asks to wait ${Math.ceil(e.retryAfterMs / 1000)} s` : '';
-  const why = e.quotaExhausted ? 'the quota is exhausted' : `the server asks for a longer wait than the ${Math.round(policy.maxRetryAfterMs / 1000)} s a run waits`;
+  const why = e.quotaExhausted
+    ? 'the quota is exhausted'
+    : `the server asks for a longer wait than the ${Math.round(policy.maxRetryAfterMs / 1000)} s a run waits`;
   return new LlmQuotaError(`LLM quota: ${why} (HTTP 429${wait}): ${e.message}`, e.retryAfterMs);
 }
 
@@ -296,7 +301,9 @@ export class CallGuard {
     if (this.stopError) return this.stopError;
     if (++this.failedInARow < this.policy.outageCalls) return e;
     const last = e instanceof Error ? e.message : String(e);
-    this.stopError = new LlmOutageError(`LLM endpoint down: ${this.failedInARow} calls in a row failed, the last after ${attempts} attempt${attempts === 1 ? '' : 's'} (${last})`);
+    this.stopError = new LlmOutageError(
+      `LLM endpoint down: ${this.failedInARow} calls in a row failed, the last after ${attempts} attempt${attempts === 1 ? '' : 's'} (${last})`,
+    );
     return this.stopError;
   }
 

@@ -110,9 +110,18 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
         messages.push({
           role: 'assistant',
           content: m.content || null,
-          ...(m.calls.length ? { tool_calls: m.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } })) } : {}),
+          ...(m.calls.length
+            ? {
+                tool_calls: m.calls.map((c) => ({
+                  id: c.id,
+                  type: 'function' as const,
+                  function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) },
+                })),
+              }
+            : {}),
         });
-      else for (const r of m.results) messages.push({ role: 'tool', tool_call_id: r.callId, content: JSON.stringify(r.isError ? { error: r.output } : r.output) });
+      else
+        for (const r of m.results) messages.push({ role: 'tool', tool_call_id: r.callId, content: JSON.stringify(r.isError ? { error: r.output } : r.output) });
     }
     let completion: OpenAI.Chat.ChatCompletion;
     try {
@@ -122,7 +131,10 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
           model: this.model,
           messages,
           temperature: request.temperature,
-          tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } })),
+          tools: request.tools.map((t) => ({
+            type: 'function' as const,
+            function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
+          })),
           stream: false,
         } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
         { signal: request.signal, maxRetries: 0 },

@@ -156,11 +156,13 @@ export class StructuredLlm {
       const turnKey = conversationKey(key, messages);
       try {
         const stored = replay ? await this.cache?.getReply(turnKey) : undefined;
-        const reply = stored ?? (await this.guard.call(
-          this.provider,
-          { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, signal },
-          this.stats,
-        ));
+        const reply =
+          stored ??
+          (await this.guard.call(
+            this.provider,
+            { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, signal },
+            this.stats,
+          ));
         if (stored) this.stats.recordReplayedReply();
         text = reply.text;
         finishReason = reply.finishReason;
@@ -187,7 +189,12 @@ export class StructuredLlm {
       last = { reason: checked.reason, errors: checked.errors, lastReply: clip(text, 2000) };
       if (attempts < this.maxAttempts) {
         // On disk before the re-ask leaves: a kill from here on costs no call already paid for.
-        if (replay) await this.cache?.setReply(turnKey, { text, ...(finishReason !== undefined ? { finishReason } : {}), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } }, parts);
+        if (replay)
+          await this.cache?.setReply(
+            turnKey,
+            { text, ...(finishReason !== undefined ? { finishReason } : {}), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } },
+            parts,
+          );
         this.stats.recordReask();
         messages.push({ role: 'assistant', content: text }, { role: 'user', content: reaskMessage(checked.errors) });
       }

@@ -54,8 +54,23 @@ type Json = Record<string, unknown>;
 
 /** Keywords every function-calling backend takes; the rest are dropped (with a warning). */
 const FUNCTION_SCHEMA_KEYWORDS = new Set([
-  'type', 'format', 'title', 'description', 'enum', 'items', 'minItems', 'maxItems', 'minimum', 'maximum',
-  'minLength', 'maxLength', 'pattern', 'anyOf', 'properties', 'required', 'nullable',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'anyOf',
+  'properties',
+  'required',
+  'nullable',
 ]);
 
 /** How deep `$ref`s are inlined before a recursive schema is cut to `{type: object}`. */
@@ -100,7 +115,7 @@ export function toFunctionParameters(schema: unknown): { parameters: Json; warni
       delete merged.allOf;
       for (const part of src.allOf as unknown[]) {
         const p = visit(part, depth);
-        merged.properties = { ...((merged.properties) ?? {}), ...((p.properties) ?? {}) };
+        merged.properties = { ...(merged.properties ?? {}), ...(p.properties ?? {}) };
         merged.required = [...new Set([...((merged.required as string[] | undefined) ?? []), ...((p.required as string[] | undefined) ?? [])])];
         if (p.type && !merged.type) merged.type = p.type;
       }
@@ -131,7 +146,8 @@ export function toFunctionParameters(schema: unknown): { parameters: Json; warni
         if (!['$schema', '$id', '$comment', '$defs', 'definitions'].includes(k)) warnings.add(`${k} dropped`);
         continue;
       }
-      if (k === 'properties' && v !== null && typeof v === 'object') out.properties = Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, visit(s, depth)]));
+      if (k === 'properties' && v !== null && typeof v === 'object')
+        out.properties = Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, visit(s, depth)]));
       else if (k === 'items') out.items = visit(Array.isArray(v) ? v[0] : v, depth);
       else if (k === 'anyOf' && Array.isArray(v)) out.anyOf = v.map((x) => visit(x, depth));
       else if (k === 'enum') {

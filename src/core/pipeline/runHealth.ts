@@ -62,10 +62,14 @@ export function runVerdict(t: ItemTally, options: { records: number; stopped?: s
     .join(', ');
   const why = `${t.failed} failed${failedText ? ` (${failedText})` : ''}, ${t.discarded} discarded, ${t.offline} filled offline`;
   if (options.stopped !== undefined) {
-    return { status: options.records > 0 && t.llm > 0 ? 'partial' : 'failed', reason: `stopped after ${t.total} items (${t.llm} made by the model): ${options.stopped}` };
+    return {
+      status: options.records > 0 && t.llm > 0 ? 'partial' : 'failed',
+      reason: `stopped after ${t.total} items (${t.llm} made by the model): ${options.stopped}`,
+    };
   }
   if (t.total > 0 && t.llm === 0) return { status: 'failed', reason: `no LLM item succeeded: ${why} of ${t.total}` };
   const share = degradedShare(t);
-  if (share > DEGRADED_SHARE_LIMIT) return { status: 'partial', reason: `${pct(share)} of ${t.total} LLM items degraded (limit ${pct(DEGRADED_SHARE_LIMIT)}): ${why}` };
+  if (share > DEGRADED_SHARE_LIMIT)
+    return { status: 'partial', reason: `${pct(share)} of ${t.total} LLM items degraded (limit ${pct(DEGRADED_SHARE_LIMIT)}): ${why}` };
   return { status: 'complete' };
 }

@@ -12,7 +12,11 @@ import type { Spec } from '../spec/model';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
 
 /** Counts of a set of records (the parts derivable from the records themselves). */
-export function recordCounts(spec: Spec, records: readonly HarnessRecord[], extra: { repaired: Counts; discarded: Counts; coverageRound: number; skipped: ManifestCounts['skipped'] }): ManifestCounts {
+export function recordCounts(
+  spec: Spec,
+  records: readonly HarnessRecord[],
+  extra: { repaired: Counts; discarded: Counts; coverageRound: number; skipped: ManifestCounts['skipped'] },
+): ManifestCounts {
   const toolNames = [...new Set(spec.tools.map((t) => t.name))];
   const covered = new Set(records.flatMap((r) => r.expected_tools.map((c) => c.name)));
   const uncovered = toolNames.filter((t) => !covered.has(t));

@@ -20,7 +20,15 @@
  */
 import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
-import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ItemOutcomes, type ManifestCounts, type RunStatus, type SkippedTool } from '../harness/format';
+import {
+  FORMAT_VERSION,
+  type HarnessManifest,
+  type HarnessRecord,
+  type ItemOutcomes,
+  type ManifestCounts,
+  type RunStatus,
+  type SkippedTool,
+} from '../harness/format';
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
 import { createLlmClient } from '../app/llmClient';
 import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
@@ -50,7 +58,15 @@ export { CACHE_DIR } from '../workspace/layout';
 export const DEFAULT_COVERAGE_ROUNDS = 2;
 
 /** The templates a generation run uses (the prompts folder also holds the judge's). */
-export const GENERATION_TEMPLATES = ['interpret', 'scenarios-simple', 'scenarios-complex', 'coverage-followup', 'mock', 'turns-grounded', 'turns-standard'] as const;
+export const GENERATION_TEMPLATES = [
+  'interpret',
+  'scenarios-simple',
+  'scenarios-complex',
+  'coverage-followup',
+  'mock',
+  'turns-grounded',
+  'turns-standard',
+] as const;
 
 /** Stages reported in progress. */
 export type PipelineStage = 'interpret' | 'scenarios' | 'mock' | 'turns' | 'write';
@@ -231,7 +247,15 @@ class Progress {
 }
 
 /** Builds a client for the pipeline (the shared recipe in app/llmClient.ts): its cache under `<cacheDir or outDir/.cache>/llm`. */
-export function createPipelineLlm(options: { chat: ChatProvider; outDir: string; cacheDir?: string; concurrency?: number; rpm?: number; limits?: CallLimits; stats?: LlmStats }): {
+export function createPipelineLlm(options: {
+  chat: ChatProvider;
+  outDir: string;
+  cacheDir?: string;
+  concurrency?: number;
+  rpm?: number;
+  limits?: CallLimits;
+  stats?: LlmStats;
+}): {
   llm: StructuredLlm;
   cacheDir: string;
 } {
@@ -280,14 +304,26 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
     if (options.provider === 'offline') return await runOffline(options, claim.earlierRecordIds);
     const p = options.provider;
     if ('llm' in p) return await runLlm(options, p.llm, p.cacheDir !== undefined ? resolve(p.cacheDir) : undefined, claim.earlierRecordIds);
-    const built = createPipelineLlm({ chat: p.chat, outDir: options.outDir, cacheDir: p.cacheDir, concurrency: options.concurrency, rpm: options.rpm, limits: p.limits });
+    const built = createPipelineLlm({
+      chat: p.chat,
+      outDir: options.outDir,
+      cacheDir: p.cacheDir,
+      concurrency: options.concurrency,
+      rpm: options.rpm,
+      limits: p.limits,
+    });
     return await runLlm(options, built.llm, built.cacheDir, claim.earlierRecordIds);
   } finally {
     await claim.release();
   }
 }
 
-function finalResult(status: PipelineResult['status'], outDir: string, manifest: HarnessManifest, extra: Omit<PipelineResult, 'status' | 'outputDir' | 'manifest' | 'counts' | 'multiTurnRate'>): PipelineResult {
+function finalResult(
+  status: PipelineResult['status'],
+  outDir: string,
+  manifest: HarnessManifest,
+  extra: Omit<PipelineResult, 'status' | 'outputDir' | 'manifest' | 'counts' | 'multiTurnRate'>,
+): PipelineResult {
   const c = manifest.counts;
   return { status, outputDir: outDir, manifest, counts: c, multiTurnRate: c.multiCall ? c.multiTurn / c.multiCall : null, ...extra };
 }
@@ -296,11 +332,20 @@ async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Pr
   const now = o.now ?? Date.now;
   const started = now();
   const outDir = resolve(o.outDir);
-  const opts = { seed: Math.trunc(o.seed ?? DEFAULT_SEED), simple: Math.max(0, o.simple ?? DEFAULT_SIMPLE), complex: Math.max(0, o.complex ?? DEFAULT_COMPLEX) };
+  const opts = {
+    seed: Math.trunc(o.seed ?? DEFAULT_SEED),
+    simple: Math.max(0, o.simple ?? DEFAULT_SIMPLE),
+    complex: Math.max(0, o.complex ?? DEFAULT_COMPLEX),
+  };
   const progress = new Progress(now, () => ZERO_LLM, o.onProgress);
   const result = await generateOfflineYielding(o.spec, opts);
   const startedAt = new Date(started).toISOString();
-  const base: HarnessManifest = { ...offlineManifest(o.spec, opts, result, { startedAt }), status: 'running', recordIds: [], counts: emptyCounts(o.spec, result.skipped) };
+  const base: HarnessManifest = {
+    ...offlineManifest(o.spec, opts, result, { startedAt }),
+    status: 'running',
+    recordIds: [],
+    counts: emptyCounts(o.spec, result.skipped),
+  };
   const writer = new RunWriter(outDir, base, earlier);
   await writer.start(o.spec);
   progress.add('write', result.records.length);
@@ -310,13 +355,24 @@ async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Pr
       status = 'cancelled';
       break;
     }
-    await writer.writeRecord(record, (m, records) => ({ ...m, counts: recordCounts(o.spec, records, { repaired: {}, discarded: {}, coverageRound: 0, skipped: result.skipped }) }));
+    await writer.writeRecord(record, (m, records) => ({
+      ...m,
+      counts: recordCounts(o.spec, records, { repaired: {}, discarded: {}, coverageRound: 0, skipped: result.skipped }),
+    }));
     progress.records++;
     progress.done('write');
   }
   const finished = now();
   const ids = writer.records.map((r) => r.id);
-  const counts = status === 'complete' ? result.manifestCounts : recordCounts(o.spec, writer.records, { repaired: result.manifestCounts.repaired, discarded: result.manifestCounts.discarded, coverageRound: result.manifestCounts.coverageRound, skipped: result.skipped });
+  const counts =
+    status === 'complete'
+      ? result.manifestCounts
+      : recordCounts(o.spec, writer.records, {
+          repaired: result.manifestCounts.repaired,
+          discarded: result.manifestCounts.discarded,
+          coverageRound: result.manifestCounts.coverageRound,
+          skipped: result.skipped,
+        });
   const removedStale = status === 'complete' ? await writer.removeStale(ids) : 0;
   const manifest: HarnessManifest = {
     ...offlineManifest(o.spec, opts, result, { startedAt, finishedAt: new Date(finished).toISOString(), durationMs: finished - started }),
@@ -326,7 +382,14 @@ async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Pr
   };
   manifest.timings.stages = progress.timings();
   await writer.finish(manifest);
-  return finalResult(status, outDir, writer.current, { llm: ZERO_LLM, wallTimeMs: finished - started, groups: 0, chainDepth: 0, maxPromptTokens: 0, removedStale });
+  return finalResult(status, outDir, writer.current, {
+    llm: ZERO_LLM,
+    wallTimeMs: finished - started,
+    groups: 0,
+    chainDepth: 0,
+    maxPromptTokens: 0,
+    removedStale,
+  });
 }
 
 async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: string | undefined, earlier: readonly string[]): Promise<PipelineResult> {
@@ -366,21 +429,25 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
   const specInfo: HarnessManifest['spec'] = { name: spec.name, source: spec.source, hash: specHash(spec), toolHashes: specToolHashes(spec) };
   if (spec.server?.version) specInfo.serverVersion = spec.server.version;
   const startedAt = new Date(started).toISOString();
-  const writer = new RunWriter(outDir, {
-    formatVersion: FORMAT_VERSION,
-    spec: specInfo,
-    provider: llm.provider.id,
-    model: llm.provider.model,
-    temperature,
-    promptVersions,
-    seed,
-    requested,
-    counts: emptyCounts(spec, skipped),
-    tokens: { input: 0, output: 0, calls: 0 },
-    timings: { startedAt },
-    status: 'running',
-    recordIds: [],
-  }, earlier);
+  const writer = new RunWriter(
+    outDir,
+    {
+      formatVersion: FORMAT_VERSION,
+      spec: specInfo,
+      provider: llm.provider.id,
+      model: llm.provider.model,
+      temperature,
+      promptVersions,
+      seed,
+      requested,
+      counts: emptyCounts(spec, skipped),
+      tokens: { input: 0, output: 0, calls: 0 },
+      timings: { startedAt },
+      status: 'running',
+      recordIds: [],
+    },
+    earlier,
+  );
   await writer.start(o.spec);
 
   let failure: unknown;
@@ -569,5 +636,5 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
 }
 
 function errorText(e: unknown): string {
-  return e instanceof Error ? e.message.split('\n')[0] ?? e.name : String(e);
+  return e instanceof Error ? (e.message.split('\n')[0] ?? e.name) : String(e);
 }

@@ -20,7 +20,7 @@ import { Grounding } from '../harness/format';
 /** Stage 1 output: one tool explained for scenario writing. */
 export const ToolInterpretation = z.object({
   tool_name: z.string().describe('The tool name, exactly as given.'),
-  what_it_does: z.string().describe('Complete explanation of the tool\'s functionality and what it aims to do, grounded in the tool info.'),
+  what_it_does: z.string().describe("Complete explanation of the tool's functionality and what it aims to do, grounded in the tool info."),
   what_it_needs: z.string().describe('Which parameters the tool needs and how they should be formatted.'),
   why_its_used: z.string().describe('Reasons an agent would call this tool; potential use cases.'),
   enterprise_context: z.array(z.string()).describe('Short tags for what aspects of an enterprise this tool could help with.'),
@@ -30,7 +30,7 @@ export type ToolInterpretation = z.infer<typeof ToolInterpretation>;
 /** One function call in a workflow (canonical shape: arguments as a JSON object). */
 export const AgentCall = z.object({
   name: z.string().describe('Tool name, exactly as listed in the available tools.'),
-  arguments: z.record(z.string(), z.unknown()).describe('Arguments object with realistic values that satisfy the tool\'s parameter schema.'),
+  arguments: z.record(z.string(), z.unknown()).describe("Arguments object with realistic values that satisfy the tool's parameter schema."),
   explanation: z.string().describe('One sentence on why the agent makes this call at this point.'),
 });
 export type AgentCall = z.infer<typeof AgentCall>;
@@ -38,7 +38,7 @@ export type AgentCall = z.infer<typeof AgentCall>;
 /** Stage 2 output: one scenario with its expected workflow. */
 export const Scenario = z.object({
   title: z.string().describe('Short title of the scenario.'),
-  prompt: z.string().describe('The user\'s request in natural language, including any names or identifiers the user would know.'),
+  prompt: z.string().describe("The user's request in natural language, including any names or identifiers the user would know."),
   agent_workflow: z.array(AgentCall).min(1).describe('The exact ordered function calls the agent should make.'),
   novelty_reason: z.string().describe('Why this scenario is valuable for evaluating an agent.'),
   agent_followup: z.string().describe('A natural follow-up question or offer from the agent after completing the task.'),
@@ -69,7 +69,9 @@ export type MockCall = z.infer<typeof MockCall>;
 /** Stage 3 output: the workflow with outputs, plus the final answer. */
 export const MockResult = z.object({
   mock_workflow: z.array(MockCall).describe('The workflow calls in the same order, each with its mock output.'),
-  expected_response: z.string().describe('The final answer to the user, citing concrete values (names, IDs, counts, statuses, dates) from the outputs of the whole workflow.'),
+  expected_response: z
+    .string()
+    .describe('The final answer to the user, citing concrete values (names, IDs, counts, statuses, dates) from the outputs of the whole workflow.'),
 });
 export type MockResult = z.infer<typeof MockResult>;
 
@@ -92,7 +94,9 @@ export type TurnSplit = z.infer<typeof TurnSplit>;
 /** `AgentCall` for structured output: arguments as a JSON string. */
 export const LlmAgentCall = z.object({
   name: AgentCall.shape.name,
-  arguments_json: z.string().describe('The arguments as a JSON object encoded in a string, e.g. "{\\"owner\\": \\"acme\\"}". Values must satisfy the tool\'s parameter schema.'),
+  arguments_json: z
+    .string()
+    .describe('The arguments as a JSON object encoded in a string, e.g. "{\\"owner\\": \\"acme\\"}". Values must satisfy the tool\'s parameter schema.'),
   explanation: AgentCall.shape.explanation,
 });
 export type LlmAgentCall = z.infer<typeof LlmAgentCall>;

@@ -55,7 +55,10 @@ function paired(a: JudgeSide, b: JudgeSide, servers: readonly string[], pick: Pi
   const diffs = xs.map((x, i) => (ys[i] as number) - x);
   const ba = blandAltman(xs, ys);
   const withMeans = perServer.filter((s) => s.a !== null && s.b !== null);
-  const rank = spearman(withMeans.map((s) => s.a as number), withMeans.map((s) => s.b as number));
+  const rank = spearman(
+    withMeans.map((s) => s.a as number),
+    withMeans.map((s) => s.b as number),
+  );
   const pr = pearson(xs, ys);
   const sr = spearman(xs, ys);
   return {

@@ -69,7 +69,9 @@ export class UnknownJudgeError extends Error {
     readonly unknown: readonly string[],
     readonly available: readonly string[],
   ) {
-    super(`unknown judge ${unknown.map((j) => JSON.stringify(j)).join(', ')}; available: ${available.length ? available.join(', ') : '(no judgments in these harnesses)'}`);
+    super(
+      `unknown judge ${unknown.map((j) => JSON.stringify(j)).join(', ')}; available: ${available.length ? available.join(', ') : '(no judgments in these harnesses)'}`,
+    );
   }
 }
 
@@ -248,8 +250,18 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
     argumentFailures: argumentFailures(views),
     coherenceAspects: aspects,
     coherenceIssues,
-    aggregation: { n: agg.arithmetic.length, arithmetic: finite(mean(agg.arithmetic)), harmonic: finite(mean(agg.harmonic)), minimum: finite(mean(agg.minimum)) },
-    tcCoh: corr(pearson(paired.map((v) => v.tc as number), paired.map((v) => v.coh as number))),
+    aggregation: {
+      n: agg.arithmetic.length,
+      arithmetic: finite(mean(agg.arithmetic)),
+      harmonic: finite(mean(agg.harmonic)),
+      minimum: finite(mean(agg.minimum)),
+    },
+    tcCoh: corr(
+      pearson(
+        paired.map((v) => v.tc as number),
+        paired.map((v) => v.coh as number),
+      ),
+    ),
   };
 }
 
@@ -298,7 +310,13 @@ function structureOf(s: ServerInput): ServerStructure {
     name: s.name,
     source: s.source,
     profile: s.profile
-      ? { tools: s.profile.tools, meanParams: s.profile.meanParams, maxParams: s.profile.maxParams, optionalRatio: s.profile.optionalRatio, maxDepth: s.profile.maxDepth }
+      ? {
+          tools: s.profile.tools,
+          meanParams: s.profile.meanParams,
+          maxParams: s.profile.maxParams,
+          optionalRatio: s.profile.optionalRatio,
+          maxDepth: s.profile.maxDepth,
+        }
       : null,
     workflowLengths: [...lengthCounts].sort((a, b) => a[0] - b[0]).map(([length, records]) => ({ length, records })),
     toolUsage,
@@ -310,7 +328,6 @@ function structureOf(s: ServerInput): ServerStructure {
     adjacency: edges(adj),
   };
 }
-
 
 function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (readonly JudgedRow[])[]): ToolScore[] {
   const out: ToolScore[] = [];
@@ -345,11 +362,26 @@ function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (rea
   return out.sort((a, b) => (a.meanTc ?? Infinity) - (b.meanTc ?? Infinity) || byCodeUnit(a.server, b.server) || byCodeUnit(a.tool, b.tool));
 }
 
-function correlationRows(servers: readonly ServerInput[], reports: readonly ServerReport[], tools: readonly ToolScore[], corpus: ServerReport): CorrelationRow[] {
+function correlationRows(
+  servers: readonly ServerInput[],
+  reports: readonly ServerReport[],
+  tools: readonly ToolScore[],
+  corpus: ServerReport,
+): CorrelationRow[] {
   const rows: CorrelationRow[] = [];
-  const add = (grain: CorrelationRow['grain'], x: string, y: string, xs: (number | null)[], ys: (number | null)[], method: 'pearson' | 'spearman' = 'pearson') => {
+  const add = (
+    grain: CorrelationRow['grain'],
+    x: string,
+    y: string,
+    xs: (number | null)[],
+    ys: (number | null)[],
+    method: 'pearson' | 'spearman' = 'pearson',
+  ) => {
     const keep = xs.map((v, i) => (v !== null && ys[i] !== null && ys[i] !== undefined ? i : -1)).filter((i) => i >= 0);
-    const c = (method === 'pearson' ? pearson : spearman)(keep.map((i) => xs[i] as number), keep.map((i) => ys[i] as number));
+    const c = (method === 'pearson' ? pearson : spearman)(
+      keep.map((i) => xs[i] as number),
+      keep.map((i) => ys[i] as number),
+    );
     rows.push({ grain, x, y, method, r: finite(c.r), p: finite(c.p), n: c.n });
   };
   rows.push({ grain: 'record', x: 'tc', y: 'coh', method: 'pearson', ...corpus.tcCoh });
@@ -369,11 +401,36 @@ function correlationRows(servers: readonly ServerInput[], reports: readonly Serv
   add('server', 'params', 'tc', sp, sTc);
   add('server', 'optionalRatio', 'tc', so, sTc);
   add('server', 'tools', 'tc', st, sTc);
-  add('server', 'tc', 'coh', sTc, reports.map((r) => r.coh.mean));
+  add(
+    'server',
+    'tc',
+    'coh',
+    sTc,
+    reports.map((r) => r.coh.mean),
+  );
   // Appendix B: the schema correlation under the other aggregation rules and per dimension.
-  add('server', 'params', 'tcHarmonic', sp, reports.map((r) => r.aggregation.harmonic));
-  add('server', 'params', 'tcMinimum', sp, reports.map((r) => r.aggregation.minimum));
-  for (const d of TC_DIMENSIONS) add('server', 'params', d, sp, reports.map((r) => r.dimensions[d].mean));
+  add(
+    'server',
+    'params',
+    'tcHarmonic',
+    sp,
+    reports.map((r) => r.aggregation.harmonic),
+  );
+  add(
+    'server',
+    'params',
+    'tcMinimum',
+    sp,
+    reports.map((r) => r.aggregation.minimum),
+  );
+  for (const d of TC_DIMENSIONS)
+    add(
+      'server',
+      'params',
+      d,
+      sp,
+      reports.map((r) => r.dimensions[d].mean),
+    );
   return rows;
 }
 
@@ -386,7 +443,10 @@ function aggregationRanks(reports: readonly ServerReport[], views: readonly Judg
   ];
   for (const [a, b] of pairs) {
     const keep = reports.filter((r) => r.aggregation[a] !== null && r.aggregation[b] !== null);
-    const c = spearman(keep.map((r) => r.aggregation[a] as number), keep.map((r) => r.aggregation[b] as number));
+    const c = spearman(
+      keep.map((r) => r.aggregation[a] as number),
+      keep.map((r) => r.aggregation[b] as number),
+    );
     out.push({ grain: 'server', a, b, rho: finite(c.r), p: finite(c.p), n: c.n });
   }
   for (const [a, b] of pairs) {
@@ -445,7 +505,8 @@ function judgeReport(servers: readonly ServerInput[], judge: string | null, boot
 function serverInputs(inputs: readonly HarnessInput[]): ServerInput[] {
   const used = new Map<string, number>();
   return inputs.map((input, i) => {
-    const base = input.manifest?.spec.name || input.spec?.name || (input.dir ? input.dir.split(/[\\/]/).filter(Boolean).pop() : undefined) || `harness ${i + 1}`;
+    const base =
+      input.manifest?.spec.name || input.spec?.name || (input.dir ? input.dir.split(/[\\/]/).filter(Boolean).pop() : undefined) || `harness ${i + 1}`;
     const k = (used.get(base) ?? 0) + 1;
     used.set(base, k);
     const name = k === 1 ? base : `${base} (${k})`;
@@ -514,4 +575,3 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     warnings,
   };
 }
-

@@ -14,7 +14,6 @@
 import { z } from 'zod';
 import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, REPORT_ASPECT_ORDER, type ArgumentSubdimension, type CohAspect } from '../vocabulary';
 
-
 /** Version of this report format. */
 export const REPORT_VERSION = 1;
 
@@ -24,74 +23,92 @@ const Share = z.number().min(0).max(1).nullable();
 const Ci = z.tuple([z.number(), z.number()]).nullable().describe('95% percentile-bootstrap interval [lo, hi]; null without data.');
 
 /** Mean, interval and spread of a set of scores. */
-export const ScoreSummary = z.object({
-  n: Count.describe('Scores that exist (records with a null score are left out).'),
-  mean: Num,
-  ci: Ci,
-  sd: Num.describe('Sample standard deviation (divisor n − 1); null below two scores.'),
-  median: Num,
-  perfect: Share.describe('Share of scores equal to 1.'),
-  belowHalf: Share.describe('Share of scores below 0.5 (the paper\'s failure rate).'),
-}).meta({ id: 'ScoreSummary' });
+export const ScoreSummary = z
+  .object({
+    n: Count.describe('Scores that exist (records with a null score are left out).'),
+    mean: Num,
+    ci: Ci,
+    sd: Num.describe('Sample standard deviation (divisor n − 1); null below two scores.'),
+    median: Num,
+    perfect: Share.describe('Share of scores equal to 1.'),
+    belowHalf: Share.describe("Share of scores below 0.5 (the paper's failure rate)."),
+  })
+  .meta({ id: 'ScoreSummary' });
 export type ScoreSummary = z.infer<typeof ScoreSummary>;
 
 /** Perfect / partial / zero rates and the mean of one TC dimension (Tables 4 and 11). */
-export const DimensionStats = z.object({
-  n: Count.describe('Records where the dimension was scored (ordering: multi-call records only).'),
-  mean: Num,
-  perfect: Share.describe('Share scoring exactly 1.'),
-  partial: Share.describe('Share strictly between 0 and 1.'),
-  zero: Share.describe('Share scoring exactly 0.'),
-}).meta({ id: 'DimensionStats' });
+export const DimensionStats = z
+  .object({
+    n: Count.describe('Records where the dimension was scored (ordering: multi-call records only).'),
+    mean: Num,
+    perfect: Share.describe('Share scoring exactly 1.'),
+    partial: Share.describe('Share strictly between 0 and 1.'),
+    zero: Share.describe('Share scoring exactly 0.'),
+  })
+  .meta({ id: 'DimensionStats' });
 export type DimensionStats = z.infer<typeof DimensionStats>;
 
 const SubdimCounts = z.object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Count])) as Record<ArgumentSubdimension, typeof Count>);
 
 /** Argument sub-dimension failures (Section 5.3 and Table 14). */
-export const ArgumentFailures = z.object({
-  n: Count.describe('Records with argument sub-dimension scores.'),
-  failing: Count.describe('Records where at least one sub-dimension is below 1.'),
-  lowest: SubdimCounts.describe('Each failing record counted once, for its lowest sub-dimension (Section 5.3). Ties go to the cascade root: completeness, name, value, type, format, relevancy in that order, because a wrong name or value zeroes the sub-dimensions after it.'),
-  anyBelowOne: SubdimCounts.describe('Records with the sub-dimension below 1 (Table 14\'s looser count; a record may count several times).'),
-  means: z.object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Num])) as Record<ArgumentSubdimension, typeof Num>).describe('Mean of each sub-dimension over the records that have it.'),
-}).meta({ id: 'ArgumentFailures' });
+export const ArgumentFailures = z
+  .object({
+    n: Count.describe('Records with argument sub-dimension scores.'),
+    failing: Count.describe('Records where at least one sub-dimension is below 1.'),
+    lowest: SubdimCounts.describe(
+      'Each failing record counted once, for its lowest sub-dimension (Section 5.3). Ties go to the cascade root: completeness, name, value, type, format, relevancy in that order, because a wrong name or value zeroes the sub-dimensions after it.',
+    ),
+    anyBelowOne: SubdimCounts.describe("Records with the sub-dimension below 1 (Table 14's looser count; a record may count several times)."),
+    means: z
+      .object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Num])) as Record<ArgumentSubdimension, typeof Num>)
+      .describe('Mean of each sub-dimension over the records that have it.'),
+  })
+  .meta({ id: 'ArgumentFailures' });
 export type ArgumentFailures = z.infer<typeof ArgumentFailures>;
 
 /** A correlation with its two-sided p-value. */
-export const CorrelationStat = z.object({
-  r: Num.describe('Coefficient; null when undefined (fewer than two pairs, or a constant side).'),
-  p: Num.describe('Two-sided p-value (t test, n − 2 df); null below three pairs.'),
-  n: Count,
-}).meta({ id: 'CorrelationStat' });
+export const CorrelationStat = z
+  .object({
+    r: Num.describe('Coefficient; null when undefined (fewer than two pairs, or a constant side).'),
+    p: Num.describe('Two-sided p-value (t test, n − 2 df); null below three pairs.'),
+    n: Count,
+  })
+  .meta({ id: 'CorrelationStat' });
 export type CorrelationStat = z.infer<typeof CorrelationStat>;
 
 /** One row of the correlation table (Section 5.2, Table 15, Appendix B). */
-export const CorrelationRow = z.object({
-  grain: z.enum(['record', 'tool', 'server']).describe('Unit of analysis: per record, per tool (pooled over servers), or per server.'),
-  x: z.string().describe('First variable (e.g. params, optionalRatio, tools, tc).'),
-  y: z.string().describe('Second variable (e.g. tc, coh, tcHarmonic, tcMinimum).'),
-  method: z.enum(['pearson', 'spearman']),
-  r: Num,
-  p: Num,
-  n: Count,
-}).meta({ id: 'CorrelationRow' });
+export const CorrelationRow = z
+  .object({
+    grain: z.enum(['record', 'tool', 'server']).describe('Unit of analysis: per record, per tool (pooled over servers), or per server.'),
+    x: z.string().describe('First variable (e.g. params, optionalRatio, tools, tc).'),
+    y: z.string().describe('Second variable (e.g. tc, coh, tcHarmonic, tcMinimum).'),
+    method: z.enum(['pearson', 'spearman']),
+    r: Num,
+    p: Num,
+    n: Count,
+  })
+  .meta({ id: 'CorrelationRow' });
 export type CorrelationRow = z.infer<typeof CorrelationRow>;
 
 /** TC under the three aggregation rules across dimensions (Appendix B, Table 16). */
-export const Aggregation = z.object({
-  n: Count.describe('Records with dimension scores.'),
-  arithmetic: Num.describe('Mean over records of the arithmetic mean of the dimensions (per turn, then over turns).'),
-  harmonic: Num.describe('Same with the harmonic mean (0 when any dimension is 0).'),
-  minimum: Num.describe('Same with the minimum across dimensions.'),
-}).meta({ id: 'Aggregation' });
+export const Aggregation = z
+  .object({
+    n: Count.describe('Records with dimension scores.'),
+    arithmetic: Num.describe('Mean over records of the arithmetic mean of the dimensions (per turn, then over turns).'),
+    harmonic: Num.describe('Same with the harmonic mean (0 when any dimension is 0).'),
+    minimum: Num.describe('Same with the minimum across dimensions.'),
+  })
+  .meta({ id: 'Aggregation' });
 export type Aggregation = z.infer<typeof Aggregation>;
 
 /** Records whose coherence issues fall in one group of the paper\'s Table 10 taxonomy. */
-export const CoherenceIssue = z.object({
-  group: z.string().describe('Group label (Table 10).'),
-  records: Count.describe('Records with at least one issue of the group.'),
-  mentions: Count.describe('Issue mentions of the group (a record may have several).'),
-}).meta({ id: 'CoherenceIssue' });
+export const CoherenceIssue = z
+  .object({
+    group: z.string().describe('Group label (Table 10).'),
+    records: Count.describe('Records with at least one issue of the group.'),
+    mentions: Count.describe('Issue mentions of the group (a record may have several).'),
+  })
+  .meta({ id: 'CoherenceIssue' });
 export type CoherenceIssue = z.infer<typeof CoherenceIssue>;
 
 /** Mean of a coherence aspect on the judge\'s raw 1–3 scale (Table 8). */
@@ -99,71 +116,85 @@ export const AspectStats = z.object({ n: Count, mean: Num.describe('Mean on the 
 export type AspectStats = z.infer<typeof AspectStats>;
 
 /** Scores of one complexity tier. */
-export const TierStats = z.object({
-  records: Count.describe('Records of the tier.'),
-  tc: ScoreSummary,
-  coh: ScoreSummary,
-}).meta({ id: 'TierStats' });
+export const TierStats = z
+  .object({
+    records: Count.describe('Records of the tier.'),
+    tc: ScoreSummary,
+    coh: ScoreSummary,
+  })
+  .meta({ id: 'TierStats' });
 export type TierStats = z.infer<typeof TierStats>;
 
 /** Counts of a histogram over [0, 1] in ten equal bins; the last bin is closed ([0.9, 1.0]). */
 const ScoreHistogram = z.array(Count).length(10).describe('Counts in ten equal bins over [0, 1]; the last bin is closed ([0.9, 1.0]).');
 
 /** One server (one harness) under one judge: the row of Tables 3, 5, 7, 11, 15 and 16. */
-export const ServerReport = z.object({
-  name: z.string().describe('Server (spec) name; made unique when two harnesses share one.'),
-  n: Count.describe('Records in the harness.'),
-  judged: Count.describe('Records with a TC, Coh or exact score under this judge.'),
-  tc: ScoreSummary.describe('Tool-calling score per record (the judge\'s aggregate).'),
-  coh: ScoreSummary.describe('Coherence score per record.'),
-  exact: ScoreSummary.describe('The offline judge\'s exact argument score per record (argument sub-scores a program decides); not TC.'),
-  simpleTc: Num.describe('Mean TC of simple-tier records (Table 3 "Simp.").'),
-  complexTc: Num.describe('Mean TC of complex-tier records (Table 7).'),
-  tcDelta: Num.describe('complexTc − simpleTc (Table 7 Δ; negative = degradation).'),
-  cohDelta: Num.describe('complex − simple mean coherence.'),
-  tiers: z.object({ simple: TierStats, complex: TierStats }),
-  meanWorkflowLength: Num.describe('Mean expected calls per record (Table 3 w̄).'),
-  maxWorkflowLength: Count,
-  multiTurn: Count.describe('Records with a multi-turn conversation.'),
-  coverage: Share.describe('Share of the spec\'s tools used by at least one record (Table 5); null when the tool list is unknown.'),
-  toolsInSpec: Count.nullable().describe('Tools in the spec; null when unknown (no manifest).'),
-  toolsUsed: Count.describe('Spec tools used by at least one record.'),
-  gini: Num.describe('Gini coefficient of calls per used tool (Table 5; 0 = uniform).'),
-  unknownToolCalls: Count.describe('Expected calls naming a tool that is not in the spec (hallucinated tool names).'),
-  categories: Count.describe('Distinct scenario categories.'),
-  histograms: z.object({ tc: ScoreHistogram, coh: ScoreHistogram }).describe('Histograms of TC and Coh (Figure 3).'),
-  dimensions: z.object({ usage: DimensionStats, selection: DimensionStats, ordering: DimensionStats, arguments: DimensionStats }).describe('Per-dimension rates and means (Tables 4 and 11).'),
-  argumentFailures: ArgumentFailures,
-  coherenceAspects: z.object(Object.fromEntries(REPORT_ASPECT_ORDER.map((k) => [k, AspectStats])) as Record<CohAspect, typeof AspectStats>).describe('Coherence aspects on the raw 1–3 scale (Table 8).'),
-  coherenceIssues: z.array(CoherenceIssue).describe('Coherence issue taxonomy (Table 10), most frequent first; groups with no record left out.'),
-  aggregation: Aggregation,
-  tcCoh: CorrelationStat.describe('Record-level Pearson correlation of TC and Coh.'),
-}).meta({ id: 'ServerReport' });
+export const ServerReport = z
+  .object({
+    name: z.string().describe('Server (spec) name; made unique when two harnesses share one.'),
+    n: Count.describe('Records in the harness.'),
+    judged: Count.describe('Records with a TC, Coh or exact score under this judge.'),
+    tc: ScoreSummary.describe("Tool-calling score per record (the judge's aggregate)."),
+    coh: ScoreSummary.describe('Coherence score per record.'),
+    exact: ScoreSummary.describe("The offline judge's exact argument score per record (argument sub-scores a program decides); not TC."),
+    simpleTc: Num.describe('Mean TC of simple-tier records (Table 3 "Simp.").'),
+    complexTc: Num.describe('Mean TC of complex-tier records (Table 7).'),
+    tcDelta: Num.describe('complexTc − simpleTc (Table 7 Δ; negative = degradation).'),
+    cohDelta: Num.describe('complex − simple mean coherence.'),
+    tiers: z.object({ simple: TierStats, complex: TierStats }),
+    meanWorkflowLength: Num.describe('Mean expected calls per record (Table 3 w̄).'),
+    maxWorkflowLength: Count,
+    multiTurn: Count.describe('Records with a multi-turn conversation.'),
+    coverage: Share.describe("Share of the spec's tools used by at least one record (Table 5); null when the tool list is unknown."),
+    toolsInSpec: Count.nullable().describe('Tools in the spec; null when unknown (no manifest).'),
+    toolsUsed: Count.describe('Spec tools used by at least one record.'),
+    gini: Num.describe('Gini coefficient of calls per used tool (Table 5; 0 = uniform).'),
+    unknownToolCalls: Count.describe('Expected calls naming a tool that is not in the spec (hallucinated tool names).'),
+    categories: Count.describe('Distinct scenario categories.'),
+    histograms: z.object({ tc: ScoreHistogram, coh: ScoreHistogram }).describe('Histograms of TC and Coh (Figure 3).'),
+    dimensions: z
+      .object({ usage: DimensionStats, selection: DimensionStats, ordering: DimensionStats, arguments: DimensionStats })
+      .describe('Per-dimension rates and means (Tables 4 and 11).'),
+    argumentFailures: ArgumentFailures,
+    coherenceAspects: z
+      .object(Object.fromEntries(REPORT_ASPECT_ORDER.map((k) => [k, AspectStats])) as Record<CohAspect, typeof AspectStats>)
+      .describe('Coherence aspects on the raw 1–3 scale (Table 8).'),
+    coherenceIssues: z.array(CoherenceIssue).describe('Coherence issue taxonomy (Table 10), most frequent first; groups with no record left out.'),
+    aggregation: Aggregation,
+    tcCoh: CorrelationStat.describe('Record-level Pearson correlation of TC and Coh.'),
+  })
+  .meta({ id: 'ServerReport' });
 export type ServerReport = z.infer<typeof ServerReport>;
 
 /** One tool\'s schema metrics and mean scores over the records that call it (the tool-level grain). */
-export const ToolScore = z.object({
-  server: z.string(),
-  tool: z.string(),
-  params: Count.nullable().describe('Top-level parameters; null when the spec is not available.'),
-  optionalRatio: Share,
-  records: Count.describe('Records that call the tool.'),
-  meanTc: Num,
-  meanCoh: Num,
-}).meta({ id: 'ToolScore' });
+export const ToolScore = z
+  .object({
+    server: z.string(),
+    tool: z.string(),
+    params: Count.nullable().describe('Top-level parameters; null when the spec is not available.'),
+    optionalRatio: Share,
+    records: Count.describe('Records that call the tool.'),
+    meanTc: Num,
+    meanCoh: Num,
+  })
+  .meta({ id: 'ToolScore' });
 export type ToolScore = z.infer<typeof ToolScore>;
 
 /** Everything computed under one judge. */
-export const JudgeReport = z.object({
-  judge: z.string().nullable().describe('Judge id as stored in the records\' judgments; null for a harness nobody judged yet.'),
-  servers: z.array(ServerReport).describe('One row per server (harness).'),
-  corpus: ServerReport.describe('All records of all servers pooled (the paper\'s corpus figures).'),
-  tools: z.array(ToolScore).describe('Per-tool scores, lowest mean TC first.'),
-  correlations: z.array(CorrelationRow).describe('Correlations at record, tool and server grain (Section 5.2, Table 15, Appendix B).'),
-  aggregationRanks: z
-    .array(z.object({ grain: z.enum(['server', 'record']), a: z.enum(AGGREGATIONS), b: z.enum(AGGREGATIONS), rho: Num, p: Num, n: Count }))
-    .describe('Spearman rank correlations between aggregation rules (Table 16): over server means (the paper\'s grain; null below two servers) and over records.'),
-}).meta({ id: 'JudgeReport' });
+export const JudgeReport = z
+  .object({
+    judge: z.string().nullable().describe("Judge id as stored in the records' judgments; null for a harness nobody judged yet."),
+    servers: z.array(ServerReport).describe('One row per server (harness).'),
+    corpus: ServerReport.describe("All records of all servers pooled (the paper's corpus figures)."),
+    tools: z.array(ToolScore).describe('Per-tool scores, lowest mean TC first.'),
+    correlations: z.array(CorrelationRow).describe('Correlations at record, tool and server grain (Section 5.2, Table 15, Appendix B).'),
+    aggregationRanks: z
+      .array(z.object({ grain: z.enum(['server', 'record']), a: z.enum(AGGREGATIONS), b: z.enum(AGGREGATIONS), rho: Num, p: Num, n: Count }))
+      .describe(
+        "Spearman rank correlations between aggregation rules (Table 16): over server means (the paper's grain; null below two servers) and over records.",
+      ),
+  })
+  .meta({ id: 'JudgeReport' });
 export type JudgeReport = z.infer<typeof JudgeReport>;
 
 /** A weighted edge of a tool graph. */
@@ -171,59 +202,69 @@ export const GraphEdge = z.object({ source: z.string(), target: z.string(), weig
 export type GraphEdge = z.infer<typeof GraphEdge>;
 
 /** The schema-complexity profile of a server (Table 15). */
-export const ComplexityProfile = z.object({
-  tools: Count,
-  meanParams: z.number(),
-  maxParams: Count,
-  optionalRatio: z.number().min(0).max(1).describe('Pooled share of optional parameters.'),
-  maxDepth: Count,
-}).meta({ id: 'ComplexityProfile' });
+export const ComplexityProfile = z
+  .object({
+    tools: Count,
+    meanParams: z.number(),
+    maxParams: Count,
+    optionalRatio: z.number().min(0).max(1).describe('Pooled share of optional parameters.'),
+    maxDepth: Count,
+  })
+  .meta({ id: 'ComplexityProfile' });
 export type ComplexityProfile = z.infer<typeof ComplexityProfile>;
 
 /** What a harness is made of, independent of any judge (Section 5.5, Appendix G). */
-export const ServerStructure = z.object({
-  name: z.string(),
-  source: z.string().nullable().describe('Harness folder the row came from.'),
-  profile: ComplexityProfile.nullable().describe('Complexity profile (Table 15); null when the spec could not be loaded.'),
-  workflowLengths: z.array(z.object({ length: Count, records: Count })).describe('Records per workflow length (calls per record), ascending.'),
-  toolUsage: z.array(z.object({ tool: z.string(), calls: Count, records: Count, inSpec: z.boolean() })).describe('Calls and records per tool, most called first; spec tools never called are listed with 0.'),
-  categories: z.array(z.object({ category: z.string(), simple: Count, complex: Count })).describe('Records per category and tier.'),
-  cooccurrence: z.array(GraphEdge).describe('Undirected: two tools in the same record (weight = records).'),
-  multiToolRecords: Count.describe('Records with two or more distinct tools.'),
-  adjacency: z.array(GraphEdge).describe('Directed: tool A immediately followed by tool B in a workflow (weight = transitions).'),
-}).meta({ id: 'ServerStructure' });
+export const ServerStructure = z
+  .object({
+    name: z.string(),
+    source: z.string().nullable().describe('Harness folder the row came from.'),
+    profile: ComplexityProfile.nullable().describe('Complexity profile (Table 15); null when the spec could not be loaded.'),
+    workflowLengths: z.array(z.object({ length: Count, records: Count })).describe('Records per workflow length (calls per record), ascending.'),
+    toolUsage: z
+      .array(z.object({ tool: z.string(), calls: Count, records: Count, inSpec: z.boolean() }))
+      .describe('Calls and records per tool, most called first; spec tools never called are listed with 0.'),
+    categories: z.array(z.object({ category: z.string(), simple: Count, complex: Count })).describe('Records per category and tier.'),
+    cooccurrence: z.array(GraphEdge).describe('Undirected: two tools in the same record (weight = records).'),
+    multiToolRecords: Count.describe('Records with two or more distinct tools.'),
+    adjacency: z.array(GraphEdge).describe('Directed: tool A immediately followed by tool B in a workflow (weight = transitions).'),
+  })
+  .meta({ id: 'ServerStructure' });
 export type ServerStructure = z.infer<typeof ServerStructure>;
 
 /** Paired record-level agreement of two judges on one score (Appendix A.8, Table 13). */
-export const PairedAgreement = z.object({
-  n: Count.describe('Records scored by both judges.'),
-  pearson: CorrelationStat,
-  spearman: CorrelationStat,
-  mae: Num.describe('Mean absolute difference.'),
-  within01: Share.describe('Share of records with |b − a| ≤ 0.1.'),
-  meanDiff: Num.describe('Mean of b − a.'),
-  meanDiffCi: Ci,
-  blandAltman: z
-    .object({ meanDiff: Num, sdDiff: Num, lower: Num, upper: Num })
-    .describe('Bland–Altman: bias and limits of agreement (bias ± 1.96 sd of b − a).'),
-  points: z.array(z.tuple([z.number(), z.number()])).describe('The paired scores [a, b] (for the scatter and Bland–Altman figures).'),
-  servers: z
-    .array(z.object({ name: z.string(), n: Count, a: Num, aCi: Ci, b: Num, bCi: Ci }))
-    .describe('Per-server means of the paired records under each judge (Table 12).'),
-  serverRank: CorrelationStat.describe('Spearman ρ of the per-server means of the two judges (rank preservation).'),
-}).meta({ id: 'PairedAgreement' });
+export const PairedAgreement = z
+  .object({
+    n: Count.describe('Records scored by both judges.'),
+    pearson: CorrelationStat,
+    spearman: CorrelationStat,
+    mae: Num.describe('Mean absolute difference.'),
+    within01: Share.describe('Share of records with |b − a| ≤ 0.1.'),
+    meanDiff: Num.describe('Mean of b − a.'),
+    meanDiffCi: Ci,
+    blandAltman: z
+      .object({ meanDiff: Num, sdDiff: Num, lower: Num, upper: Num })
+      .describe('Bland–Altman: bias and limits of agreement (bias ± 1.96 sd of b − a).'),
+    points: z.array(z.tuple([z.number(), z.number()])).describe('The paired scores [a, b] (for the scatter and Bland–Altman figures).'),
+    servers: z
+      .array(z.object({ name: z.string(), n: Count, a: Num, aCi: Ci, b: Num, bCi: Ci }))
+      .describe('Per-server means of the paired records under each judge (Table 12).'),
+    serverRank: CorrelationStat.describe('Spearman ρ of the per-server means of the two judges (rank preservation).'),
+  })
+  .meta({ id: 'PairedAgreement' });
 export type PairedAgreement = z.infer<typeof PairedAgreement>;
 
 /** Agreement of judge `b` with judge `a` (differences are b − a). */
-export const JudgePair = z.object({
-  a: z.string(),
-  b: z.string(),
-  tc: PairedAgreement,
-  coh: PairedAgreement,
-  argumentFailures: z
-    .array(z.object({ subdimension: z.enum(ARGUMENT_SUBDIMENSIONS), a: Count, b: Count }))
-    .describe('Argument sub-dimension failure counts (any below 1) under each judge, all records (Table 14).'),
-}).meta({ id: 'JudgePair' });
+export const JudgePair = z
+  .object({
+    a: z.string(),
+    b: z.string(),
+    tc: PairedAgreement,
+    coh: PairedAgreement,
+    argumentFailures: z
+      .array(z.object({ subdimension: z.enum(ARGUMENT_SUBDIMENSIONS), a: Count, b: Count }))
+      .describe('Argument sub-dimension failure counts (any below 1) under each judge, all records (Table 14).'),
+  })
+  .meta({ id: 'JudgePair' });
 export type JudgePair = z.infer<typeof JudgePair>;
 
 /** The whole report. */
@@ -243,7 +284,7 @@ export const ReportModel = z
     agreement: z.array(JudgePair).describe('Pairwise judge agreement; empty with fewer than two judges.'),
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
   })
-  .describe('Agent Seer report: the paper\'s tables and figures for one or more harnesses.');
+  .describe("Agent Seer report: the paper's tables and figures for one or more harnesses.");
 export type ReportModel = z.infer<typeof ReportModel>;
 
 /** File name of the published JSON Schema under `schemas/`. */

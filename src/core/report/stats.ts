@@ -41,7 +41,10 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
 
 /** Median (type-7 quantile at 0.5). */
 export function median(xs: readonly number[]): number {
-  return quantileSorted([...xs].sort((a, b) => a - b), 0.5);
+  return quantileSorted(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** Harmonic mean of non-negative values; 0 when any value is 0 (its limit); NaN if empty or any is negative. */
@@ -169,8 +172,8 @@ export function bootstrapCi(xs: readonly number[], options: BootstrapOptions = {
 /** Natural log of the gamma function (Lanczos approximation, g = 7, n = 9; ~15 significant digits). */
 export function logGamma(x: number): number {
   const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
   const z = x - 1;
@@ -274,7 +277,7 @@ export function pearson(x: readonly number[], y: readonly number[]): Correlation
 export function averageRanks(xs: readonly number[]): number[] {
   const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
   const ranks = new Array<number>(xs.length);
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && (order[j + 1] as readonly [number, number])[0] === (order[i] as readonly [number, number])[0]) j++;
     const rank = (i + j) / 2 + 1;

@@ -98,7 +98,7 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
     table(
       id('scores'),
       'Scores by server',
-      `Table 3. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per record.${hasExact ? ' Exact = the offline judge\'s exact argument score (not TC).' : ''}`,
+      `Table 3. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per record.${hasExact ? " Exact = the offline judge's exact argument score (not TC)." : ''}`,
       ['Server', 'n', 'Judged', 'TC [95% CI]', 'σ', 'Coh [95% CI]', 'Simp.', 'w̄', ...(hasExact ? ['Exact'] : [])],
       rows.map((s) => [
         s.name,
@@ -120,7 +120,15 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
       'Simple vs complex',
       'Table 7. Mean TC and Coh by complexity tier; Δ = complex − simple (negative = degradation).',
       ['Server', 'Simple TC', 'Complex TC', 'Δ TC', 'Simple Coh', 'Complex Coh', 'Δ Coh'],
-      rows.map((s) => [s.name, withCi(s.tiers.simple.tc), withCi(s.tiers.complex.tc), signed(s.tcDelta), f3(s.tiers.simple.coh.mean), f3(s.tiers.complex.coh.mean), signed(s.cohDelta)]),
+      rows.map((s) => [
+        s.name,
+        withCi(s.tiers.simple.tc),
+        withCi(s.tiers.complex.tc),
+        signed(s.tcDelta),
+        f3(s.tiers.simple.coh.mean),
+        f3(s.tiers.complex.coh.mean),
+        signed(s.cohDelta),
+      ]),
     ),
   );
 
@@ -170,7 +178,7 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
     table(
       id('aggregation-ranks'),
       'Rank agreement of aggregation rules',
-      'Appendix B. Spearman ρ between aggregation rules, over server means (the paper\'s grain) and over records.',
+      "Appendix B. Spearman ρ between aggregation rules, over server means (the paper's grain) and over records.",
       ['Grain', 'Rules', 'ρ', 'p', 'n'],
       j.aggregationRanks.map((a) => [a.grain, `${label(a.a)} vs ${label(a.b)}`, f3(a.rho), pValue(a.p), count(a.n)]),
       [L, L, R, R, R],
@@ -181,7 +189,7 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
     table(
       id('correlations'),
       'Schema complexity and scores',
-      'Section 5.2 and Table 15. Pearson r with two-sided p (t test, n − 2 df). Tool grain: each in-spec tool\'s parameter count and optional ratio against the mean scores of the records that call it.',
+      "Section 5.2 and Table 15. Pearson r with two-sided p (t test, n − 2 df). Tool grain: each in-spec tool's parameter count and optional ratio against the mean scores of the records that call it.",
       ['Grain', 'x', 'y', 'r', 'p', 'n'],
       j.correlations.map((r) => [r.grain, label(r.x), label(r.y), f3(r.r), pValue(r.p), count(r.n)]),
       [L, L, L, R, R, R],

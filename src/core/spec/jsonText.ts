@@ -5,9 +5,7 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import type { LoadProblem } from './model';
 
-export type ParsedJson =
-  | { ok: true; value: unknown; tree: Node }
-  | { ok: false; problem: LoadProblem };
+export type ParsedJson = { ok: true; value: unknown; tree: Node } | { ok: false; problem: LoadProblem };
 
 /** 1-based line and column of an offset. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
@@ -104,7 +102,8 @@ function deepestOffset(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {

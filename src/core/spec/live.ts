@@ -171,7 +171,11 @@ class TailBuffer {
   text(): string | undefined {
     const all = Buffer.concat(this.chunks);
     // A cut through a multi-byte character decodes as U+FFFD at the start: drop it.
-    const text = all.subarray(Math.max(0, all.length - this.limit)).toString('utf8').replace(/^\uFFFD+/, '').trim();
+    const text = all
+      .subarray(Math.max(0, all.length - this.limit))
+      .toString('utf8')
+      .replace(/^\uFFFD+/, '')
+      .trim();
     return text === '' ? undefined : text;
   }
 }
@@ -236,10 +240,12 @@ async function listStdio(definition: ServerDefinition, o: Resolved): Promise<Liv
       ...deadlineErrors(o.connectTimeoutMs),
     });
     phase = 'tools/list';
-    const listed = await withDeadline(
-      (signal) => fetchAllTools(client, name, o, signal, (n) => (page = n)),
-      { ms: o.listTimeoutMs, outer: o.signal, also: childGone, ...deadlineErrors(o.listTimeoutMs) },
-    );
+    const listed = await withDeadline((signal) => fetchAllTools(client, name, o, signal, (n) => (page = n)), {
+      ms: o.listTimeoutMs,
+      outer: o.signal,
+      also: childGone,
+      ...deadlineErrors(o.listTimeoutMs),
+    });
     listing = buildListing(definition, client, listed, 'stdio');
     listing.pid = proc.pid;
     return finishStdio(listing);
@@ -315,7 +321,8 @@ async function listUrl(definition: ServerDefinition, o: Resolved): Promise<LiveL
   let phase: Phase = 'initialize';
   let page = 0;
   const deadlineErrors = (ms: number) => ({
-    onTimeout: () => new LiveListError('timeout', `server "${name}" at ${shown} did not answer ${phaseText(phase, page)} within ${seconds(ms)}`, { server: name }),
+    onTimeout: () =>
+      new LiveListError('timeout', `server "${name}" at ${shown} did not answer ${phaseText(phase, page)} within ${seconds(ms)}`, { server: name }),
     onAbort: () => abortedError(name),
   });
 
@@ -342,7 +349,10 @@ async function listUrl(definition: ServerDefinition, o: Resolved): Promise<LiveL
       (signal) =>
         fetchAllTools(connected.client, name, o, signal, (n) => (page = n)).catch((error: unknown) => {
           if (error instanceof LiveListError) throw error;
-          throw new LiveListError('protocol', `server "${name}" failed while listing tools (page ${page + 1}): ${describeError(error)}`, { server: name, cause: error });
+          throw new LiveListError('protocol', `server "${name}" failed while listing tools (page ${page + 1}): ${describeError(error)}`, {
+            server: name,
+            cause: error,
+          });
         }),
       { ms: o.listTimeoutMs, outer: o.signal, ...deadlineErrors(o.listTimeoutMs) },
     );
@@ -354,7 +364,11 @@ async function listUrl(definition: ServerDefinition, o: Resolved): Promise<LiveL
     for (const { client, transport } of opened) {
       // Ending the session politely is optional for the server, so it gets a short, bounded try.
       if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
-        await raceTimer(transport.terminateSession().catch(() => undefined), 1000, undefined);
+        await raceTimer(
+          transport.terminateSession().catch(() => undefined),
+          1000,
+          undefined,
+        );
       }
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
@@ -385,11 +399,10 @@ async function fetchAllTools(client: Client, name: string, o: Resolved, signal: 
   for (let page = 1; ; page++) {
     onPage(page - 1);
     const result = await client
-      .request(
-        cursor === undefined ? { method: 'tools/list' } : { method: 'tools/list', params: { cursor } },
-        ToolsPage,
-        { signal, timeout: o.listTimeoutMs + 60_000 },
-      )
+      .request(cursor === undefined ? { method: 'tools/list' } : { method: 'tools/list', params: { cursor } }, ToolsPage, {
+        signal,
+        timeout: o.listTimeoutMs + 60_000,
+      })
       .catch((error: unknown) => {
         if (!(error instanceof z.ZodError)) throw error;
         throw new LiveListError('protocol', `server "${name}" sent a tools/list result that is not an object (page ${page})`, { server: name, cause: error });
@@ -412,7 +425,9 @@ async function fetchAllTools(client: Client, name: string, o: Resolved, signal: 
     // Absent, null or "" all mean "last page" in the wild.
     if (typeof next !== 'string' || next === '') return { tools, invalidTools, pages: page };
     if (seen.has(next)) {
-      throw new LiveListError('protocol', `server "${name}" repeated the tools/list cursor ${JSON.stringify(clip(next, 60))} after page ${page}; stopped`, { server: name });
+      throw new LiveListError('protocol', `server "${name}" repeated the tools/list cursor ${JSON.stringify(clip(next, 60))} after page ${page}; stopped`, {
+        server: name,
+      });
     }
     if (page >= o.maxPages) {
       throw new LiveListError('protocol', `server "${name}" sent more than ${o.maxPages} pages of tools/list; stopped`, { server: name });

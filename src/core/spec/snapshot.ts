@@ -26,8 +26,9 @@ function locateTools(root: Node): { toolsNode: Node; holder?: Node } | undefined
 
 /** An entry that is recognisably a tool: an object with a string name and a schema or description. */
 function looksLikeTool(t: unknown): boolean {
-  return t !== null && typeof t === 'object' && !Array.isArray(t) && typeof (t as { name?: unknown }).name === 'string' &&
-    ('inputSchema' in t || 'description' in t);
+  return (
+    t !== null && typeof t === 'object' && !Array.isArray(t) && typeof (t as { name?: unknown }).name === 'string' && ('inputSchema' in t || 'description' in t)
+  );
 }
 
 /**
@@ -39,9 +40,7 @@ function looksLikeTool(t: unknown): boolean {
  */
 export function isSpecShaped(value: unknown): boolean {
   const bare = Array.isArray(value);
-  const tools = bare
-    ? value
-    : (value as { tools?: unknown } | null)?.tools ?? (value as { result?: { tools?: unknown } } | null)?.result?.tools;
+  const tools = bare ? value : ((value as { tools?: unknown } | null)?.tools ?? (value as { result?: { tools?: unknown } } | null)?.result?.tools);
   if (!Array.isArray(tools)) return false;
   if (bare && tools.length === 0) return false;
   const allObjects = tools.every((t) => t !== null && typeof t === 'object' && !Array.isArray(t));
@@ -104,4 +103,3 @@ function toolLocation(toolNode: Node): ToolLocation {
   }
   return loc;
 }
-

@@ -56,14 +56,22 @@ const SERVER_KEYS = ['name', 'version', 'title'] as const;
 
 /** Schema keywords whose value is one schema (or, for `items`, a list of them). */
 const SUBSCHEMA = new Set([
-  'items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else',
-  'unevaluatedItems', 'unevaluatedProperties',
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
 ]);
 /** Schema keywords whose value is a list of schemas. */
 const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Schema keywords whose value maps names to schemas (names sorted, unlike `properties`). */
 const SUBSCHEMA_MAP = new Set(['$defs', 'definitions', 'patternProperties', 'dependentSchemas', 'dependencies']);
-
 
 /** Any JSON value with object keys sorted recursively; arrays kept in order; `undefined` dropped. */
 function canonicalData(value: unknown): unknown {
@@ -121,9 +129,7 @@ function ordered(
 }
 
 function canonicalTool(tool: Tool): Record<string, unknown> {
-  return ordered(tool, TOOL_KEYS, (key, value) =>
-    key === 'inputSchema' || key === 'outputSchema' ? canonicalSchema(value) : canonicalData(value),
-  );
+  return ordered(tool, TOOL_KEYS, (key, value) => (key === 'inputSchema' || key === 'outputSchema' ? canonicalSchema(value) : canonicalData(value)));
 }
 
 /** The snapshot as an object, in the documented key order (see the module comment). */

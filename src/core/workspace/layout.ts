@@ -54,7 +54,10 @@ function slugOf(serverName: string): string {
     .replace(/\.{2,}/g, '-') // `..` is harmless without separators, but reads like traversal
     .replace(/-{2,}/g, '-')
     .replace(/^[.\-_]+/, '');
-  slug = Array.from(slug).slice(0, MAX_SLUG).join('').replace(/[.-]+$/, '');
+  slug = Array.from(slug)
+    .slice(0, MAX_SLUG)
+    .join('')
+    .replace(/[.-]+$/, '');
   if (slug === '') slug = 'server';
   if (WINDOWS_RESERVED.test(slug.split('.')[0] ?? '')) slug = `_${slug}`;
   return slug;

@@ -15,9 +15,7 @@ export interface SettingsProblem {
   message: string;
 }
 
-export type SnapshotFolderResult =
-  | { ok: true; folder: string; fromSettings: boolean }
-  | { ok: false; problem: SettingsProblem };
+export type SnapshotFolderResult = { ok: true; folder: string; fromSettings: boolean } | { ok: false; problem: SettingsProblem };
 
 /**
  * The absolute snapshot folder of a workspace folder: `agentSeer.snapshotFolder` from its
@@ -46,7 +44,8 @@ export async function snapshotFolderOf(workspaceRoot: string): Promise<SnapshotF
   const value: unknown = getNodeValue(node);
   // The editor falls back to the default for an empty or blank value (extension/config.ts); so does the CLI.
   if (typeof value === 'string' && !value.trim()) return { ok: true, folder: join(workspaceRoot, SNAPSHOT_FOLDER), fromSettings: false };
-  if (typeof value !== 'string') return { ok: false, problem: { file, message: `agentSeer.snapshotFolder must be a folder path (a string), got ${JSON.stringify(value)}` } };
+  if (typeof value !== 'string')
+    return { ok: false, problem: { file, message: `agentSeer.snapshotFolder must be a folder path (a string), got ${JSON.stringify(value)}` } };
   const inside = await resolveInside(workspaceRoot, value.trim(), 'agentSeer.snapshotFolder');
   if (!inside.ok) return { ok: false, problem: { file, message: inside.message } };
   return { ok: true, folder: inside.path, fromSettings: true };

@@ -9,7 +9,6 @@ import { after, test } from 'node:test';
 import { cli } from '../cliRunner';
 import { repoRoot, specsDir, configsDir } from '../fixturePaths';
 
-
 const made: string[] = [];
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-cli-'));
@@ -43,8 +42,14 @@ test('inspect prints a profile table with one row per spec', async () => {
   assert.equal(r.code, 0, r.err);
   const lines = r.out.split('\n');
   assert.match(lines[0]!, /server\s+tools\s+mean params\s+max params\s+optional %\s+max depth/);
-  assert.ok(lines.some((l) => /^secure-filesystem-server\s+14\s+1\.79\s+3\s+32\s+3\b/.test(l)), r.out);
-  assert.ok(lines.some((l) => /^Redis MCP Server\s+47\s+2\.15\s+6\s+34\s+2\b/.test(l)), r.out);
+  assert.ok(
+    lines.some((l) => /^secure-filesystem-server\s+14\s+1\.79\s+3\s+32\s+3\b/.test(l)),
+    r.out,
+  );
+  assert.ok(
+    lines.some((l) => /^Redis MCP Server\s+47\s+2\.15\s+6\s+34\s+2\b/.test(l)),
+    r.out,
+  );
 });
 
 test('inspect on a folder finds specs and config files, and names servers without a snapshot', async () => {
@@ -56,7 +61,10 @@ test('inspect on a folder finds specs and config files, and names servers withou
   const r = await cli(['inspect', dir, '--json']);
   assert.equal(r.code, 0, r.err);
   const json = JSON.parse(r.out) as { servers: { name: string }[]; unsnapshotted: { name: string }[] };
-  assert.deepEqual(json.servers.map((s) => s.name), ['Slack MCP Server']);
+  assert.deepEqual(
+    json.servers.map((s) => s.name),
+    ['Slack MCP Server'],
+  );
   assert.equal(json.unsnapshotted.length, 1);
 });
 
@@ -115,7 +123,9 @@ test('detect --json lists definitions with name, file, format, transport, comman
   writeFileSync(join(dir, '.mcp.json'), '{ "mcpServers": { "remote": { "type": "http", "url": "http://127.0.0.1:1/mcp" } } }');
   const r = await cli(['detect', dir, '--json']);
   assert.equal(r.code, 0, r.err);
-  const json = JSON.parse(r.out) as { definitions: { name: string; format: string; transport: string; command: string | null; url: string | null; file: string }[] };
+  const json = JSON.parse(r.out) as {
+    definitions: { name: string; format: string; transport: string; command: string | null; url: string | null; file: string }[];
+  };
   assert.equal(json.definitions.length, 2);
   const remote = json.definitions.find((d) => d.name === 'remote')!;
   assert.equal(remote.transport, 'http');
@@ -171,7 +181,10 @@ test('snapshot lists a live stdio server from a config file and writes a snapsho
   const json = JSON.parse(inspected.out) as { servers: { tools: number }[]; unsnapshotted: { name: string }[] };
   assert.equal(json.servers.length, 1);
   assert.equal(json.servers[0]!.tools, summary.tools);
-  assert.deepEqual(json.unsnapshotted.map((u) => u.name), ['other']);
+  assert.deepEqual(
+    json.unsnapshotted.map((u) => u.name),
+    ['other'],
+  );
 });
 
 test('snapshot of a server that exits at once fails with exit 1 and its stderr in one line', async () => {
@@ -189,7 +202,10 @@ test('snapshot needs unresolved inputs named on the command line', async () => {
   const dir = tempDir();
   writeFileSync(
     join(dir, 'mcp.json'),
-    JSON.stringify({ inputs: [{ id: 'token', type: 'promptString', password: true }], servers: { gh: { type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer ${input:token}' } } } }),
+    JSON.stringify({
+      inputs: [{ id: 'token', type: 'promptString', password: true }],
+      servers: { gh: { type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer ${input:token}' } } },
+    }),
   );
   mkdirSync(join(dir, '.vscode'));
   copyFileSync(join(dir, 'mcp.json'), join(dir, '.vscode', 'mcp.json'));
@@ -226,7 +242,9 @@ test('export gives an agent the tools and task prompts, and nothing of the oracl
   assert.ok(view.tasks.length >= 6);
   for (const task of view.tasks) assert.deepEqual(Object.keys(task).sort(), ['id', 'prompt', 'turns']);
   // No expected call, mock output or expected response text leaks.
-  const records = readdirSync(join(dir, 'h', 'records')).map((f) => JSON.parse(readFileSync(join(dir, 'h', 'records', f), 'utf8')) as { expected_response: string });
+  const records = readdirSync(join(dir, 'h', 'records')).map(
+    (f) => JSON.parse(readFileSync(join(dir, 'h', 'records', f), 'utf8')) as { expected_response: string },
+  );
   for (const rec of records) assert.ok(!r.out.includes(rec.expected_response), 'expected response leaked');
   assert.doesNotMatch(r.out, /expected_tools|mock_outputs|expected_response|"arguments"/);
 
@@ -246,16 +264,27 @@ test('paths: a file: URL, an --out that is a file or a folder, exit 2 with one l
     ['generate --out file: URL', ['generate', join(specsDir, 'slack.json'), '--out', url(join(dir, 'g'))], /^agent-seer: --out file:\/\/\S+: a file: URL/],
     ['report --out file: URL', ['report', join(dir, 'h'), '--out', url(join(dir, 'r.md'))], /^agent-seer: --out file:\/\/\S+: a file: URL/],
     ['judge file: URL', ['judge', url(join(dir, 'h'))], /^agent-seer: harness folder file:\/\/\S+: a file: URL/],
-    ['generate --out an existing file', ['generate', join(specsDir, 'slack.json'), '--out', join(dir, 'afile')], /^agent-seer: --out \S+afile: exists and is not a folder$/],
+    [
+      'generate --out an existing file',
+      ['generate', join(specsDir, 'slack.json'), '--out', join(dir, 'afile')],
+      /^agent-seer: --out \S+afile: exists and is not a folder$/,
+    ],
     ['export --out a folder', ['export', join(dir, 'h'), '--out', join(dir, 'h')], /^agent-seer: --out \S+h: exists and is not a regular file$/],
     ['report --out a folder', ['report', join(dir, 'h'), '--out', dir], /^agent-seer: --out \S+: exists and is not a regular file$/],
-    ['export --out below a file', ['export', join(dir, 'h'), '--out', join(dir, 'afile', 'x.json')], /^agent-seer: --out \S+x\.json: cannot create its folder \(EEXIST\)$/],
+    [
+      'export --out below a file',
+      ['export', join(dir, 'h'), '--out', join(dir, 'afile', 'x.json')],
+      /^agent-seer: --out \S+x\.json: cannot create its folder \(EEXIST\)$/,
+    ],
   ];
   for (const [name, args, expected] of cases) {
     await t.test(name, async () => {
       const r = await cli(args);
       assert.equal(r.code, 2, r.err);
-      const lines = r.err.trim().split('\n').filter((l) => !/generating|computing|read \d+ records/.test(l));
+      const lines = r.err
+        .trim()
+        .split('\n')
+        .filter((l) => !/generating|computing|read \d+ records/.test(l));
       assert.equal(lines.length, 1, r.err);
       assert.match(lines[0]!, expected);
     });

@@ -109,14 +109,18 @@ test('detect masks literal secrets in args and URLs (JSON and text) and keeps va
   );
   writeFileSync(
     join(dir, '.vscode', 'mcp.json'),
-    JSON.stringify({ servers: { ref: { type: 'stdio', command: 'node', args: ['s.js', '--api-key', '${input:key}'] } }, inputs: [{ id: 'key', type: 'promptString', password: true }] }),
+    JSON.stringify({
+      servers: { ref: { type: 'stdio', command: 'node', args: ['s.js', '--api-key', '${input:key}'] } },
+      inputs: [{ id: 'key', type: 'promptString', password: true }],
+    }),
   );
   const json = runBin(['detect', dir, '--json']);
   assert.equal(json.status, 0, json.stderr);
   const text = runBin(['detect', dir]);
   assert.equal(text.status, 0, text.stderr);
   for (const out of [json.stdout, text.stdout]) {
-    for (const secret of ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'plain-secret', 'hunter2']) assert.ok(!out.includes(secret), `${secret} printed:\n${out}`);
+    for (const secret of ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'plain-secret', 'hunter2'])
+      assert.ok(!out.includes(secret), `${secret} printed:\n${out}`);
     assert.ok(out.includes('${input:key}'), 'variable references stay visible');
   }
   const defs = (JSON.parse(json.stdout) as { definitions: { name: string; args: string[]; url: string | null }[] }).definitions;

@@ -65,7 +65,8 @@ describe('agent-seer generate', () => {
     const summary = JSON.parse(a.stdout.join('\n')) as Record<string, unknown>;
     assert.equal(summary.outputDir, join(root, 'a'));
     assert.equal(summary.status, 'complete');
-    for (const key of ['records', 'byTier', 'multiCall', 'multiTurn', 'multiTurnRate', 'coverage', 'repaired', 'discarded', 'llm', 'wallTimeMs']) assert.ok(key in summary, key);
+    for (const key of ['records', 'byTier', 'multiCall', 'multiTurn', 'multiTurnRate', 'coverage', 'repaired', 'discarded', 'llm', 'wallTimeMs'])
+      assert.ok(key in summary, key);
     assert.deepEqual(Object.keys(summary.byTier as object), ['simple', 'complex']);
     assert.equal((summary.coverage as { ratio: number }).ratio, 1);
     assert.equal((summary.llm as { calls: number }).calls, 0);
@@ -105,7 +106,10 @@ describe('agent-seer generate', () => {
     await writeFile(join(ws, '.vscode', 'mcp.json'), '{ "servers": { "slack": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-slack"] } } }');
     const missing = io(ws);
     assert.equal(await run(['generate', '.vscode/mcp.json'], missing), 2);
-    assert.match(missing.stderr[0]!, /no snapshot of server "slack" at \.agentseer\/specs\/slack\.json: run `agent-seer snapshot \.vscode\/mcp\.json --server slack --out \.agentseer\/specs` first/);
+    assert.match(
+      missing.stderr[0]!,
+      /no snapshot of server "slack" at \.agentseer\/specs\/slack\.json: run `agent-seer snapshot \.vscode\/mcp\.json --server slack --out \.agentseer\/specs` first/,
+    );
     await mkdir(join(ws, '.agentseer', 'specs'), { recursive: true });
     await copyFile(slackSpec, join(ws, '.agentseer', 'specs', 'slack.json'));
     const ok = io(ws);
@@ -127,11 +131,33 @@ describe('agent-seer generate', () => {
     after(() => fake.close());
 
     it('generates through --base-url; the re-run makes zero calls', async () => {
-      const argv = ['generate', slackSpec, '--provider', 'gemini', '--base-url', fake.url, '--out', 'g', '--simple', '3', '--complex', '2', '--rpm', '600', '--json'];
+      const argv = [
+        'generate',
+        slackSpec,
+        '--provider',
+        'gemini',
+        '--base-url',
+        fake.url,
+        '--out',
+        'g',
+        '--simple',
+        '3',
+        '--complex',
+        '2',
+        '--rpm',
+        '600',
+        '--json',
+      ];
       const before = fake.requests.length;
       const c = io(root, env);
       assert.equal(await run(argv, c), 0, c.stderr.join('\n'));
-      const s = JSON.parse(c.stdout.join('\n')) as { provider: string; model: string; records: number; llm: { calls: number; inputTokens: number }; coverage: { ratio: number } };
+      const s = JSON.parse(c.stdout.join('\n')) as {
+        provider: string;
+        model: string;
+        records: number;
+        llm: { calls: number; inputTokens: number };
+        coverage: { ratio: number };
+      };
       assert.equal(s.provider, 'gemini');
       assert.equal(s.model, 'gemini-2.5-flash-lite');
       assert.equal(s.llm.calls, fake.requests.length - before);

@@ -83,16 +83,26 @@ describe('agent-seer judge', () => {
     const again = await cli(['judge', dir, '--json']);
     assert.equal(again.code, 0, again.err);
     const summary = JSON.parse(again.out) as { judges: { id: string; judged: number; skipped: number }[] };
-    assert.deepEqual(summary.judges.map((j) => [j.id, j.judged, j.skipped]), [['offline', 0, ids.length]]);
+    assert.deepEqual(
+      summary.judges.map((j) => [j.id, j.judged, j.skipped]),
+      [['offline', 0, ids.length]],
+    );
   });
 
   it('two judges, offline and the fake Gemini: both keys stored, LLM calls and tokens reported', async () => {
     const { dir, ids } = await harness();
     scriptJudge(fake);
-    const r = await cli(['judge', dir, '--judge', 'offline', '--judge', 'gemini', '--base-url', fake.url, '--json', '--concurrency', '3'], { GEMINI_API_KEY: 'test-key' });
+    const r = await cli(['judge', dir, '--judge', 'offline', '--judge', 'gemini', '--base-url', fake.url, '--json', '--concurrency', '3'], {
+      GEMINI_API_KEY: 'test-key',
+    });
     assert.equal(r.code, 0, r.err);
-    const summary = JSON.parse(r.out) as { judges: { id: string; judged: number; notJudged: number; meanTc: number | null; meanCoh: number | null; llmCalls: number; inputTokens: number }[] };
-    assert.deepEqual(summary.judges.map((j) => j.id), ['offline', 'gemini:gemini-2.5-flash']);
+    const summary = JSON.parse(r.out) as {
+      judges: { id: string; judged: number; notJudged: number; meanTc: number | null; meanCoh: number | null; llmCalls: number; inputTokens: number }[];
+    };
+    assert.deepEqual(
+      summary.judges.map((j) => j.id),
+      ['offline', 'gemini:gemini-2.5-flash'],
+    );
     const g = summary.judges[1]!;
     assert.equal(g.judged, ids.length);
     assert.equal(g.notJudged, 0);
@@ -173,7 +183,10 @@ describe('agent-seer judge', () => {
     // The other calls are right: the record scores their share, and selection records the failure.
     assert.equal(j.exact, Math.round((10_000 * (calls - 1)) / calls) / 10_000);
     assert.equal(j.subdimensions['selection.correctness'], Math.round((10_000 * (calls - 1)) / calls) / 10_000);
-    assert.ok(j.findings.some((f) => f.subdimension === 'selection.correctness' && f.score === 0 && f.source === 'exact'), JSON.stringify(j.findings));
+    assert.ok(
+      j.findings.some((f) => f.subdimension === 'selection.correctness' && f.score === 0 && f.source === 'exact'),
+      JSON.stringify(j.findings),
+    );
     const summary = JSON.parse(r.out) as { judges: { meanExact: number }[] };
     assert.ok(summary.judges[0]!.meanExact < 1, String(summary.judges[0]!.meanExact));
   });
@@ -186,7 +199,10 @@ describe('agent-seer judge', () => {
     await writeFile(file, JSON.stringify(record));
     const r = await cli(['judge', dir]);
     assert.equal(r.code, 1, r.err);
-    assert.match(r.err, new RegExp(`${ids[0]}\\.json: record id "renamed-by-hand" does not match the file name \\(a record with this id belongs in renamed-by-hand\\.json\\)`));
+    assert.match(
+      r.err,
+      new RegExp(`${ids[0]}\\.json: record id "renamed-by-hand" does not match the file name \\(a record with this id belongs in renamed-by-hand\\.json\\)`),
+    );
     // No second file: the judgment went back into the file the record came from.
     assert.deepEqual((await readdir(join(dir, 'records'))).sort(), ids.map((id) => `${id}.json`).sort());
     const written = JSON.parse(await readFile(file, 'utf8')) as { id: string; judgments?: Record<string, unknown> };
@@ -205,7 +221,10 @@ describe('agent-seer judge', () => {
   for (const [name, args, env, message] of bad) {
     it(`bad input exits 2: ${name}`, async () => {
       const dir = args.includes('<dir>') ? (await harness()).dir : '';
-      const r = await cli(args.map((a) => (a === '<dir>' ? dir : a)), env);
+      const r = await cli(
+        args.map((a) => (a === '<dir>' ? dir : a)),
+        env,
+      );
       assert.equal(r.code, 2, r.err);
       assert.match(r.err, message);
     });

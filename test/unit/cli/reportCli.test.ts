@@ -13,7 +13,6 @@ import { ReportModel } from '../../../src/core/report/schema';
 import { repoRoot, specsDir } from '../fixturePaths';
 import { JUDGE_A, JUDGE_B, judgedHarness, type JudgedHarness } from '../core/report/reportSetup.test';
 
-
 let fs: JudgedHarness;
 let git: JudgedHarness;
 // Small B keeps the CLI runs fast; the statistics are tested elsewhere.
@@ -40,11 +39,20 @@ test('json on stdout: the documented contract, one row per harness; progress on 
   const r = await cli(['report', fs.dir, git.dir, '--format', 'json', ...FAST]);
   assert.equal(r.code, 0, r.err);
   const model = ReportModel.parse(JSON.parse(r.out));
-  assert.deepEqual(model.judges.map((j) => j.judge), [JUDGE_A, JUDGE_B]);
-  assert.deepEqual(model.judges[0]?.servers.map((s) => s.name), ['secure-filesystem-server', 'mcp-git']);
+  assert.deepEqual(
+    model.judges.map((j) => j.judge),
+    [JUDGE_A, JUDGE_B],
+  );
+  assert.deepEqual(
+    model.judges[0]?.servers.map((s) => s.name),
+    ['secure-filesystem-server', 'mcp-git'],
+  );
   assert.equal(model.settings.resamples, 300);
   assert.equal(model.agreement.length, 1);
-  assert.ok(model.structure.every((s) => s.profile !== null), 'specs found through the manifests');
+  assert.ok(
+    model.structure.every((s) => s.profile !== null),
+    'specs found through the manifests',
+  );
   assert.match(r.err, /read \d+ records from/);
   assert.match(r.err, /computing the report/);
 });
@@ -67,11 +75,15 @@ test('md and html on stdout; --out writes the file and says so on stderr', async
   assert.equal(r.out, '', 'nothing on stdout with --out');
   assert.match(r.err, /wrote .*report\.json/);
   const model = ReportModel.parse(JSON.parse(readFileSync(file, 'utf8')));
-  assert.deepEqual(model.judges.map((j) => j.judge), [JUDGE_B], '--judge picks the judge');
+  assert.deepEqual(
+    model.judges.map((j) => j.judge),
+    [JUDGE_B],
+    '--judge picks the judge',
+  );
   assert.deepEqual(model.agreement, []);
 });
 
-test('thresholds gate the exit code on the primary judge\'s server means', async () => {
+test("thresholds gate the exit code on the primary judge's server means", async () => {
   const base = await cli(['report', fs.dir, git.dir, '--format', 'json', ...FAST]);
   const model = ReportModel.parse(JSON.parse(base.out));
   const lowest = Math.min(meanTc(model, 0), meanTc(model, 1));
@@ -143,7 +155,7 @@ test('bad input exits 2 with one line: no folder, not a harness, unknown judge, 
   }
 });
 
-test('--spec supplies the complexity profile when the manifest\'s source is gone; a bad record is a warning', async () => {
+test("--spec supplies the complexity profile when the manifest's source is gone; a bad record is a warning", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-nospec-'));
   cpSync(fs.dir, dir, { recursive: true });
   const manifestFile = join(dir, 'manifest.json');
@@ -157,7 +169,10 @@ test('--spec supplies the complexity profile when the manifest\'s source is gone
   assert.equal(without.code, 0, without.err);
   const m1 = ReportModel.parse(JSON.parse(without.out));
   assert.equal(m1.structure[0]?.profile, null);
-  assert.ok(m1.warnings.some((w) => /cannot find the spec/.test(w)), m1.warnings.join('\n'));
+  assert.ok(
+    m1.warnings.some((w) => /cannot find the spec/.test(w)),
+    m1.warnings.join('\n'),
+  );
   assert.ok(m1.warnings.some((w) => /broken\.json: not JSON/.test(w)));
   assert.match(without.err, /broken\.json: not JSON/);
 

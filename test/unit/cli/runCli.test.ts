@@ -26,7 +26,7 @@ function oraclePlan(records: readonly HarnessRecord[], change?: (value: unknown)
     return idx.map((i) => {
       const c = r.expected_tools[i]!;
       if (!change) return { name: c.name, arguments: c.arguments };
-      const args = { ...(c.arguments) };
+      const args = { ...c.arguments };
       const k = Object.keys(args)[0];
       if (k !== undefined) args[k] = change(args[k]);
       return { name: c.name, arguments: args };
@@ -59,7 +59,12 @@ describe('agent-seer run', () => {
     const args = ['run', harness, '--agent', 'gemini:gemini-2.5-flash', '--base-url', gemini.url, '--json'];
     const r = await cli(args, root, env);
     assert.equal(r.code, 0, r.err);
-    const out = JSON.parse(r.out) as { agent: string; summary: { exactCallMatch: number; nameMatch: number; argumentAccuracy: number; passRate: number; scenarios: number; tc: null }; records: { id: string; calls: { name: boolean; arguments: Record<string, string> }[] }[]; requests: number };
+    const out = JSON.parse(r.out) as {
+      agent: string;
+      summary: { exactCallMatch: number; nameMatch: number; argumentAccuracy: number; passRate: number; scenarios: number; tc: null };
+      records: { id: string; calls: { name: boolean; arguments: Record<string, string> }[] }[];
+      requests: number;
+    };
     assert.equal(out.agent, 'gemini:gemini-2.5-flash');
     assert.equal(out.summary.scenarios, records.length);
     assert.deepEqual([out.summary.exactCallMatch, out.summary.nameMatch, out.summary.argumentAccuracy, out.summary.passRate], [1, 1, 1, 1]);
@@ -94,7 +99,11 @@ describe('agent-seer run', () => {
       return geminiAgent((fresh.get(key) ?? 1) >= 2 ? wrong : right)(req);
     });
     const out = join(root, 'runs2');
-    const r = await cli(['run', harness, '--agent', 'gemini', '--base-url', gemini.url, '--runs', '2', '--concurrency', '1', '--out', out, '--json'], root, env);
+    const r = await cli(
+      ['run', harness, '--agent', 'gemini', '--base-url', gemini.url, '--runs', '2', '--concurrency', '1', '--out', out, '--json'],
+      root,
+      env,
+    );
     assert.equal(r.code, 0, r.err);
     const s = JSON.parse(r.out).summary as { passRate: number; passAtK: number; runs: number };
     assert.equal(s.runs, 2);

@@ -47,7 +47,13 @@ describe('agent-seer serve', () => {
     const runs = join(harness, 'runs', 'mcp-client');
     const [session] = await readdir(runs);
     const t = Trajectory.parse(JSON.parse(await readFile(join(runs, session!, `${record.id}.json`), 'utf8')));
-    assert.deepEqual(t.calls.map((c) => [c.name, c.expectedIndex]), [[call.name, 0], ['slack_delete_everything', null]]);
+    assert.deepEqual(
+      t.calls.map((c) => [c.name, c.expectedIndex]),
+      [
+        [call.name, 0],
+        ['slack_delete_everything', null],
+      ],
+    );
   });
 
   it('over HTTP: prints the URL and token, binds 127.0.0.1, serves sessions in order, and stops on SIGINT', async () => {

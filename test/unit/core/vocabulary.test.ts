@@ -23,7 +23,14 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-const judgment = (subdimensions: Record<string, unknown>, extra: Record<string, unknown> = {}): Judgment => ({ tc: 0.5, coh: null, dimensions: {}, subdimensions, notes: [], ...extra });
+const judgment = (subdimensions: Record<string, unknown>, extra: Record<string, unknown> = {}): Judgment => ({
+  tc: 0.5,
+  coh: null,
+  dimensions: {},
+  subdimensions,
+  notes: [],
+  ...extra,
+});
 
 test('the vocabulary imports nothing, so the report page bundle can use it', () => {
   const text = readFileSync(join(repoRoot, 'src', 'core', 'vocabulary.ts'), 'utf8');
@@ -33,9 +40,15 @@ test('the vocabulary imports nothing, so the report page bundle can use it', () 
 });
 
 test('judge keys map to the report keys of the published JSON contract, in one order', () => {
-  assert.deepEqual(TC_SUBDIMENSIONS.arguments, ARGUMENT_SUBS.map((s) => `arguments.${s}`));
+  assert.deepEqual(
+    TC_SUBDIMENSIONS.arguments,
+    ARGUMENT_SUBS.map((s) => `arguments.${s}`),
+  );
   assert.deepEqual([...ARGUMENT_SUBDIMENSIONS], ['completeness', 'name_accuracy', 'value_accuracy', 'type_compliance', 'format_compliance', 'relevancy']);
-  assert.deepEqual([...ARGUMENT_SUBDIMENSIONS], ARGUMENT_SUBS.map((s) => ARGUMENT_REPORT_KEYS[s]));
+  assert.deepEqual(
+    [...ARGUMENT_SUBDIMENSIONS],
+    ARGUMENT_SUBS.map((s) => ARGUMENT_REPORT_KEYS[s]),
+  );
   const schema = JSON.parse(readFileSync(join(repoRoot, 'schemas', 'report.schema.json'), 'utf8')) as {
     definitions: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }>;
   };
@@ -70,7 +83,8 @@ test('judgmentScores reads the headline numbers of a loose judgment without cast
 });
 
 test('one spelling: no file but the vocabulary spells the report keys, the dimension list or the alias tables', () => {
-  const spellings = /\b(?:name|value)_accuracy\b|\b(?:type|format)_compliance\b|'usage',\s*'selection'|\btool(?:usage|selection|ordering|arguments)\b|\blogicalflow\b/;
+  const spellings =
+    /\b(?:name|value)_accuracy\b|\b(?:type|format)_compliance\b|'usage',\s*'selection'|\btool(?:usage|selection|ordering|arguments)\b|\blogicalflow\b/;
   const offenders: string[] = [];
   for (const file of [...tsFiles(join(repoRoot, 'src')), ...tsFiles(join(repoRoot, 'media'))]) {
     const rel = relative(repoRoot, file).split('\\').join('/');

@@ -43,7 +43,12 @@ export function isTransportFailure(reason: DiscardReason): boolean {
  * Counts how an item ended: a transport failure as `failed` under `<stage>:<reason>`, a content
  * discard as `fallback` (`offline` when the stage fills it offline, else `discarded`).
  */
-export function settle(ctx: StageContext, stage: string, outcome: { ok: true } | { ok: false; reason: DiscardReason }, fallback: Exclude<ItemOutcome, 'llm' | 'failed'>): void {
+export function settle(
+  ctx: StageContext,
+  stage: string,
+  outcome: { ok: true } | { ok: false; reason: DiscardReason },
+  fallback: Exclude<ItemOutcome, 'llm' | 'failed'>,
+): void {
   if (outcome.ok) tallyItem(ctx.items, 'llm');
   else if (isTransportFailure(outcome.reason)) tallyItem(ctx.items, 'failed', `${stage}:${outcome.reason}`);
   else tallyItem(ctx.items, fallback);

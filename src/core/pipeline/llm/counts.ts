@@ -19,7 +19,11 @@ export function mergeCounts(into: Counts, from: Readonly<Counts> | undefined): v
 
 /** A copy with keys sorted, so manifests diff cleanly. */
 export function sortedCounts(counts: Readonly<Counts>): Counts {
-  return Object.fromEntries(Object.keys(counts).sort().map((k) => [k, counts[k] ?? 0]));
+  return Object.fromEntries(
+    Object.keys(counts)
+      .sort()
+      .map((k) => [k, counts[k] ?? 0]),
+  );
 }
 
 /** What one LLM-backed step fixed and dropped. */

@@ -113,8 +113,17 @@ function labelOf(tools: readonly Tool[], spec: Spec): string {
     const head = analysisOf(spec).byName.get(t.name)?.head;
     if (head) counts.set(head, (counts.get(head) ?? 0) + 1);
   }
-  const top = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3).map(([k]) => k);
-  return top.join(', ') || tools.slice(0, 2).map((t) => t.name).join(', ');
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 3)
+    .map(([k]) => k);
+  return (
+    top.join(', ') ||
+    tools
+      .slice(0, 2)
+      .map((t) => t.name)
+      .join(', ')
+  );
 }
 
 /**

@@ -18,12 +18,27 @@ const MAX_TOOL_JSON = 24_000;
 
 /** The tool as shown to the model: name, description, schemas and annotations, within a size limit. */
 export function toolJsonForPrompt(tool: Tool): string {
-  const shown = { name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations ?? undefined };
+  const shown = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations ?? undefined,
+  };
   let text = JSON.stringify(shown, null, 2);
   if (text.length > MAX_TOOL_JSON) {
     // Parameter descriptions are what make huge schemas huge; names and types are what matter.
     const strip = (v: unknown): unknown =>
-      Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'description' && k !== 'examples').map(([k, x]) => [k, strip(x)])) : v;
+      Array.isArray(v)
+        ? v.map(strip)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v)
+                .filter(([k]) => k !== 'description' && k !== 'examples')
+                .map(([k, x]) => [k, strip(x)]),
+            )
+          : v;
     text = JSON.stringify({ ...shown, inputSchema: strip(tool.inputSchema), outputSchema: strip(tool.outputSchema) });
     if (text.length > MAX_TOOL_JSON) text = `${text.slice(0, MAX_TOOL_JSON)}…`;
   }

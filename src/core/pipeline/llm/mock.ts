@@ -49,9 +49,16 @@ const MAX_REFERENCE_CHARS = 3000;
 export function groundingOf(ctx: StageContext, tool: Tool | undefined): { grounding: Grounding; reference: string } {
   if (!tool) return { grounding: 'low', reference: 'No reference.' };
   const own = ctx.examples.get(tool.name);
-  if (own?.length) return { grounding: 'high', reference: `Example outputs of this tool:\n\`\`\`json\n${clipText(JSON.stringify(own.slice(0, 3), null, 1), MAX_REFERENCE_CHARS)}\n\`\`\`` };
+  if (own?.length)
+    return {
+      grounding: 'high',
+      reference: `Example outputs of this tool:\n\`\`\`json\n${clipText(JSON.stringify(own.slice(0, 3), null, 1), MAX_REFERENCE_CHARS)}\n\`\`\``,
+    };
   if (tool.outputSchema !== undefined && tool.outputSchema !== null) {
-    return { grounding: 'high', reference: `Output schema of this tool (outputs must validate against it):\n\`\`\`json\n${clipText(JSON.stringify(tool.outputSchema), MAX_REFERENCE_CHARS)}\n\`\`\`` };
+    return {
+      grounding: 'high',
+      reference: `Output schema of this tool (outputs must validate against it):\n\`\`\`json\n${clipText(JSON.stringify(tool.outputSchema), MAX_REFERENCE_CHARS)}\n\`\`\``,
+    };
   }
   const analysis = analysisOf(ctx.spec);
   const head = analysis.byName.get(tool.name)?.head;
@@ -59,9 +66,16 @@ export function groundingOf(ctx: StageContext, tool: Tool | undefined): { ground
     for (const other of analysis.tools) {
       if (other.name === tool.name || other.head !== head) continue;
       const ex = ctx.examples.get(other.name);
-      if (ex?.length) return { grounding: 'medium', reference: `No example for this tool. The similar tool ${other.name} returned:\n\`\`\`json\n${clipText(JSON.stringify(ex[0]), MAX_REFERENCE_CHARS)}\n\`\`\`` };
+      if (ex?.length)
+        return {
+          grounding: 'medium',
+          reference: `No example for this tool. The similar tool ${other.name} returned:\n\`\`\`json\n${clipText(JSON.stringify(ex[0]), MAX_REFERENCE_CHARS)}\n\`\`\``,
+        };
       if (other.tool.outputSchema !== undefined && other.tool.outputSchema !== null) {
-        return { grounding: 'medium', reference: `No example for this tool. The similar tool ${other.name} declares this output schema:\n\`\`\`json\n${clipText(JSON.stringify(other.tool.outputSchema), MAX_REFERENCE_CHARS)}\n\`\`\`` };
+        return {
+          grounding: 'medium',
+          reference: `No example for this tool. The similar tool ${other.name} declares this output schema:\n\`\`\`json\n${clipText(JSON.stringify(other.tool.outputSchema), MAX_REFERENCE_CHARS)}\n\`\`\``,
+        };
       }
     }
   }
@@ -121,7 +135,11 @@ export function plantMissing(ctx: StageContext, scenario: Scenario, outputs: unk
   const next = [...outputs];
   const kept = new Set<string>();
   for (const v of violations) {
-    const leaf = v.param.split('.').filter((x) => !/^\d+$/.test(x)).pop() ?? v.param;
+    const leaf =
+      v.param
+        .split('.')
+        .filter((x) => !/^\d+$/.test(x))
+        .pop() ?? v.param;
     const words = nameWords(leaf);
     const last = singular(words[words.length - 1] ?? leaf);
     const keys = [...new Set([leaf, words.join('_') || leaf, last, 'id', 'name'])];
@@ -151,12 +169,15 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
   const calls = scenario.agent_workflow;
   const tools = calls.map((c) => findTool(ctx.spec, c.name));
   const grounding = tools.map((t) => groundingOf(ctx, t));
-  const references = [...new Map(calls.map((c, i) => [c.name, `### ${c.name} — grounding: ${grounding[i]!.grounding}\n${grounding[i]!.reference}`])).values()].join('\n\n');
+  const references = [
+    ...new Map(calls.map((c, i) => [c.name, `### ${c.name} — grounding: ${grounding[i]!.grounding}\n${grounding[i]!.reference}`])).values(),
+  ].join('\n\n');
   const reqs = stateRequirements(ctx, scenario);
   const state = reqs.length
     ? reqs
         .map((r) => {
-          const where = r.producer !== undefined ? `the output of call ${r.producer} (${calls[r.producer]?.name})` : `one of the outputs of calls 0–${r.consumer - 1}`;
+          const where =
+            r.producer !== undefined ? `the output of call ${r.producer} (${calls[r.producer]?.name})` : `one of the outputs of calls 0–${r.consumer - 1}`;
           return `- ${JSON.stringify(r.value)} must appear in ${where}: call ${r.consumer} (${calls[r.consumer]?.name}) uses it as "${r.param}".`;
         })
         .join('\n')
@@ -176,12 +197,16 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     const problems: Problem[] = [];
     const outputs: unknown[] = [];
     if (value.mock_workflow.length !== calls.length) {
-      problems.push({ category: 'call-mismatch', message: `mock_workflow has ${value.mock_workflow.length} entries but the workflow has ${calls.length} calls: return exactly one entry per call, in the workflow's order.` });
+      problems.push({
+        category: 'call-mismatch',
+        message: `mock_workflow has ${value.mock_workflow.length} entries but the workflow has ${calls.length} calls: return exactly one entry per call, in the workflow's order.`,
+      });
     }
     value.mock_workflow.slice(0, calls.length).forEach((m, i) => {
       const call = calls[i]!;
       const at = `mock_workflow[${i}]`;
-      if (m.name !== call.name) problems.push({ category: 'call-mismatch', message: `${at}.name is "${m.name}" but call ${i} of the workflow is "${call.name}".` });
+      if (m.name !== call.name)
+        problems.push({ category: 'call-mismatch', message: `${at}.name is "${m.name}" but call ${i} of the workflow is "${call.name}".` });
       let args: unknown;
       try {
         args = JSON.parse(m.arguments_json);
@@ -189,7 +214,10 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
         args = undefined;
       }
       if (canonicalJson(args) !== canonicalJson(call.arguments)) {
-        problems.push({ category: 'call-mismatch', message: `${at}.arguments_json must be exactly the workflow call's arguments: ${JSON.stringify(call.arguments)}.` });
+        problems.push({
+          category: 'call-mismatch',
+          message: `${at}.arguments_json must be exactly the workflow call's arguments: ${JSON.stringify(call.arguments)}.`,
+        });
       }
       let output: unknown;
       try {
@@ -200,7 +228,9 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
       outputs.push(output);
       const tool = tools[i];
       const v = tool && output !== undefined ? validateOutput(tool, output) : undefined;
-      if (v && !v.ok) for (const e of v.errors.slice(0, 5)) problems.push({ category: 'output-schema', message: `${at}.output_json (${call.name}) does not match the tool's output schema: ${e}` });
+      if (v && !v.ok)
+        for (const e of v.errors.slice(0, 5))
+          problems.push({ category: 'output-schema', message: `${at}.output_json (${call.name}) does not match the tool's output schema: ${e}` });
     });
     if (problems.length) return { outputs, response: value.expected_response, problems };
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec })) {
@@ -213,14 +243,24 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     }
     const quotes = quotable(outputs);
     if (quotes.length && !quotes.some((q) => containsToken(value.expected_response, q))) {
-      problems.push({ category: 'response-not-grounded', message: `expected_response quotes nothing from the outputs: cite concrete values such as ${quotes.slice(0, 3).map((q) => JSON.stringify(q)).join(', ')}.` });
+      problems.push({
+        category: 'response-not-grounded',
+        message: `expected_response quotes nothing from the outputs: cite concrete values such as ${quotes
+          .slice(0, 3)
+          .map((q) => JSON.stringify(q))
+          .join(', ')}.`,
+      });
     }
     return { outputs, response: value.expected_response, problems };
   };
   const build = (outputs: readonly unknown[], response: string): MockResult => ({
-    mock_workflow: calls.map(
-      (c, i): MockCall => ({ name: c.name, arguments: c.arguments, explanation: c.explanation, output: outputs[i] ?? null, grounding: grounding[i]!.grounding }),
-    ),
+    mock_workflow: calls.map((c, i): MockCall => ({
+      name: c.name,
+      arguments: c.arguments,
+      explanation: c.explanation,
+      output: outputs[i] ?? null,
+      grounding: grounding[i]!.grounding,
+    })),
     expected_response: response,
   });
 

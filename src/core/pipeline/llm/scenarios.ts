@@ -123,7 +123,10 @@ function checkScenario(ctx: StageContext, s: LlmScenario, where: string): { scen
     calls.push(conv.value);
   });
   if (problems.length) return { problems };
-  return { scenario: { title: s.title, prompt: s.prompt, agent_workflow: calls, novelty_reason: s.novelty_reason, agent_followup: s.agent_followup }, problems };
+  return {
+    scenario: { title: s.title, prompt: s.prompt, agent_workflow: calls, novelty_reason: s.novelty_reason, agent_followup: s.agent_followup },
+    problems,
+  };
 }
 
 interface Converted {
@@ -177,7 +180,12 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
       const { kept, bad } = collect(value);
       if (kept.length + bad.length === 0) return [{ category: 'empty', message: `The reply contains no scenarios; write at least ${batch.count}.` }];
       const all = bad.flat();
-      return all.length > MAX_PROBLEMS ? [...all.slice(0, MAX_PROBLEMS), { category: all[MAX_PROBLEMS]!.category, message: `…and ${all.length - MAX_PROBLEMS} more problems of the same kinds` }] : all;
+      return all.length > MAX_PROBLEMS
+        ? [
+            ...all.slice(0, MAX_PROBLEMS),
+            { category: all[MAX_PROBLEMS]!.category, message: `…and ${all.length - MAX_PROBLEMS} more problems of the same kinds` },
+          ]
+        : all;
     },
     accept: (value) => collect(value).kept,
     salvage: (value) => {
@@ -239,7 +247,8 @@ function overheadTokens(ctx: StageContext): number {
   const texts = [
     ctx.prompts.render('scenarios-simple', { ...base, grouped: true }).text,
     ctx.prompts.render('scenarios-complex', { ...base, grouped: true, cross_group: true, areas: '' }).text,
-    ctx.prompts.render('coverage-followup', { server_name: ctx.spec.name, uncovered_count: 999, uncovered_summaries: '', context_summaries: 'x', count: 99 }).text,
+    ctx.prompts.render('coverage-followup', { server_name: ctx.spec.name, uncovered_count: 999, uncovered_summaries: '', context_summaries: 'x', count: 99 })
+      .text,
   ];
   // Area labels and headings add a little; keep a margin.
   return Math.max(...texts.map(estimateTokens)) + 100;
@@ -278,7 +287,10 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   const grouped = groups.length > 1;
   const crossCount = grouped && options.complex > 0 ? Math.max(1, Math.round(options.complex * 0.25)) : 0;
   const pairs = groupPairs(ctx.spec, groups, Math.min(crossCount, groups.length - 1));
-  const crossCounts = apportion(crossCount, pairs.map(() => 1));
+  const crossCounts = apportion(
+    crossCount,
+    pairs.map(() => 1),
+  );
   const sizes = groups.map((g) => g.tools.length);
   const simpleCounts = apportion(Math.max(0, options.simple), sizes);
   const complexCounts = apportion(Math.max(0, options.complex - (pairs.length ? crossCount : 0)), sizes);
@@ -306,16 +318,35 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     }
   };
   const common = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, grouped };
-  const coverageBatch = (slot: string, uncovered: readonly Tool[], context: readonly Tool[], interp: Map<string, InterpretOutcome>, depth: number, round: number): Batch => {
+  const coverageBatch = (
+    slot: string,
+    uncovered: readonly Tool[],
+    context: readonly Tool[],
+    interp: Map<string, InterpretOutcome>,
+    depth: number,
+    round: number,
+  ): Batch => {
     const full = uncovered.map((t) => fullSummary(t, interp.get(t.name)?.interpretation));
     const uncoveredText = withinBudget(full, listBudget);
     const left = listBudget - estimateTokens(uncoveredText);
-    const contextText = left > 200 ? withinBudget(context.map((t) => compactSummary(t, interp.get(t.name)?.interpretation)), left) : '';
+    const contextText =
+      left > 200
+        ? withinBudget(
+            context.map((t) => compactSummary(t, interp.get(t.name)?.interpretation)),
+            left,
+          )
+        : '';
     return {
       slot,
       tier: undefined,
       template: 'coverage-followup',
-      values: { server_name: ctx.spec.name, uncovered_count: uncovered.length, uncovered_summaries: uncoveredText, context_summaries: contextText, count: Math.min(MAX_COVERAGE_COUNT, Math.max(1, Math.ceil(uncovered.length / 2))) },
+      values: {
+        server_name: ctx.spec.name,
+        uncovered_count: uncovered.length,
+        uncovered_summaries: uncoveredText,
+        context_summaries: contextText,
+        count: Math.min(MAX_COVERAGE_COUNT, Math.max(1, Math.ceil(uncovered.length / 2))),
+      },
       count: Math.min(MAX_COVERAGE_COUNT, Math.max(1, Math.ceil(uncovered.length / 2))),
       focus: uncovered.map((t) => t.name),
       coverage: true,
@@ -331,9 +362,34 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     const first: Promise<AcceptedScenario[]>[] = [];
     const mine = new Set<string>();
     const focus = g.tools.map((t) => t.name);
-    if ((simpleCounts[gi] ?? 0) > 0) first.push(run({ slot: `g${pad(gi)}/a-simple`, tier: 'simple', template: 'scenarios-simple', values: { ...values, count: simpleCounts[gi]! }, count: simpleCounts[gi]!, focus, coverage: false, depth: 2, round: 0 }));
+    if ((simpleCounts[gi] ?? 0) > 0)
+      first.push(
+        run({
+          slot: `g${pad(gi)}/a-simple`,
+          tier: 'simple',
+          template: 'scenarios-simple',
+          values: { ...values, count: simpleCounts[gi]! },
+          count: simpleCounts[gi]!,
+          focus,
+          coverage: false,
+          depth: 2,
+          round: 0,
+        }),
+      );
     if ((complexCounts[gi] ?? 0) > 0) {
-      first.push(run({ slot: `g${pad(gi)}/b-complex`, tier: 'complex', template: 'scenarios-complex', values: { ...values, count: complexCounts[gi]!, cross_group: false, areas: '' }, count: complexCounts[gi]!, focus, coverage: false, depth: 2, round: 0 }));
+      first.push(
+        run({
+          slot: `g${pad(gi)}/b-complex`,
+          tier: 'complex',
+          template: 'scenarios-complex',
+          values: { ...values, count: complexCounts[gi]!, cross_group: false, areas: '' },
+          count: complexCounts[gi]!,
+          focus,
+          coverage: false,
+          depth: 2,
+          round: 0,
+        }),
+      );
     }
     await settleAll(first.map(async (p) => (await p).forEach((a) => a.scenario.agent_workflow.forEach((c) => mine.add(c.name)))));
     let depth = first.length ? 2 : 1;
@@ -342,7 +398,8 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
       if (!uncovered.length) break;
       depth++;
       const context = g.tools.filter((t) => mine.has(t.name));
-      for (const a of await run(coverageBatch(`g${pad(gi)}/c-cover${round}`, uncovered, context, interp, depth, round))) for (const c of a.scenario.agent_workflow) mine.add(c.name);
+      for (const a of await run(coverageBatch(`g${pad(gi)}/c-cover${round}`, uncovered, context, interp, depth, round)))
+        for (const c of a.scenario.agent_workflow) mine.add(c.name);
     }
   });
   const crossTasks = pairs.map(async ([a, b], k) => {
@@ -350,12 +407,24 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     if (n <= 0) return;
     const interp = await interpretations([...a.tools, ...b.tools]);
     const half = Math.floor(listBudget / 2);
-    const list = (g: ToolGroup): string => `## Area: ${g.label}\n\n${withinBudget(g.tools.map((t) => compactSummary(t, interp.get(t.name)?.interpretation)), half - 10)}`;
+    const list = (g: ToolGroup): string =>
+      `## Area: ${g.label}\n\n${withinBudget(
+        g.tools.map((t) => compactSummary(t, interp.get(t.name)?.interpretation)),
+        half - 10,
+      )}`;
     await run({
       slot: `x${pad(k)}/b-complex`,
       tier: 'complex',
       template: 'scenarios-complex',
-      values: { ...common, grouped: false, cross_group: true, areas: `${a.label}; ${b.label}`, tool_count: a.tools.length + b.tools.length, tool_summaries: `${list(a)}\n\n${list(b)}`, count: n },
+      values: {
+        ...common,
+        grouped: false,
+        cross_group: true,
+        areas: `${a.label}; ${b.label}`,
+        tool_count: a.tools.length + b.tools.length,
+        tool_summaries: `${list(a)}\n\n${list(b)}`,
+        count: n,
+      },
       count: n,
       // Cross-group scenarios are about combinations, not coverage: no extras.
       focus: [],
@@ -370,7 +439,11 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   for (let round = 1; round <= options.coverageRounds; round++) {
     const uncovered = tools.filter((t) => !covered.has(t.name));
     if (!uncovered.length) break;
-    const regrouped = groupTools(ctx.spec, uncovered, { promptTokenBudget: options.promptTokenBudget, maxGroupTools: options.maxGroupTools, overheadTokens: overhead });
+    const regrouped = groupTools(ctx.spec, uncovered, {
+      promptTokenBudget: options.promptTokenBudget,
+      maxGroupTools: options.maxGroupTools,
+      overheadTokens: overhead,
+    });
     const depth = maxDepth + 1;
     await settleAll(
       regrouped.map(async (g, k) => {

@@ -97,7 +97,7 @@ export function paramSignature(tool: Tool): string[] {
 
 /** A full summary of one tool (Markdown section headed `### <name>`). */
 export function fullSummary(tool: Tool, interpretation: ToolInterpretation | undefined): string {
-  const does = interpretation ? interpretation.what_it_does : tool.description ?? '(no description)';
+  const does = interpretation ? interpretation.what_it_does : (tool.description ?? '(no description)');
   const lines = [`### ${tool.name}`, `Does: ${clipText(does, CLIP.does)}`];
   if (interpretation) {
     lines.push(`Used for: ${clipText(interpretation.why_its_used, CLIP.usedFor)}`);

@@ -56,7 +56,8 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
     const problems: Problem[] = [];
     for (const p of checkTurns(split.turns, calls, ctx.spec).problems) problems.push({ category: 'structure', message: p.message });
     split.turns.forEach((t, k) => {
-      if (t.calls.length === 0) problems.push({ category: 'structure', message: `turn ${k} makes no call: every turn must make at least one of the workflow's calls` });
+      if (t.calls.length === 0)
+        problems.push({ category: 'structure', message: `turn ${k} makes no call: every turn must make at least one of the workflow's calls` });
       if (!t.prompt.trim()) problems.push({ category: 'structure', message: `turn ${k} has an empty prompt` });
     });
     if (problems.length) return problems;

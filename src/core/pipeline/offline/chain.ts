@@ -16,7 +16,16 @@ export function canHost(info: ToolInfo): boolean {
     if (depth > 8) return false;
     const s = deref(raw, root);
     const types = typeList(s);
-    if (types.length === 0 && !isRecord(s.properties) && s.items === undefined && !Array.isArray(s.anyOf) && !Array.isArray(s.oneOf) && s.enum === undefined && s.const === undefined) return true;
+    if (
+      types.length === 0 &&
+      !isRecord(s.properties) &&
+      s.items === undefined &&
+      !Array.isArray(s.anyOf) &&
+      !Array.isArray(s.oneOf) &&
+      s.enum === undefined &&
+      s.const === undefined
+    )
+      return true;
     if (types.includes('string') && s.enum === undefined && s.const === undefined && s.format === undefined && s.pattern === undefined) return true;
     if (types.includes('object') && s.additionalProperties !== false && s.unevaluatedProperties !== false) return true;
     if (isRecord(s.properties) && Object.values(s.properties).some((p) => visit(p, depth + 1))) return true;

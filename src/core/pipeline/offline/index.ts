@@ -120,7 +120,13 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
     coverageRound += plans.length;
     // Last resort: one single-call scenario per tool still uncovered (a build can fail where the probe passed).
     const rest = callable.filter((t) => !covered.has(t.name));
-    const extra: Plan[] = rest.map((t, i) => ({ tier: 'simple', key: `simple:${next.simple + plans.length + i}`, target: t, tools: [t], round: 'coverage' as const }));
+    const extra: Plan[] = rest.map((t, i) => ({
+      tier: 'simple',
+      key: `simple:${next.simple + plans.length + i}`,
+      target: t,
+      tools: [t],
+      round: 'coverage' as const,
+    }));
     yield* buildAll(extra);
     coverageRound += extra.length;
   }

@@ -22,7 +22,12 @@ const PURPOSE: Record<ToolInfo['verbClass'], string> = {
 function describeParam(p: ToolInfo['params'][number]): string {
   const types = typeList(p.schema);
   const type = types.length ? types.join('|') : Array.isArray(p.schema.enum) ? 'enum' : 'any';
-  const enumText = Array.isArray(p.schema.enum) ? ` one of ${p.schema.enum.slice(0, 6).map((v) => JSON.stringify(v)).join(', ')}` : '';
+  const enumText = Array.isArray(p.schema.enum)
+    ? ` one of ${p.schema.enum
+        .slice(0, 6)
+        .map((v) => JSON.stringify(v))
+        .join(', ')}`
+    : '';
   const format = typeof p.schema.format === 'string' ? `, ${p.schema.format}` : '';
   const desc = p.description ? `: ${firstSentence(p.description, 140)}` : '';
   return `${p.name} (${type}${format}${p.required ? ', required' : ''})${enumText}${desc}`;
@@ -36,7 +41,11 @@ export function interpretOffline(spec: Spec, tool: Tool): ToolInterpretation {
   if (!info) {
     return { tool_name: tool.name, what_it_does: description || tool.name, what_it_needs: 'unknown', why_its_used: 'unknown', enterprise_context: [] };
   }
-  const whatItDoes = description ? (description.length > 600 ? `${description.slice(0, 599)}…` : description) : `Presumably ${taskPhrase(info)} (the tool has no description).`;
+  const whatItDoes = description
+    ? description.length > 600
+      ? `${description.slice(0, 599)}…`
+      : description
+    : `Presumably ${taskPhrase(info)} (the tool has no description).`;
   const required = info.params.filter((p) => p.required);
   const optional = info.params.filter((p) => !p.required);
   let needs: string;

@@ -37,13 +37,21 @@ function idKeyFor(info: ToolInfo, analysis: SpecAnalysis): string {
 }
 
 function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string): Record<string, unknown> {
-  const idValue = realisticString({ name: idKey === 'sid' ? 'Sid' : `${info.head || 'item'}_id`, description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme);
+  const idValue = realisticString(
+    { name: idKey === 'sid' ? 'Sid' : `${info.head || 'item'}_id`, description: '', toolEntity: info.head || undefined },
+    ctx.faker,
+    ctx.rng,
+    ctx.theme,
+  );
   const name = realisticString({ name: 'name', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme);
   return {
     [idKey]: idValue,
     name: n === 0 ? name : `${name}-${n + 1}`,
     status: ctx.rng.pick(['active', 'completed', 'pending', 'open']),
-    created_at: ctx.faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-05-31T00:00:00Z' }).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    created_at: ctx.faker.date
+      .between({ from: '2026-01-01T00:00:00Z', to: '2026-05-31T00:00:00Z' })
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z'),
   };
 }
 
@@ -66,7 +74,12 @@ function verbShape(info: ToolInfo | undefined, args: Record<string, unknown>, ct
       return { [snake(plural(info.label || 'item')) || 'items']: items, total_count: n };
     }
     case 'read':
-      return { ...entityItem(info, ctx, 0, idKey), ...echo(args), description: makeTitle(ctx.rng, ctx.theme, info.head || undefined), updated_at: '2026-05-30T16:20:00Z' };
+      return {
+        ...entityItem(info, ctx, 0, idKey),
+        ...echo(args),
+        description: makeTitle(ctx.rng, ctx.theme, info.head || undefined),
+        updated_at: '2026-05-30T16:20:00Z',
+      };
     case 'create':
       return { ...echo(args), ...entityItem(info, ctx, 0, idKey), status: 'created' };
     case 'update':
@@ -91,7 +104,14 @@ function wrapperResult(info: ToolInfo, output: unknown, args: Record<string, unk
   const text =
     info.phase === 'read'
       ? JSON.stringify({ ...Object.fromEntries(inputs.slice(0, 3)), [info.head || 'value']: `${theme.topic}-${info.head || 'value'}`, status: 'ok' })
-      : `Success: ${info.label || info.name} ${info.verbClass === 'delete' ? 'removed' : info.verbClass === 'create' ? 'added' : 'updated'}${inputs.length ? ` (${inputs.slice(0, 3).map(([k, v]) => `${k}=${String(v)}`).join(', ')})` : ''}`;
+      : `Success: ${info.label || info.name} ${info.verbClass === 'delete' ? 'removed' : info.verbClass === 'create' ? 'added' : 'updated'}${
+          inputs.length
+            ? ` (${inputs
+                .slice(0, 3)
+                .map(([k, v]) => `${k}=${String(v)}`)
+                .join(', ')})`
+            : ''
+        }`;
   return { ...output, result: text };
 }
 
@@ -108,7 +128,12 @@ function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>
   if (info.verbClass === 'discover') {
     const search = /search|find/.test(info.verb ?? '');
     const entries = ['docs', 'src', `${theme.topic}-notes.md`, 'package.json', `${theme.topic}-report.csv`];
-    content = search ? entries.slice(2).map((e) => `${base}/${e}`).join('\n') : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
+    content = search
+      ? entries
+          .slice(2)
+          .map((e) => `${base}/${e}`)
+          .join('\n')
+      : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
   } else if (info.phase === 'read') {
     content = `# ${theme.topic} notes\n\nOwner: ${theme.person}\nStatus: in review\n`;
   } else {
@@ -118,7 +143,15 @@ function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>
 }
 
 /** Base output and grounding for one call. */
-function baseOutput(spec: Spec, info: ToolInfo | undefined, args: Record<string, unknown>, seed: number, key: string, index: number, theme: Theme): { output: unknown; grounding: Grounding } {
+function baseOutput(
+  spec: Spec,
+  info: ToolInfo | undefined,
+  args: Record<string, unknown>,
+  seed: number,
+  key: string,
+  index: number,
+  theme: Theme,
+): { output: unknown; grounding: Grounding } {
   if (info?.hasOutputSchema) {
     const schema = info.tool.outputSchema;
     let last: unknown;
@@ -137,7 +170,9 @@ function baseOutput(spec: Spec, info: ToolInfo | undefined, args: Record<string,
     return { output: fileText(info, wrapperResult(info, last, args, theme), args, theme), grounding: 'high' };
   }
   const analysis = analysisOf(spec);
-  const sibling = info ? analysis.tools.find((t) => t !== info && t.hasOutputSchema && t.head && t.head === info.head && t.verbClass === info.verbClass) : undefined;
+  const sibling = info
+    ? analysis.tools.find((t) => t !== info && t.hasOutputSchema && t.head && t.head === info.head && t.verbClass === info.verbClass)
+    : undefined;
   if (sibling) {
     const schema = sibling.tool.outputSchema;
     return { output: sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, 0), '', 0), grounding: 'medium' };
@@ -168,7 +203,11 @@ function plantKeys(param: string, producer: ToolInfo | undefined, analysis: Spec
 const squashKey = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Paths to string leaves and to arrays, depth-first. */
-function findSlots(value: unknown): { objectArrays: unknown[][]; stringLeaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[]; stringArrays: unknown[][] } {
+function findSlots(value: unknown): {
+  objectArrays: unknown[][];
+  stringLeaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[];
+  stringArrays: unknown[][];
+} {
   const objectArrays: unknown[][] = [];
   const stringLeaves: { holder: Record<string, unknown> | unknown[]; key: string | number }[] = [];
   const stringArrays: unknown[][] = [];
@@ -216,7 +255,14 @@ function objectsOf(value: unknown): Record<string, unknown>[] {
  * line to a text field (when `textOk`), append to a list of strings. A field already holding a
  * value in `keep` (planted for another call) is never overwritten.
  */
-export function plantValue(output: unknown, keys: readonly string[], value: string | number, valid: (o: unknown) => boolean, keep: ReadonlySet<string> = new Set(), textOk = true): unknown {
+export function plantValue(
+  output: unknown,
+  keys: readonly string[],
+  value: string | number,
+  valid: (o: unknown) => boolean,
+  keep: ReadonlySet<string> = new Set(),
+  textOk = true,
+): unknown {
   const squashed = keys.map(squashKey);
   const free = (o: Record<string, unknown>, k: string): boolean => !Object.hasOwn(o, k) || !keep.has(String(o[k]));
   const firstKey = keys[0] ?? 'id';
@@ -336,10 +382,12 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
   const key = `mock:${hash32(`${scenario.title}\u0000${scenario.prompt}`)}`;
   const theme = makeTheme(fakerFor(options.seed, key, 'theme'), rngFor(options.seed, key, 'theme'));
   const results = calls.map((c, i) => baseOutput(spec, infos[i], c.arguments, options.seed, key, i, theme));
-  const validFor = (i: number) => (o: unknown): boolean => {
-    const info = infos[i];
-    return !info || validateOutput(info.tool, o)?.ok !== false;
-  };
+  const validFor =
+    (i: number) =>
+    (o: unknown): boolean => {
+      const info = infos[i];
+      return !info || validateOutput(info.tool, o)?.ok !== false;
+    };
   results.forEach((r, i) => {
     if (r.grounding !== 'low') r.output = echoArguments(r.output, calls[i]?.arguments ?? {}, validFor(i));
   });
@@ -375,7 +423,11 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     const literals = infos[j] ? schemaLiterals(infos[j]?.tool.inputSchema) : undefined;
     for (const { param, value } of idLikeValues(call.arguments, literals)) {
       if (appearsIn(value, earlierTexts(), [scenario.prompt])) continue;
-      const leaf = param.split('.').filter((x) => !/^\d+$/.test(x)).pop() ?? param;
+      const leaf =
+        param
+          .split('.')
+          .filter((x) => !/^\d+$/.test(x))
+          .pop() ?? param;
       for (let i = j - 1; i >= 0; i--) {
         const info = infos[i];
         if (info && !canHost(info)) continue;

@@ -7,10 +7,7 @@
 import { MAX_SAMPLE_STRING } from '../../bounds';
 import type { Rng } from './rng';
 
-type Node =
-  | { t: 'chars'; set: string }
-  | { t: 'group'; alts: Node[][] }
-  | { t: 'repeat'; node: Node; min: number; max: number };
+type Node = { t: 'chars'; set: string } | { t: 'group'; alts: Node[][] } | { t: 'repeat'; node: Node; min: number; max: number };
 
 const DIGITS = '0123456789';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';

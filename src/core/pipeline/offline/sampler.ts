@@ -72,7 +72,10 @@ export function formatOk(format: string, value: string): boolean {
 }
 
 function isoDateTime(faker: Faker): string {
-  return faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-09-30T00:00:00Z' }).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return faker.date
+    .between({ from: '2026-01-01T00:00:00Z', to: '2026-09-30T00:00:00Z' })
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** A value for a string format, or undefined for formats we leave to other rules. */
@@ -141,7 +144,7 @@ function fitLength(s: string, schema: SchemaNode, rng: Rng): string {
   if (chars.length > max) chars = [...chars.slice(0, Math.max(max, 0)).join('').trimEnd()];
   const parts = [chars.join('')];
   // Padding comes in pieces of 16 (the same random draws as ever), joined once at the end.
-  for (let n = chars.length; n < min; ) {
+  for (let n = chars.length; n < min;) {
     const k = Math.min(min - n, 16);
     parts.push(alnum(rng, k));
     n += k;
@@ -164,11 +167,22 @@ function sampleString(schema: SchemaNode, ctx: SampleContext, name: string): str
       re = undefined;
     }
   }
-  const ok = (s: string): boolean => (!format || formatOk(format, s)) && (!re || re.test(s)) && [...s].length >= ((schema.minLength as number) ?? 0) && [...s].length <= ((schema.maxLength as number) ?? Infinity);
+  const ok = (s: string): boolean =>
+    (!format || formatOk(format, s)) &&
+    (!re || re.test(s)) &&
+    [...s].length >= ((schema.minLength as number) ?? 0) &&
+    [...s].length <= ((schema.maxLength as number) ?? Infinity);
   const candidates: (string | undefined)[] = [];
   if (format) candidates.push(formatValue(format, ctx, name));
   const description = typeof schema.description === 'string' ? schema.description : '';
-  candidates.push(realisticString({ name, description, toolEntity: ctx.toolEntity, fileContext: ctx.fileContext, repoContext: ctx.repoContext, listing: ctx.listing }, ctx.faker, rng, ctx.theme));
+  candidates.push(
+    realisticString(
+      { name, description, toolEntity: ctx.toolEntity, fileContext: ctx.fileContext, repoContext: ctx.repoContext, listing: ctx.listing },
+      ctx.faker,
+      rng,
+      ctx.theme,
+    ),
+  );
   if (pattern) for (let k = 0; k < 4; k++) candidates.push(sampleFromPattern(pattern, rng));
   for (const c of candidates) {
     if (c === undefined) continue;
@@ -227,8 +241,14 @@ function holdsInteger(schema: SchemaNode): boolean {
   if (typeof schema.multipleOf === 'number' && !Number.isInteger(schema.multipleOf)) return false;
   const min = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
   const max = typeof schema.maximum === 'number' ? schema.maximum : Infinity;
-  const lo = Math.max(schema.exclusiveMinimum === true ? Math.floor(min) + 1 : Math.ceil(min), typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity);
-  const hi = Math.min(schema.exclusiveMaximum === true ? Math.ceil(max) - 1 : Math.floor(max), typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity);
+  const lo = Math.max(
+    schema.exclusiveMinimum === true ? Math.floor(min) + 1 : Math.ceil(min),
+    typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity,
+  );
+  const hi = Math.min(
+    schema.exclusiveMaximum === true ? Math.ceil(max) - 1 : Math.floor(max),
+    typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity,
+  );
   return lo <= hi;
 }
 
@@ -282,10 +302,24 @@ function freeForm(name: string, valueSchema: SchemaNode | undefined, ctx: Sample
   let pairs: [string, unknown][];
   if (has('filter', 'query', 'match', 'where', 'selector')) pairs = [['status', 'active']];
   else if (has('header')) pairs = [['Content-Type', 'application/json']];
-  else if (has('label', 'tag', 'env', 'environment', 'annotation')) pairs = [['app', ctx.theme.project], ['team', ctx.theme.topic]];
+  else if (has('label', 'tag', 'env', 'environment', 'annotation'))
+    pairs = [
+      ['app', ctx.theme.project],
+      ['team', ctx.theme.topic],
+    ];
   else if (has('sort', 'order')) pairs = [['created_at', -1]];
-  else if (has('projection', 'field')) pairs = [['name', 1], ['status', 1]];
-  else if (has('metadata', 'meta', 'extra', 'option', 'setting', 'config', 'param', 'properties', 'property', 'data', 'body', 'payload', 'document', 'record', 'value')) pairs = [['name', `${ctx.theme.topic} ${ctx.theme.project}`], ['status', 'active']];
+  else if (has('projection', 'field'))
+    pairs = [
+      ['name', 1],
+      ['status', 1],
+    ];
+  else if (
+    has('metadata', 'meta', 'extra', 'option', 'setting', 'config', 'param', 'properties', 'property', 'data', 'body', 'payload', 'document', 'record', 'value')
+  )
+    pairs = [
+      ['name', `${ctx.theme.topic} ${ctx.theme.project}`],
+      ['status', 'active'],
+    ];
   else pairs = [['name', ctx.theme.project]];
   if (valueSchema && Object.keys(valueSchema).length) {
     return Object.fromEntries(pairs.map(([k]) => [k, sampleSchema(valueSchema, ctx, k, depth + 1)]));
@@ -294,7 +328,8 @@ function freeForm(name: string, valueSchema: SchemaNode | undefined, ctx: Sample
 }
 
 /** Words by which a description says two parameters do not go together. */
-const EXCLUSIVE = /\b(cannot|can't|can ?not|must not|may not|should not|do not|don't)\b[^.]*\b(combined?|together|with|both)\b|mutually exclusive|\binstead of\b|\beither\b|\bnot both\b|\bonly one of\b|\balternative(ly)?\b|\bor (the )?['"`]/i;
+const EXCLUSIVE =
+  /\b(cannot|can't|can ?not|must not|may not|should not|do not|don't)\b[^.]*\b(combined?|together|with|both)\b|mutually exclusive|\binstead of\b|\beither\b|\bnot both\b|\bonly one of\b|\balternative(ly)?\b|\bor (the )?['"`]/i;
 
 /**
  * Which parameters exclude which: two parameters named in one sentence that says they do not
@@ -333,7 +368,10 @@ function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, dept
   const ordered = [...ctx.rng.shuffle(optional.filter((k) => PRIMARY.test(k))), ...ctx.rng.shuffle(optional.filter((k) => !PRIMARY.test(k)))];
   const pool = required.size === 0 && count > 0 ? ordered : ctx.rng.shuffle(optional);
   // Never two parameters the descriptions call alternatives (`head` or `tail`), nor one that excludes a required one.
-  const excludes = budget < 8 ? exclusions(keys, (k) => String(deref(props[k], ctx.root).description ?? ''), depth === 0 ? ctx.toolDescription : undefined) : new Map<string, Set<string>>();
+  const excludes =
+    budget < 8
+      ? exclusions(keys, (k) => String(deref(props[k], ctx.root).description ?? ''), depth === 0 ? ctx.toolDescription : undefined)
+      : new Map<string, Set<string>>();
   const chosen = new Set<string>();
   for (const k of pool) {
     if (chosen.size >= count) break;
@@ -347,7 +385,8 @@ function sampleObject(schema: SchemaNode, ctx: SampleContext, name: string, dept
     setKey(out, k, sampleSchema(props[k], ctx, k, depth + 1));
   }
   // Required names the schema lists but does not describe still need a value.
-  for (const r of required) if (!Object.hasOwn(out, r)) setKey(out, r, realisticString({ name: r, description: '' }, ctx.faker, ctx.rng, ctx.theme) ?? ctx.theme.topic);
+  for (const r of required)
+    if (!Object.hasOwn(out, r)) setKey(out, r, realisticString({ name: r, description: '' }, ctx.faker, ctx.rng, ctx.theme) ?? ctx.theme.topic);
   const ap = schema.additionalProperties;
   const min = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
   // An object that declares no properties gets free-form entries only where extra keys are
@@ -421,14 +460,21 @@ function distinguishNames(items: unknown[], itemSchema: SchemaNode, root: unknow
 /** A value for a (sub)schema; `name` is the property it is for (drives realism). */
 export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, depth = 0): unknown {
   const work = (ctx.work ??= { values: 0 });
-  if (++work.values > MAX_SAMPLE_VALUES) throw new SampleLimitError(`schema requires more than ${MAX_SAMPLE_VALUES} values in one call (limit ${MAX_SAMPLE_VALUES})`);
+  if (++work.values > MAX_SAMPLE_VALUES)
+    throw new SampleLimitError(`schema requires more than ${MAX_SAMPLE_VALUES} values in one call (limit ${MAX_SAMPLE_VALUES})`);
   if (raw === false) return null;
   let schema = mergeAllOf(deref(raw, ctx.root), ctx.root, 0);
   if (depth > 12) return null;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) {
     const pool = schema.enum.filter((v) => v !== null);
-    if (ctx.preferDefaults && schema.default !== undefined && schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(schema.default)) && ctx.rng.chance(0.4)) return schema.default;
+    if (
+      ctx.preferDefaults &&
+      schema.default !== undefined &&
+      schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(schema.default)) &&
+      ctx.rng.chance(0.4)
+    )
+      return schema.default;
     return ctx.rng.pick(pool.length ? pool : schema.enum);
   }
   for (const key of ['oneOf', 'anyOf'] as const) {
@@ -437,7 +483,16 @@ export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, dep
       const { [key]: _omit, ...rest } = schema;
       void _omit;
       const branch = pickBranch(alts, ctx, ctx.root);
-      schema = mergeAllOf({ ...rest, ...branch, properties: { ...(isRecord(rest.properties) ? rest.properties : {}), ...(isRecord(branch.properties) ? branch.properties : {}) }, required: [...new Set([...(Array.isArray(rest.required) ? rest.required : []), ...(Array.isArray(branch.required) ? branch.required : [])])] }, ctx.root, 0);
+      schema = mergeAllOf(
+        {
+          ...rest,
+          ...branch,
+          properties: { ...(isRecord(rest.properties) ? rest.properties : {}), ...(isRecord(branch.properties) ? branch.properties : {}) },
+          required: [...new Set([...(Array.isArray(rest.required) ? rest.required : []), ...(Array.isArray(branch.required) ? branch.required : [])])],
+        },
+        ctx.root,
+        0,
+      );
       if (!isRecord(rest.properties) && !isRecord(branch.properties)) delete schema.properties;
       if (!(Array.isArray(rest.required) && rest.required.length) && !(Array.isArray(branch.required) && branch.required.length)) delete schema.required;
       return sampleSchema(schema, ctx, name, depth);
@@ -462,6 +517,20 @@ export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, dep
       return sampleObject(schema, ctx, name, depth);
     default:
       // Untyped: a string is the most common intent ({} items, descriptions only).
-      return realisticString({ name, description: typeof schema.description === 'string' ? schema.description : '', toolEntity: ctx.toolEntity, fileContext: ctx.fileContext, repoContext: ctx.repoContext, listing: ctx.listing }, ctx.faker, ctx.rng, ctx.theme) ?? `${ctx.theme.topic}-${alnum(ctx.rng, 4)}`;
+      return (
+        realisticString(
+          {
+            name,
+            description: typeof schema.description === 'string' ? schema.description : '',
+            toolEntity: ctx.toolEntity,
+            fileContext: ctx.fileContext,
+            repoContext: ctx.repoContext,
+            listing: ctx.listing,
+          },
+          ctx.faker,
+          ctx.rng,
+          ctx.theme,
+        ) ?? `${ctx.theme.topic}-${alnum(ctx.rng, 4)}`
+      );
   }
 }

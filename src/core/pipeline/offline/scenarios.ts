@@ -74,7 +74,9 @@ export function buildArguments(
 ): ArgsResult | { ok: false; error: string } {
   const schema = info.tool.inputSchema ?? {};
   let lastError = 'no attempt';
-  const declaresNothing = !isRecord(schema) || (!isRecord(schema.properties) && !Array.isArray(schema.anyOf) && !Array.isArray(schema.oneOf) && !Array.isArray(schema.allOf) && schema.$ref === undefined);
+  const declaresNothing =
+    !isRecord(schema) ||
+    (!isRecord(schema.properties) && !Array.isArray(schema.anyOf) && !Array.isArray(schema.oneOf) && !Array.isArray(schema.allOf) && schema.$ref === undefined);
   for (let attempt = 0; attempt < ARGUMENT_ATTEMPTS; attempt++) {
     const rng = rngFor(opts.seed, info.name, opts.key, opts.callIndex, attempt);
     const ctx: SampleContext = {
@@ -83,7 +85,9 @@ export function buildArguments(
       faker: fakerFor(opts.seed, info.name, opts.key, opts.callIndex, attempt),
       theme: opts.theme,
       toolEntity: info.head || undefined,
-      fileContext: info.entity.some((w) => ['file', 'directory', 'folder', 'path', 'media'].includes(w)) && !info.params.some((p) => /^(repo|repository|owner|project_?id)$/i.test(p.name)),
+      fileContext:
+        info.entity.some((w) => ['file', 'directory', 'folder', 'path', 'media'].includes(w)) &&
+        !info.params.some((p) => /^(repo|repository|owner|project_?id)$/i.test(p.name)),
       repoContext: info.params.some((p) => /^(repo|repository|project_?id)$/i.test(p.name)),
       listing: info.verbClass === 'discover',
       // Few optional parameters: people fill what they need.
@@ -116,7 +120,8 @@ export function buildArguments(
     const check = validateToolArguments(info.tool, args);
     if (check.ok) {
       if (opts.shared) {
-        for (const [k, v] of Object.entries(args)) if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number')) opts.shared.set(k, { value: v, head: info.head });
+        for (const [k, v] of Object.entries(args))
+          if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number')) opts.shared.set(k, { value: v, head: info.head });
       }
       return { ok: true, args, resampled: attempt };
     }
@@ -126,7 +131,15 @@ export function buildArguments(
 }
 
 /** The sampling context of a tool's output (mock outputs are full: generous budgets). */
-export function outputContext(seed: number, info: ToolInfo | undefined, key: string, index: number, theme: Theme, root: unknown, attempt: number): SampleContext {
+export function outputContext(
+  seed: number,
+  info: ToolInfo | undefined,
+  key: string,
+  index: number,
+  theme: Theme,
+  root: unknown,
+  attempt: number,
+): SampleContext {
   return {
     root,
     rng: rngFor(seed, 'mock', key, index, attempt),
@@ -266,9 +279,7 @@ class Planner {
     }
     chain.push(target);
     if (target.verbClass === 'create') {
-      const consumers = this.callable.filter(
-        (c) => !chain.includes(c) && c.params.some((p) => p.isRef && this.analysis.producerScore(target, c, p) > 0),
-      );
+      const consumers = this.callable.filter((c) => !chain.includes(c) && c.params.some((p) => p.isRef && this.analysis.producerScore(target, c, p) > 0));
       const c = consumers.find((x) => !this.covered.has(x.name)) ?? rng.pick(consumers);
       if (c) chain.push(c);
     } else if (target.phase === 'act' && !target.destructive) {
@@ -322,7 +333,15 @@ class Planner {
 }
 
 /** Plans `count` scenarios of a tier, targeting uncovered tools first. `covered` is updated. */
-export function planTier(analysis: SpecAnalysis, callable: readonly ToolInfo[], tier: Tier, count: number, seed: number, covered: Set<string>, startIndex = 0): Plan[] {
+export function planTier(
+  analysis: SpecAnalysis,
+  callable: readonly ToolInfo[],
+  tier: Tier,
+  count: number,
+  seed: number,
+  covered: Set<string>,
+  startIndex = 0,
+): Plan[] {
   const planner = new Planner(analysis, callable, covered);
   const order = rngFor(seed, 'order', tier).shuffle(callable);
   // Complex scenarios are built around actions (writes need context); simple ones around anything.
@@ -344,7 +363,13 @@ export function planTier(analysis: SpecAnalysis, callable: readonly ToolInfo[], 
  * The coverage round: scenarios for every callable tool still uncovered. Uncovered tools of one
  * entity are grouped into lifecycle workflows (complex when 3+ calls), others get a simple one.
  */
-export function planCoverage(analysis: SpecAnalysis, callable: readonly ToolInfo[], seed: number, covered: Set<string>, startIndex: { simple: number; complex: number }): Plan[] {
+export function planCoverage(
+  analysis: SpecAnalysis,
+  callable: readonly ToolInfo[],
+  seed: number,
+  covered: Set<string>,
+  startIndex: { simple: number; complex: number },
+): Plan[] {
   const planner = new Planner(analysis, callable, covered);
   const plans: Plan[] = [];
   const next = { ...startIndex };
@@ -420,7 +445,13 @@ function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: Rea
 }
 
 /** The clause asking for one call (used by prompts and turn prompts). */
-export function clauseFor(info: ToolInfo, args: Record<string, unknown>, sources: ReadonlyMap<string, number>, infos: readonly (ToolInfo | undefined)[], already: Set<string>): string {
+export function clauseFor(
+  info: ToolInfo,
+  args: Record<string, unknown>,
+  sources: ReadonlyMap<string, number>,
+  infos: readonly (ToolInfo | undefined)[],
+  already: Set<string>,
+): string {
   const mentions = mentionsFor(info, args, new Set(sources.keys()), already);
   let text = taskPhrase(info);
   if (mentions.length) text += ` ${mentions.join(' ')}`;
@@ -487,7 +518,9 @@ export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number):
       : `A ${calls.length}-step workflow across ${distinct.length} tool(s)${edges.length ? ` with data dependencies ${edges.join(', ')}` : ''}; reads come before the actions that depend on them.`;
   const others = analysis.tools.filter((t) => !distinct.includes(t.name) && t.head && t.head === plan.target.head && !t.broken);
   const offer = rng.pick(others);
-  const followup = offer ? `Would you like me to also ${taskPhrase(offer)}?` : `Is there anything else you need for these ${plural(plan.target.label || 'items')}?`;
+  const followup = offer
+    ? `Would you like me to also ${taskPhrase(offer)}?`
+    : `Is there anything else you need for these ${plural(plan.target.label || 'items')}?`;
   return {
     plan,
     category: categoryOf(plan.target),

@@ -21,9 +21,12 @@ function baseVerb(word: string): string {
   return w;
 }
 
-const LEADS = /^(this tool (will |can )?|use this tool to |use this to |tool to |a tool (to|that|for) |used to |allows you to |lets you |helps (you )?(to )?|can be used to |you can )/i;
+const LEADS =
+  /^(this tool (will |can )?|use this tool to |use this to |tool to |a tool (to|that|for) |used to |allows you to |lets you |helps (you )?(to )?|can be used to |you can )/i;
 const COMMON_VERBS = new Set(
-  'list search find query scan get fetch retrieve read show describe view open inspect check explain analyze download resolve export take create add insert post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure delete remove drop destroy purge uninstall close cancel stop disconnect dismiss clear click type fill hover drag press navigate evaluate run execute call emulate handle select resize wait subscribe unsubscribe return perform echo record capture count measure extract append stage unstage compute calculate geocode reverse translate summarize store save load print'.split(' '),
+  'list search find query scan get fetch retrieve read show describe view open inspect check explain analyze download resolve export take create add insert post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure delete remove drop destroy purge uninstall close cancel stop disconnect dismiss clear click type fill hover drag press navigate evaluate run execute call emulate handle select resize wait subscribe unsubscribe return perform echo record capture count measure extract append stage unstage compute calculate geocode reverse translate summarize store save load print'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -33,7 +36,10 @@ const COMMON_VERBS = new Set(
  */
 export function descriptionPhrase(description: string | undefined): string | undefined {
   if (!description) return undefined;
-  const sentences = description.replace(/\s+/g, ' ').split(/(?<=[.!?])\s+/).slice(0, 3);
+  const sentences = description
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)
+    .slice(0, 3);
   for (const raw of sentences) {
     const s = raw.replace(LEADS, '').trim();
     const first = /^[A-Za-z]+/.exec(s)?.[0];
@@ -59,7 +65,8 @@ export function descriptionPhrase(description: string | undefined): string | und
 function plainRequest(rest: string): string {
   const alt = / or (?:completely |simply |just |also )?([a-z]+)( (?:a|an|the|all|it|them|existing)\b)?/.exec(rest);
   const verb = alt?.[1];
-  if (alt && verb && (COMMON_VERBS.has(baseVerb(verb)) || verb === 'ensure' || alt[2]) && rest.slice(0, alt.index).split(' ').length >= 2) rest = rest.slice(0, alt.index);
+  if (alt && verb && (COMMON_VERBS.has(baseVerb(verb)) || verb === 'ensure' || alt[2]) && rest.slice(0, alt.index).split(' ').length >= 2)
+    rest = rest.slice(0, alt.index);
   return rest.replace(/ (?:in|at|for|from|of|on) (?:a|an|the) (?:specified|given|provided) [\w-]+(?=,|$)/, '').trim();
 }
 
@@ -94,7 +101,11 @@ export function stepTitle(info: ToolInfo): string {
 
 /** A parameter name as words (`AccountSid` → `account sid`, `page_id` → `page id`). */
 export function humanParam(path: string): string {
-  const last = path.split('.').filter((p) => !/^\d+$/.test(p)).pop() ?? path;
+  const last =
+    path
+      .split('.')
+      .filter((p) => !/^\d+$/.test(p))
+      .pop() ?? path;
   return nameWords(last).join(' ') || last;
 }
 

@@ -31,14 +31,63 @@ const addVerbs = (cls: VerbClass, words: string): void => {
   for (const w of words.split(/\s+/)) if (w) VERBS[w] = cls;
 };
 addVerbs('discover', 'list search find query scan browse lookup enumerate ls explore filter aggregate match discover');
-addVerbs('read', 'get fetch retrieve read show describe view open inspect check stat info status explain diff log logs analyze download resolve export take preflight extract measure ping exists len members count');
-addVerbs('create', 'create add insert new post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy duplicate import save store init initialize build deploy');
-addVerbs('update', 'update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure tag label sync approve');
-addVerbs('delete', 'delete remove drop del destroy purge uninstall close cancel stop disconnect dismiss clear cleanup unsubscribe kill revoke archive unassign pop rem expire terminate unlink detach');
-addVerbs('action', 'click type fill hover drag press navigate evaluate run exec execute call emulate handle select resize wait subscribe psubscribe screencast think echo upload drop forward port');
+addVerbs(
+  'read',
+  'get fetch retrieve read show describe view open inspect check stat info status explain diff log logs analyze download resolve export take preflight extract measure ping exists len members count',
+);
+addVerbs(
+  'create',
+  'create add insert new post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy duplicate import save store init initialize build deploy',
+);
+addVerbs(
+  'update',
+  'update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure tag label sync approve',
+);
+addVerbs(
+  'delete',
+  'delete remove drop del destroy purge uninstall close cancel stop disconnect dismiss clear cleanup unsubscribe kill revoke archive unassign pop rem expire terminate unlink detach',
+);
+addVerbs(
+  'action',
+  'click type fill hover drag press navigate evaluate run exec execute call emulate handle select resize wait subscribe psubscribe screencast think echo upload drop forward port',
+);
 
 /** Words dropped from entity names. */
-const STOP = new Set(['a', 'an', 'the', 'by', 'for', 'of', 'to', 'from', 'with', 'in', 'on', 'all', 'and', 'or', 'my', 'detail', 'details', 'info', 'information', 'id', 'api', 'tool', 'multiple', 'specific', 'new', 'existing', 'current', 'single', 'using', 'via', 'as', 'into', 'at']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'by',
+  'for',
+  'of',
+  'to',
+  'from',
+  'with',
+  'in',
+  'on',
+  'all',
+  'and',
+  'or',
+  'my',
+  'detail',
+  'details',
+  'info',
+  'information',
+  'id',
+  'api',
+  'tool',
+  'multiple',
+  'specific',
+  'new',
+  'existing',
+  'current',
+  'single',
+  'using',
+  'via',
+  'as',
+  'into',
+  'at',
+]);
 
 /** Short names that stand for an entity. */
 const ALIASES: Record<string, string> = {
@@ -132,7 +181,13 @@ function verbFromDescription(description: string): { verb: string; cls: VerbClas
     .filter(Boolean)
     .slice(0, 10);
   for (const w of words) {
-    const base = w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.endsWith('es') && VERBS[w.slice(0, -2)] ? w.slice(0, -2) : w.endsWith('s') && VERBS[w.slice(0, -1)] ? w.slice(0, -1) : w;
+    const base = w.endsWith('ies')
+      ? `${w.slice(0, -3)}y`
+      : w.endsWith('es') && VERBS[w.slice(0, -2)]
+        ? w.slice(0, -2)
+        : w.endsWith('s') && VERBS[w.slice(0, -1)]
+          ? w.slice(0, -1)
+          : w;
     const cls = VERBS[base];
     if (cls) return { verb: base, cls };
   }
@@ -149,14 +204,87 @@ function compactVerb(word: string): string | undefined {
 }
 
 function entityWordsOf(words: readonly string[]): string[] {
-  return words.map((w) => ALIASES[w] ?? w).map(singular).filter((w) => !STOP.has(w) && !/^v?\d+$/.test(w) && w.length > 1);
+  return words
+    .map((w) => ALIASES[w] ?? w)
+    .map(singular)
+    .filter((w) => !STOP.has(w) && !/^v?\d+$/.test(w) && w.length > 1);
 }
 
 /** Plurals that name one thing. */
-const NOT_PLURAL = new Set(['details', 'contents', 'stats', 'status', 'settings', 'info', 'logs', 'news', 'analytics', 'metrics', 'address', 'access', 'progress', 'process']);
+const NOT_PLURAL = new Set([
+  'details',
+  'contents',
+  'stats',
+  'status',
+  'settings',
+  'info',
+  'logs',
+  'news',
+  'analytics',
+  'metrics',
+  'address',
+  'access',
+  'progress',
+  'process',
+]);
 
-const DETERMINERS = new Set(['a', 'an', 'the', 'all', 'one', 'or', 'more', 'multiple', 'new', 'existing', 'given', 'specific', 'single', 'some', 'any', 'each', 'every', 'its', 'their', 'your', 'current', 'detailed']);
-const PREPOSITIONS = new Set(['from', 'to', 'in', 'of', 'for', 'with', 'by', 'on', 'that', 'and', 'at', 'into', 'as', 'using', 'via', 'based', 'if', 'which', 'when', 'where', 'within', 'across', 'about', 'between', 'through', 'over', 'under', 'per', 'after', 'before', 'against']);
+const DETERMINERS = new Set([
+  'a',
+  'an',
+  'the',
+  'all',
+  'one',
+  'or',
+  'more',
+  'multiple',
+  'new',
+  'existing',
+  'given',
+  'specific',
+  'single',
+  'some',
+  'any',
+  'each',
+  'every',
+  'its',
+  'their',
+  'your',
+  'current',
+  'detailed',
+]);
+const PREPOSITIONS = new Set([
+  'from',
+  'to',
+  'in',
+  'of',
+  'for',
+  'with',
+  'by',
+  'on',
+  'that',
+  'and',
+  'at',
+  'into',
+  'as',
+  'using',
+  'via',
+  'based',
+  'if',
+  'which',
+  'when',
+  'where',
+  'within',
+  'across',
+  'about',
+  'between',
+  'through',
+  'over',
+  'under',
+  'per',
+  'after',
+  'before',
+  'against',
+]);
 
 /** Entity from a description: the noun phrase after its first verb ("Remove a member from…" → [member]). */
 function entityFromDescription(description: string, brand: ReadonlySet<string>): string[] | undefined {
@@ -165,7 +293,9 @@ function entityFromDescription(description: string, brand: ReadonlySet<string>):
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
     .slice(0, 16);
-  const at = words.findIndex((w) => VERBS[w] !== undefined || (w.endsWith('s') && VERBS[w.slice(0, -1)] !== undefined) || (w.endsWith('es') && VERBS[w.slice(0, -2)] !== undefined));
+  const at = words.findIndex(
+    (w) => VERBS[w] !== undefined || (w.endsWith('s') && VERBS[w.slice(0, -1)] !== undefined) || (w.endsWith('es') && VERBS[w.slice(0, -2)] !== undefined),
+  );
   if (at < 0) return undefined;
   const phrase: string[] = [];
   for (const w of words.slice(at + 1)) {
@@ -293,8 +423,16 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     if (verbAt < 0) entity = entityFromDescription(description, brand) ?? entityWordsOf(words.filter((w) => w !== verb));
     // `get_users`, `get_artboards`: a read of a plural is a listing.
     const lastWord = after[after.length - 1];
-    if (verbClass === 'read' && lastWord && singular(lastWord) !== lastWord && !NOT_PLURAL.has(lastWord) && (verb === 'get' || verb === 'fetch' || verb === 'retrieve')) verbClass = 'discover';
-    const phase: 'read' | 'act' = ann?.readOnlyHint === true ? 'read' : ann?.readOnlyHint === false ? 'act' : verbClass === 'discover' || verbClass === 'read' ? 'read' : 'act';
+    if (
+      verbClass === 'read' &&
+      lastWord &&
+      singular(lastWord) !== lastWord &&
+      !NOT_PLURAL.has(lastWord) &&
+      (verb === 'get' || verb === 'fetch' || verb === 'retrieve')
+    )
+      verbClass = 'discover';
+    const phase: 'read' | 'act' =
+      ann?.readOnlyHint === true ? 'read' : ann?.readOnlyHint === false ? 'act' : verbClass === 'discover' || verbClass === 'read' ? 'read' : 'act';
     const destructive = phase === 'act' && (ann?.destructiveHint === true || (ann?.destructiveHint === undefined && verbClass === 'delete'));
 
     const schema = tool.inputSchema ?? {};
@@ -341,7 +479,12 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
   }
 
   // Entities some tool lists or creates: a parameter named after one is a reference.
-  const producedHeads = new Set(tools.filter((t) => t.verbClass === 'discover' || t.verbClass === 'create').map((t) => t.head).filter(Boolean));
+  const producedHeads = new Set(
+    tools
+      .filter((t) => t.verbClass === 'discover' || t.verbClass === 'create')
+      .map((t) => t.head)
+      .filter(Boolean),
+  );
   for (const t of tools) {
     for (const p of t.params) {
       // Scalars, and lists of scalars (`ids: string[]`, `entityNames: string[]`).
@@ -351,7 +494,9 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
       const head = p.entity[p.entity.length - 1];
       const nameOnly = p.entity.length === nameWords(p.name).length;
       const naming = ['name', 'number', 'num', 'slug'].includes(singular(nameWords(p.name).pop() ?? ''));
-      p.isRef = scalar && (isIdName(p.name) || p.schema.format === 'uuid' || items?.format === 'uuid' || (head !== undefined && (nameOnly || naming) && producedHeads.has(head)));
+      p.isRef =
+        scalar &&
+        (isIdName(p.name) || p.schema.format === 'uuid' || items?.format === 'uuid' || (head !== undefined && (nameOnly || naming) && producedHeads.has(head)));
     }
   }
 

@@ -35,7 +35,24 @@ const slugify = (s: string): string =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
 
-const TOPICS = ['invoice', 'onboarding', 'release', 'incident', 'billing', 'checkout', 'analytics', 'inventory', 'support', 'compliance', 'migration', 'roadmap', 'payroll', 'shipment', 'campaign', 'audit'];
+const TOPICS = [
+  'invoice',
+  'onboarding',
+  'release',
+  'incident',
+  'billing',
+  'checkout',
+  'analytics',
+  'inventory',
+  'support',
+  'compliance',
+  'migration',
+  'roadmap',
+  'payroll',
+  'shipment',
+  'campaign',
+  'audit',
+];
 const PROJECT_NOUNS = ['service', 'api', 'portal', 'dashboard', 'gateway', 'worker', 'app', 'platform', 'pipeline', 'sdk'];
 const EXTENSIONS = ['md', 'ts', 'json', 'yaml', 'csv', 'txt', 'py', 'log'];
 const FOLDERS = ['docs', 'src', 'reports', 'config', 'notes', 'data', 'scripts'];
@@ -93,7 +110,13 @@ export function sentence(faker: Faker, rng: Rng, theme: Theme, about?: string): 
 /** A short title. */
 export function title(rng: Rng, theme: Theme, about?: string): string {
   const thing = about || theme.topic;
-  const templates = [`Fix ${thing} totals in ${theme.project}`, `Q3 ${thing} review`, `Update ${thing} documentation`, `${cap(thing)} follow-up for ${theme.company}`, `Investigate ${thing} alerts`];
+  const templates = [
+    `Fix ${thing} totals in ${theme.project}`,
+    `Q3 ${thing} review`,
+    `Update ${thing} documentation`,
+    `${cap(thing)} follow-up for ${theme.company}`,
+    `Investigate ${thing} alerts`,
+  ];
   return rng.pick(templates) ?? templates[0]!;
 }
 
@@ -104,7 +127,24 @@ export function cap(s: string): string {
 
 /** Twilio-style SID prefix from an entity word (`call` → `CA`, `account` → `AC`). */
 function sidPrefix(entity: string | undefined): string {
-  const known: Record<string, string> = { account: 'AC', call: 'CA', recording: 'RE', conference: 'CF', message: 'SM', queue: 'QU', address: 'AD', application: 'AP', participant: 'CA', transcription: 'TR', key: 'SK', media: 'ME', feedback: 'FB', notification: 'NO', domain: 'SD', credential: 'CR' };
+  const known: Record<string, string> = {
+    account: 'AC',
+    call: 'CA',
+    recording: 'RE',
+    conference: 'CF',
+    message: 'SM',
+    queue: 'QU',
+    address: 'AD',
+    application: 'AP',
+    participant: 'CA',
+    transcription: 'TR',
+    key: 'SK',
+    media: 'ME',
+    feedback: 'FB',
+    notification: 'NO',
+    domain: 'SD',
+    credential: 'CR',
+  };
   if (entity && known[entity]) return known[entity];
   return (entity ?? 'xx').slice(0, 2).toUpperCase().padEnd(2, 'X');
 }
@@ -139,15 +179,25 @@ export function realisticString(hint: ValueHint, faker: Faker, rng: Rng, theme: 
     if (desc.includes('callback') || has('callback', 'webhook')) return `https://hooks.${theme.domain}/${slugify(hint.name)}`;
     return `https://www.${theme.domain}/${rng.pick(['pricing', 'docs/getting-started', 'blog/q3-update', 'status', 'careers'])}`;
   }
-  if ((has('phone', 'to', 'from', 'caller', 'called') && /phone|e\.164|number/.test(desc)) || last === 'phone') return `+1415555${String(rng.int(0, 9999)).padStart(4, '0')}`;
+  if ((has('phone', 'to', 'from', 'caller', 'called') && /phone|e\.164|number/.test(desc)) || last === 'phone')
+    return `+1415555${String(rng.int(0, 9999)).padStart(4, '0')}`;
   if (last === 'sid') return `${sidPrefix(words.length > 1 ? ent : hint.toolEntity)}${hex(rng, 32)}`;
   if (has('uuid', 'guid') || (last === 'id' && /uuid/.test(desc))) return faker.string.uuid();
   if (has('sha', 'commit', 'revision') || (last === 'hash' && /commit|git/.test(desc))) return hex(rng, 40);
-  if (/^(ts|timestamp)$/.test(last) && /slack|message|thread|timestamp of/.test(desc + hint.name.toLowerCase())) return `${1748772000 + rng.int(0, 86400)}.${String(rng.int(0, 999999)).padStart(6, '0')}`;
-  if ((last === 'at' && words.length > 1) || has('timestamp', 'datetime') || (has('time') && !has('zone', 'timezone', 'out', 'timeout') && /iso|date|time/.test(desc)))
-    return faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-05-31T00:00:00Z' }).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (/^(ts|timestamp)$/.test(last) && /slack|message|thread|timestamp of/.test(desc + hint.name.toLowerCase()))
+    return `${1748772000 + rng.int(0, 86400)}.${String(rng.int(0, 999999)).padStart(6, '0')}`;
+  if (
+    (last === 'at' && words.length > 1) ||
+    has('timestamp', 'datetime') ||
+    (has('time') && !has('zone', 'timezone', 'out', 'timeout') && /iso|date|time/.test(desc))
+  )
+    return faker.date
+      .between({ from: '2026-01-01T00:00:00Z', to: '2026-05-31T00:00:00Z' })
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   if (has('error')) return rng.pick(['Connection timed out after 30s', 'Authentication failed: token expired', 'Rate limit exceeded']);
-  if (has('branch', 'base', 'head') && !has('url') && last !== 'id') return last === 'base' ? 'main' : `feature/${theme.topic}-${rng.pick(['fix', 'cleanup', 'export', 'retry'])}`;
+  if (has('branch', 'base', 'head') && !has('url') && last !== 'id')
+    return last === 'base' ? 'main' : `feature/${theme.topic}-${rng.pick(['fix', 'cleanup', 'export', 'retry'])}`;
   if (/(element )?ref(erence)? (from|in) the (page )?snapshot|snapshot ref/.test(desc)) return `e${rng.int(2, 99)}`;
   if (has('repo', 'repository') && has('path', 'dir', 'directory')) return theme.baseDir;
   if (last === 'ref' || last === 'reference') {
@@ -162,13 +212,20 @@ export function realisticString(hint: ValueHint, faker: Faker, rng: Rng, theme: 
     const prefix = (ent ?? 'obj').replace(/[^a-z]/g, '').slice(0, 3) || 'obj';
     return `${prefix}_${alnum(rng, 12, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`;
   }
-  if (last === 'key' && !/api|secret/.test(desc)) return `${ent && ent !== 'key' ? ent : rng.pick(['user', 'session', 'cart', 'order'])}:${rng.int(1000, 9999)}`;
+  if (last === 'key' && !/api|secret/.test(desc))
+    return `${ent && ent !== 'key' ? ent : rng.pick(['user', 'session', 'cart', 'order'])}:${rng.int(1000, 9999)}`;
   const fileish = /\bfiles?\b|\bpath\b|director/.test(desc) || hint.fileContext === true;
-  if ((has('path', 'file', 'filename', 'dir', 'directory', 'folder') || (has('source', 'destination', 'dest', 'target') && fileish)) && !has('url', 'name') || (last === 'name' && has('file'))) {
+  if (
+    ((has('path', 'file', 'filename', 'dir', 'directory', 'folder') || (has('source', 'destination', 'dest', 'target') && fileish)) && !has('url', 'name')) ||
+    (last === 'name' && has('file'))
+  ) {
     const folder = rng.pick(FOLDERS) ?? 'docs';
     const file = `${theme.topic}-${rng.pick(['summary', 'notes', 'plan', 'report', 'config'])}.${rng.pick(EXTENSIONS) ?? 'md'}`;
     const repoRelative = (hint.repoContext || /repo|repository|branch/.test(desc)) && !hint.fileContext;
-    const dirLike = has('dir', 'directory', 'folder') || (/directory|folder/.test(desc) && !/file/.test(desc)) || (last === 'path' && (hint.listing || ['directory', 'folder', 'dir', 'tree'].includes(hint.toolEntity ?? '')));
+    const dirLike =
+      has('dir', 'directory', 'folder') ||
+      (/directory|folder/.test(desc) && !/file/.test(desc)) ||
+      (last === 'path' && (hint.listing || ['directory', 'folder', 'dir', 'tree'].includes(hint.toolEntity ?? '')));
     if (dirLike) return repoRelative ? folder : `${theme.baseDir}/${folder}`;
     if (has('filename') || (last === 'name' && has('file'))) return file;
     return repoRelative ? `${folder}/${file}` : `${theme.baseDir}/${folder}/${file}`;
@@ -178,11 +235,32 @@ export function realisticString(hint: ValueHint, faker: Faker, rng: Rng, theme: 
   if (has('user', 'username', 'login', 'assignee', 'author', 'reviewer', 'member', 'actor')) return theme.user;
   if (has('color', 'colour') || (/colou?r/.test(desc) && /hex/.test(desc))) return `#${hex(rng, 6)}`;
   if (has('title', 'subject', 'summary', 'headline')) return title(rng, theme);
-  if (has('description', 'body', 'content', 'text', 'message', 'comment', 'note', 'observation', 'reason', 'instruction', 'prompt', 'thought', 'caption', 'detail')) return sentence(faker, rng, theme);
-  if (has('sql') || (has('query') && /sql/.test(desc))) return `SELECT id, name, status FROM ${theme.topic}s WHERE created_at >= '2026-05-01' ORDER BY created_at DESC LIMIT 20`;
-  if (has('query', 'q', 'search', 'keyword', 'term', 'keywords')) return `${theme.topic} ${rng.pick(['status', 'report', 'errors', 'owner', 'summary', 'trends']) ?? 'report'}`;
+  if (
+    has(
+      'description',
+      'body',
+      'content',
+      'text',
+      'message',
+      'comment',
+      'note',
+      'observation',
+      'reason',
+      'instruction',
+      'prompt',
+      'thought',
+      'caption',
+      'detail',
+    )
+  )
+    return sentence(faker, rng, theme);
+  if (has('sql') || (has('query') && /sql/.test(desc)))
+    return `SELECT id, name, status FROM ${theme.topic}s WHERE created_at >= '2026-05-01' ORDER BY created_at DESC LIMIT 20`;
+  if (has('query', 'q', 'search', 'keyword', 'term', 'keywords'))
+    return `${theme.topic} ${rng.pick(['status', 'report', 'errors', 'owner', 'summary', 'trends']) ?? 'report'}`;
   if (has('pattern', 'glob')) return rng.pick(['*.md', '**/*.ts', '*.log', 'src/**/*.json']) ?? '*.md';
-  if (has('code', 'script', 'function', 'expression', 'javascript', 'js')) return /javascript|function|page|browser/.test(desc) ? '() => document.title' : `print("${theme.topic} check")`;
+  if (has('code', 'script', 'function', 'expression', 'javascript', 'js'))
+    return /javascript|function|page|browser/.test(desc) ? '() => document.title' : `print("${theme.topic} check")`;
   if (has('selector', 'css', 'element')) return rng.pick(['#checkout-button', 'button[type="submit"]', 'input[name="email"]', '.nav-link.active']) ?? '#submit';
   if (has('language', 'lang', 'locale')) return /programming|code|syntax/.test(desc) ? 'typescript' : 'en-US';
   if (has('timezone', 'tz')) return faker.location.timeZone();
@@ -203,10 +281,12 @@ export function realisticString(hint: ValueHint, faker: Faker, rng: Rng, theme: 
   if (has('command', 'cmd')) return rng.pick(['ls -la', 'git status', 'npm test']) ?? 'ls -la';
   if (has('host', 'hostname', 'server')) return `db.internal.${theme.domain}`;
   if (has('emoji', 'reaction')) return rng.pick(['thumbsup', 'white_check_mark', 'eyes', 'tada']) ?? 'thumbsup';
-  if (has('date', 'since', 'until', 'due', 'deadline') && !/format/.test(desc)) return faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-12-31T00:00:00Z' }).toISOString().slice(0, 10);
+  if (has('date', 'since', 'until', 'due', 'deadline') && !/format/.test(desc))
+    return faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-12-31T00:00:00Z' }).toISOString().slice(0, 10);
   if (has('type', 'kind') && (has('entity') || /entity|node/.test(desc))) return rng.pick(['person', 'project', 'organization', 'service']) ?? 'person';
   if (has('type', 'kind', 'mode')) return rng.pick(['default', 'standard']) ?? 'default';
-  if (/\b(the )?name of (the|an?) /.test(desc) || has('from', 'to') && /entity|node/.test(desc)) return /entity|node|person|user/.test(desc) ? theme.person : `${theme.topic}-${hint.toolEntity ?? 'item'}`;
+  if (/\b(the )?name of (the|an?) /.test(desc) || (has('from', 'to') && /entity|node/.test(desc)))
+    return /entity|node|person|user/.test(desc) ? theme.person : `${theme.topic}-${hint.toolEntity ?? 'item'}`;
   if (last === 'name' || has('name')) {
     if (has('first')) return theme.person.split(' ')[0];
     if (has('last', 'family')) return theme.person.split(' ')[1];
@@ -218,8 +298,70 @@ export function realisticString(hint: ValueHint, faker: Faker, rng: Rng, theme: 
   return undefined;
 }
 
-const COUNT_WORDS = ['head', 'tail', 'line', 'limit', 'count', 'page', 'perpage', 'size', 'depth', 'max', 'min', 'top', 'first', 'last', 'n', 'k', 'num', 'number', 'offset', 'skip', 'result', 'item', 'entry', 'row', 'record', 'retry', 'attempt', 'step', 'total', 'level', 'index', 'length', 'width', 'height', 'port', 'year', 'month', 'day', 'hour', 'replica', 'batch'];
-const FRACTION_WORDS = ['score', 'threshold', 'ratio', 'fraction', 'probability', 'weight', 'temperature', 'confidence', 'similarity', 'rate', 'factor', 'scale', 'amount', 'price', 'lat', 'latitude', 'lng', 'lon', 'longitude'];
+const COUNT_WORDS = [
+  'head',
+  'tail',
+  'line',
+  'limit',
+  'count',
+  'page',
+  'perpage',
+  'size',
+  'depth',
+  'max',
+  'min',
+  'top',
+  'first',
+  'last',
+  'n',
+  'k',
+  'num',
+  'number',
+  'offset',
+  'skip',
+  'result',
+  'item',
+  'entry',
+  'row',
+  'record',
+  'retry',
+  'attempt',
+  'step',
+  'total',
+  'level',
+  'index',
+  'length',
+  'width',
+  'height',
+  'port',
+  'year',
+  'month',
+  'day',
+  'hour',
+  'replica',
+  'batch',
+];
+const FRACTION_WORDS = [
+  'score',
+  'threshold',
+  'ratio',
+  'fraction',
+  'probability',
+  'weight',
+  'temperature',
+  'confidence',
+  'similarity',
+  'rate',
+  'factor',
+  'scale',
+  'amount',
+  'price',
+  'lat',
+  'latitude',
+  'lng',
+  'lon',
+  'longitude',
+];
 
 /**
  * Whether a `type: number` parameter counts things (lines, items, pages, depth), so a
@@ -228,7 +370,11 @@ const FRACTION_WORDS = ['score', 'threshold', 'ratio', 'fraction', 'probability'
  */
 export function countsThings(hint: Pick<ValueHint, 'name' | 'description'>): boolean {
   const words = nameWords(hint.name).map(singular);
-  if (words.some((w) => FRACTION_WORDS.includes(w)) || /\b(decimal|fraction|ratio|between 0(\.0)? and 1(\.0)?\b|percentage|probability)/i.test(hint.description)) return false;
+  if (
+    words.some((w) => FRACTION_WORDS.includes(w)) ||
+    /\b(decimal|fraction|ratio|between 0(\.0)? and 1(\.0)?\b|percentage|probability)/i.test(hint.description)
+  )
+    return false;
   if (words.some((w) => COUNT_WORDS.includes(w) || /^max|^min/.test(w))) return true;
   return /\bN\b|\b(number of|how many|count of)\b/i.test(hint.description);
 }
@@ -242,7 +388,8 @@ export function realisticNumber(hint: ValueHint, rng: Rng): number | undefined {
   if (has('thought', 'step', 'attempt', 'round', 'revision', 'iteration', 'total', 'retry', 'retries')) return rng.int(1, 5);
   if (has('length')) return rng.int(1, 40);
   if (has('head', 'tail') || (has('line', 'lines') && /\bN\b|number of/.test(hint.description))) return rng.pick([5, 10, 20, 50]);
-  if (has('limit', 'perpage', 'size', 'max', 'top', 'count', 'k', 'n', 'first', 'last', 'result', 'results') || (has('per') && has('page'))) return rng.pick([5, 10, 20, 25, 50]);
+  if (has('limit', 'perpage', 'size', 'max', 'top', 'count', 'k', 'n', 'first', 'last', 'result', 'results') || (has('per') && has('page')))
+    return rng.pick([5, 10, 20, 25, 50]);
   if (has('page')) return rng.int(1, 3);
   if (has('offset', 'skip', 'start', 'from')) return 0;
   if (has('port')) return rng.pick([8080, 3000, 5432, 6379]);

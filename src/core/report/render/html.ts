@@ -64,7 +64,13 @@ const NONCE = /^[A-Za-z0-9+/_=-]{8,}$/;
 // A CSP source expression: scheme, host with wildcards, port, path; nothing that ends the directive or attribute.
 const CSP_SOURCE_TOKEN = /^('self'|[A-Za-z][A-Za-z0-9+.-]*:(\/\/)?[A-Za-z0-9*.:/_%-]*)$/;
 /** A webview's cspSource: one or more source expressions (code-server gives several). */
-const CSP_SOURCE = { test: (v: string): boolean => v.trim().split(/\s+/).every((t) => CSP_SOURCE_TOKEN.test(t)) };
+const CSP_SOURCE = {
+  test: (v: string): boolean =>
+    v
+      .trim()
+      .split(/\s+/)
+      .every((t) => CSP_SOURCE_TOKEN.test(t)),
+};
 
 /**
  * Finds the bundled page script: beside the running bundle (`dist/cli.js`, `dist/extension.js`

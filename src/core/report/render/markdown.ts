@@ -25,12 +25,7 @@ export function escapeMarkdown(text: string): string {
 
 function renderTable(t: ReportTable): string {
   const cell = escapeMarkdown;
-  const lines = [
-    `### ${escapeMarkdown(t.title)}`,
-    '',
-    escapeMarkdown(t.caption),
-    '',
-  ];
+  const lines = [`### ${escapeMarkdown(t.title)}`, '', escapeMarkdown(t.caption), ''];
   if (t.rows.length === 0) return [...lines, '_No data._', ''].join('\n');
   lines.push(`| ${t.headers.map(cell).join(' | ')} |`);
   lines.push(`| ${t.align.map((a) => (a === 'right' ? '---:' : ':---')).join(' | ')} |`);
@@ -61,6 +56,9 @@ export function renderMarkdown(model: ReportModel): string {
     out.push(`## ${escapeMarkdown(section.title)}`, '');
     for (const t of section.tables) out.push(renderTable(t));
   }
-  out.push('_Figures (score distributions, workflow lengths, co-occurrence and adjacency graphs) are in the HTML report: `agent-seer report --format html`._', '');
+  out.push(
+    '_Figures (score distributions, workflow lengths, co-occurrence and adjacency graphs) are in the HTML report: `agent-seer report --format html`._',
+    '',
+  );
   return out.join('\n');
 }

@@ -76,7 +76,10 @@ export function parse(text: string, file: string): ConfigParseResult {
   try {
     doc = parseToml(ctx.text);
   } catch (error) {
-    const p = { file, message: `invalid TOML: ${error instanceof Error ? (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '') : String(error)}` };
+    const p = {
+      file,
+      message: `invalid TOML: ${error instanceof Error ? (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '') : String(error)}`,
+    };
     ctx.problems.push(error instanceof TomlError ? { ...p, line: error.line, column: error.column } : p);
     return ctx.result(false);
   }

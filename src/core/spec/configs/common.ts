@@ -68,7 +68,10 @@ export function parseJsonRoot(ctx: ParseContext): Node | undefined {
 export function describeKeys(node: Node): string {
   const keys = (node.children ?? []).map((p) => p.children?.[0]?.value).filter((k): k is string => typeof k === 'string');
   if (keys.length === 0) return 'an empty object';
-  const shown = keys.slice(0, 5).map((k) => `"${k}"`).join(', ');
+  const shown = keys
+    .slice(0, 5)
+    .map((k) => `"${k}"`)
+    .join(', ');
   return `top-level ${keys.length === 1 ? 'key' : 'keys'} ${shown}${keys.length > 5 ? ', …' : ''}`;
 }
 

@@ -40,7 +40,11 @@ export function parse(text: string, file: string): ConfigParseResult {
   const error = doc.errors[0];
   if (error) {
     const pos = error.linePos?.[0];
-    ctx.problems.push({ file, ...(pos ? { line: pos.line, column: pos.col } : {}), message: `invalid YAML: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}` });
+    ctx.problems.push({
+      file,
+      ...(pos ? { line: pos.line, column: pos.col } : {}),
+      message: `invalid YAML: ${(error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+    });
     return ctx.result(false);
   }
   let js: unknown;

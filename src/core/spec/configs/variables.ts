@@ -16,10 +16,24 @@ const WITH_DEFAULT = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s;
 
 /** VS Code's predefined variables other than the workspace folder: not environment variables. */
 const PREDEFINED = new Set([
-  'userHome', 'workspaceFolderBasename', 'pathSeparator', 'cwd', 'execPath', 'defaultBuildTask',
-  'file', 'fileWorkspaceFolder', 'relativeFile', 'relativeFileDirname', 'fileBasename',
-  'fileBasenameNoExtension', 'fileExtname', 'fileDirname', 'fileDirnameBasename', 'lineNumber',
-  'columnNumber', 'selectedText',
+  'userHome',
+  'workspaceFolderBasename',
+  'pathSeparator',
+  'cwd',
+  'execPath',
+  'defaultBuildTask',
+  'file',
+  'fileWorkspaceFolder',
+  'relativeFile',
+  'relativeFileDirname',
+  'fileBasename',
+  'fileBasenameNoExtension',
+  'fileExtname',
+  'fileDirname',
+  'fileDirnameBasename',
+  'lineNumber',
+  'columnNumber',
+  'selectedText',
 ]);
 
 function classify(raw: string, template: string | undefined, inner: string | undefined, opencodeEnv: string | undefined): VariableRef {
@@ -124,8 +138,7 @@ export function resolveVariables(def: ServerDefinition, ctx: ResolveContext): Re
       }
       return value;
     });
-  const mapValues = (r: Record<string, string>): Record<string, string> =>
-    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, sub(v)]));
+  const mapValues = (r: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, sub(v)]));
 
   // Substituted in the same order `definitionVariables` lists them, so `unresolved` follows it too.
   const resolved: ServerDefinition = { ...def, variables: [] };

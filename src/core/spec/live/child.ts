@@ -96,7 +96,12 @@ export async function startServerProcess(cmd: ServerCommand): Promise<ServerProc
     pid,
     child,
     exit: () => exit,
-    waitExit: (ms) => raceTimer(exited.then(() => true), ms, false),
+    waitExit: (ms) =>
+      raceTimer(
+        exited.then(() => true),
+        ms,
+        false,
+      ),
     closed,
     endStdin: () => {
       try {

@@ -20,7 +20,9 @@ describe('folders and approvals in a trusted workspace', () => {
     this.timeout(30_000);
     await vscode.workspace.getConfiguration('agentSeer').update('harnessFolder', '../escape', vscode.ConfigurationTarget.Workspace);
     const spec = vscode.Uri.file(join(workspaceRoot(), 'specs', 'filesystem.json'));
-    const outcome = await vscode.commands.executeCommand<{ status: string; message?: string }>('agentSeer.generateEvals', spec, { provider: { kind: 'offline' } });
+    const outcome = await vscode.commands.executeCommand<{ status: string; message?: string }>('agentSeer.generateEvals', spec, {
+      provider: { kind: 'offline' },
+    });
     assert.equal(outcome?.status, 'failed');
     assert.match(outcome.message ?? '', /agentSeer\.harnessFolder "\.\.\/escape\/.*" leads outside/);
     assert.equal(existsSync(join(dirname(workspaceRoot()), 'escape')), false);

@@ -34,15 +34,22 @@ describe('Generate Evals', () => {
     assert.equal(onDisk.length, result.counts.records);
     assert.ok(onDisk.every((r) => r.provenance.provider === 'offline'));
 
-    const servers = await waitFor(() => {
-      const s = api.harnessTree.getChildren();
-      return s.length ? s : undefined;
-    }, 10_000, 'the Harnesses tree');
+    const servers = await waitFor(
+      () => {
+        const s = api.harnessTree.getChildren();
+        return s.length ? s : undefined;
+      },
+      10_000,
+      'the Harnesses tree',
+    );
     assert.equal(servers.length, 1);
     const runs = api.harnessTree.getChildren(servers[0]);
     assert.equal(runs.length, 1);
     const tiers = api.harnessTree.getChildren(runs[0]);
-    assert.deepEqual(tiers.map((t) => (t as Extract<HarnessNode, { kind: 'tier' }>).tier), ['complex', 'simple']);
+    assert.deepEqual(
+      tiers.map((t) => (t as Extract<HarnessNode, { kind: 'tier' }>).tier),
+      ['complex', 'simple'],
+    );
     let scenarios = 0;
     for (const tier of tiers) for (const cat of api.harnessTree.getChildren(tier)) scenarios += api.harnessTree.getChildren(cat).length;
     assert.equal(scenarios, result.counts.records);
@@ -66,25 +73,34 @@ describe('Generate Evals', () => {
       await config.update('generation.complex', 2, vscode.ConfigurationTarget.Workspace);
       await api.secrets.store('agentSeer.geminiApiKey', 'integration-test-key');
 
-      const result = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), { provider: { kind: 'gemini' } });
+      const result = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), {
+        provider: { kind: 'gemini' },
+      });
       assert.equal(result.status, 'complete', JSON.stringify(result).slice(0, 500));
       assert.ok(fake.requests.length > 0);
       assert.ok(fake.requests.every((r) => r.apiKey === 'integration-test-key'));
       assert.ok(result.llm.calls > 0);
       const onDisk = records();
       assert.equal(onDisk.length, result.counts.records);
-      assert.ok(onDisk.every((r) => r.provenance.provider === 'gemini'), JSON.stringify(onDisk.map((r) => r.provenance)));
+      assert.ok(
+        onDisk.every((r) => r.provenance.provider === 'gemini'),
+        JSON.stringify(onDisk.map((r) => r.provenance)),
+      );
       // The key never lands in settings or in the harness files.
       const settings = readFileSync(join(workspaceRoot(), '.vscode', 'settings.json'), 'utf8');
       assert.doesNotMatch(settings, /integration-test-key/);
       assert.doesNotMatch(readFileSync(join(harnessDir(), 'manifest.json'), 'utf8'), /integration-test-key/);
 
-      const run = await waitFor(() => {
-        const servers = api.harnessTree.getChildren();
-        const runs = servers.length ? api.harnessTree.getChildren(servers[0]) : [];
-        const r = runs[0];
-        return r && r.kind === 'run' && r.harness.manifest?.provider === 'gemini' ? r : undefined;
-      }, 10_000, 'the tree to show the gemini run');
+      const run = await waitFor(
+        () => {
+          const servers = api.harnessTree.getChildren();
+          const runs = servers.length ? api.harnessTree.getChildren(servers[0]) : [];
+          const r = runs[0];
+          return r && r.kind === 'run' && r.harness.manifest?.provider === 'gemini' ? r : undefined;
+        },
+        10_000,
+        'the tree to show the gemini run',
+      );
       assert.equal(run.kind === 'run' && run.harness.records.length, result.counts.records);
     } finally {
       await fake.close();

@@ -38,10 +38,14 @@ describe('Judge', () => {
     assert.equal(outcome.judgeId, 'offline');
 
     const uri = vscode.Uri.file(file);
-    const diags = await waitFor(() => {
-      const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Agent Seer judge');
-      return d.length ? d : undefined;
-    }, 10_000, 'judge diagnostics on the broken record');
+    const diags = await waitFor(
+      () => {
+        const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Agent Seer judge');
+        return d.length ? d : undefined;
+      },
+      10_000,
+      'judge diagnostics on the broken record',
+    );
     const typeDiag = diags.find((d) => d.code === 'arguments.type');
     assert.ok(typeDiag, JSON.stringify(diags.map((d) => [d.code, d.message])));
     const doc = await vscode.workspace.openTextDocument(uri);
@@ -93,7 +97,10 @@ describe('Judge', () => {
     // A state that is not ours falls back to every harness in the workspace.
     const other = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, 'restored 2', vscode.ViewColumn.Active, {});
     const fallback = await ReportPanel.revive(other, { sources: 'nope' }, api);
-    assert.deepEqual([...fallback.reportSources], api.harnesses.all.map((h) => h.dir));
+    assert.deepEqual(
+      [...fallback.reportSources],
+      api.harnesses.all.map((h) => h.dir),
+    );
     fallback.dispose();
   });
 });

@@ -9,16 +9,20 @@ import { screenshot, waitFor, workspaceRoot } from '../../helpers';
 
 function label(api: Awaited<ReturnType<typeof activateApi>>, node: SpecsNode): string {
   const item = api.specsTree.getTreeItem(node);
-  return typeof item.label === 'string' ? item.label : item.label?.label ?? '';
+  return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
 }
 
 describe('MCP Specs tree', () => {
   it('lists the server definition and the spec file with its tools', async () => {
     const api = await activateApi();
-    const roots = await waitFor(() => {
-      const r = api.specsTree.getChildren();
-      return r.length >= 2 ? r : undefined;
-    }, 15_000, 'tree roots');
+    const roots = await waitFor(
+      () => {
+        const r = api.specsTree.getChildren();
+        return r.length >= 2 ? r : undefined;
+      },
+      15_000,
+      'tree roots',
+    );
     const server = roots.find((n) => n.kind === 'server');
     const spec = roots.find((n) => n.kind === 'spec');
     assert.ok(server && server.kind === 'server');
@@ -44,10 +48,14 @@ describe('schema-complexity diagnostics', () => {
 
   it('are published on the spec file, at the offending parameter, with a code linking to the README', async () => {
     const api = await activateApi();
-    const diags = await waitFor(() => {
-      const d = vscode.languages.getDiagnostics(specFile()).filter((x) => x.source === 'Agent Seer');
-      return d.length ? d : undefined;
-    }, 15_000, 'diagnostics on specs/filesystem.json');
+    const diags = await waitFor(
+      () => {
+        const d = vscode.languages.getDiagnostics(specFile()).filter((x) => x.source === 'Agent Seer');
+        return d.length ? d : undefined;
+      },
+      15_000,
+      'diagnostics on specs/filesystem.json',
+    );
     const doc = await vscode.workspace.openTextDocument(specFile());
     const noDesc = diags.find((d) => (d.code as { value: string }).value === 'param-no-description');
     assert.ok(noDesc, JSON.stringify(diags.map((d) => d.code)));
@@ -70,10 +78,14 @@ describe('schema-complexity diagnostics', () => {
     assert.ok(at > 0);
     assert.ok(await editor.edit((b) => b.insert(doc.positionAt(at), '"destructiveHint": true, ')));
     assert.ok(doc.isDirty);
-    const after = await waitFor(() => {
-      const d = vscode.languages.getDiagnostics(specFile()).filter((x) => (x.code as { value: string }).value === 'contradictory-annotations');
-      return d.length ? d : undefined;
-    }, 10_000, 'contradictory-annotations after the edit');
+    const after = await waitFor(
+      () => {
+        const d = vscode.languages.getDiagnostics(specFile()).filter((x) => (x.code as { value: string }).value === 'contradictory-annotations');
+        return d.length ? d : undefined;
+      },
+      10_000,
+      'contradictory-annotations after the edit',
+    );
     assert.equal(doc.getText(after[0]!.range), '"read_file"');
     await screenshot('diagnostics-after-edit');
     // Undo: the finding goes away again, and the file on disk was never touched.
@@ -104,10 +116,14 @@ describe('Snapshot Tools', () => {
     const snap = JSON.parse(readFileSync(file, 'utf8')) as { tools: { name: string }[]; provenance: string };
     assert.deepEqual(snap.tools.map((t) => t.name).sort(), ['add', 'echo']);
     assert.match(snap.provenance, /fixture-echo/);
-    const withTools = await waitFor(() => {
-      const s = api.specsTree.getChildren().find((n) => n.kind === 'server');
-      return s && s.kind === 'server' && s.snapshot ? s : undefined;
-    }, 10_000, 'the server node to show its snapshot');
+    const withTools = await waitFor(
+      () => {
+        const s = api.specsTree.getChildren().find((n) => n.kind === 'server');
+        return s && s.kind === 'server' && s.snapshot ? s : undefined;
+      },
+      10_000,
+      'the server node to show its snapshot',
+    );
     assert.equal(api.specsTree.getChildren(withTools).length, 2);
     await vscode.commands.executeCommand('workbench.view.extension.agentSeer');
     await screenshot('specs-tree-after-snapshot');

@@ -31,10 +31,14 @@ describe('Stale records', () => {
 
       const users = run.harness.records.filter((r) => r.expected_tools.some((c) => c.name === 'list_directory'));
       assert.ok(users.length > 0, 'some scenario uses list_directory');
-      const description = await waitFor(() => {
-        const d = String(api.harnessTree.getTreeItem(runNode()).description);
-        return d.includes('stale') ? d : undefined;
-      }, 15_000, 'the run to show stale records');
+      const description = await waitFor(
+        () => {
+          const d = String(api.harnessTree.getTreeItem(runNode()).description);
+          return d.includes('stale') ? d : undefined;
+        },
+        15_000,
+        'the run to show stale records',
+      );
       assert.match(description, new RegExp(`· ${users.length} stale$`));
       const fresh = runNode();
       for (const r of fresh.harness.records) {

@@ -124,7 +124,8 @@ describe('VS Code language model', () => {
         fake.requests.every((r) => r.model === fake.modelId && r.messages[0]?.content.includes(SCHEMA_MARKER)),
         'every request puts the JSON Schema instructions first',
       );
-      for (const stage of ['interpret', 'scenarios', 'mock', 'turns']) assert.ok(stages.includes(stage), `a ${stage} request (saw ${[...new Set(stages)].join(', ')})`);
+      for (const stage of ['interpret', 'scenarios', 'mock', 'turns'])
+        assert.ok(stages.includes(stage), `a ${stage} request (saw ${[...new Set(stages)].join(', ')})`);
       assert.ok(!stages.includes('unknown'), `every request's schema names its stage (saw ${stages.join(', ')})`);
 
       const onDisk = records();

@@ -71,7 +71,9 @@ describe('hostile workspace settings in Restricted Mode', () => {
   it('the offline generator still works, inside the workspace, and Judge with a model is refused', async function () {
     this.timeout(60_000);
     const spec = vscode.Uri.file(join(workspaceRoot(), 'specs', 'notes.json'));
-    const result = await vscode.commands.executeCommand<{ status: string; outputDir: string }>('agentSeer.generateEvals', spec, { provider: { kind: 'offline' } });
+    const result = await vscode.commands.executeCommand<{ status: string; outputDir: string }>('agentSeer.generateEvals', spec, {
+      provider: { kind: 'offline' },
+    });
     assert.equal(result?.status, 'complete', JSON.stringify(result).slice(0, 300));
     assert.equal(dirname(result.outputDir), join(workspaceRoot(), 'evals'));
     const outside = dirname(workspaceRoot());

@@ -73,7 +73,10 @@ describe('agent loop with native function calling', () => {
     gemini.reset();
     gemini.respondWith(geminiAgent(planFrom(harness.records)));
     const { outcomes, scores } = await runAll(new GeminiProvider({ apiKey: 'k', baseUrl: gemini.url, model: 'gemini-2.5-flash' }), join(root, 'oracle'));
-    assert.ok(harness.records.some((r) => r.conversation.length >= 2), 'a multi-turn scenario is included');
+    assert.ok(
+      harness.records.some((r) => r.conversation.length >= 2),
+      'a multi-turn scenario is included',
+    );
     for (const s of scores) assert.equal(s.exactCallMatch, 1, s.id);
     for (const o of outcomes) {
       assert.equal(o.stoppedBy, 'answered');
@@ -88,7 +91,8 @@ describe('agent loop with native function calling', () => {
     assert.match(JSON.stringify(first.systemInstruction), new RegExp(AGENT_SYSTEM.slice(0, 30)));
     for (const req of gemini.requests) {
       const sent = JSON.stringify(req.body.contents);
-      for (const r of harness.records) assert.ok(!sent.includes(JSON.stringify(r.expected_response).slice(1, -1)) || r.expected_response.length < 20, 'no expected response leaks');
+      for (const r of harness.records)
+        assert.ok(!sent.includes(JSON.stringify(r.expected_response).slice(1, -1)) || r.expected_response.length < 20, 'no expected response leaks');
     }
   });
 
@@ -123,7 +127,12 @@ describe('agent loop with native function calling', () => {
     gemini.reset();
     gemini.respondWith(geminiAgent(() => Array.from({ length: 100 }, () => ({ name: 'no_such_tool', arguments: {} }))));
     const server = new HarnessMockServer(harness, { scenario: harness.records[0]!.id });
-    const outcome = await runAgentOnScenario(server, { provider: new GeminiProvider({ apiKey: 'k', baseUrl: gemini.url }), guard: new CallGuard(), maxSteps: 5, signal: new AbortController().signal });
+    const outcome = await runAgentOnScenario(server, {
+      provider: new GeminiProvider({ apiKey: 'k', baseUrl: gemini.url }),
+      guard: new CallGuard(),
+      maxSteps: 5,
+      signal: new AbortController().signal,
+    });
     assert.equal(outcome.stoppedBy, 'step-limit');
     assert.equal(outcome.steps, 5);
     assert.equal(gemini.requests.length, 5);
@@ -146,8 +155,8 @@ describe('tool schemas for function declarations', () => {
         const text = JSON.stringify(parameters);
         assert.doesNotMatch(text, /"(\$ref|\$defs|definitions|additionalProperties|default|oneOf|const|allOf|\$schema)":/, `${name} ${t.name}`);
         assert.equal(parameters.type, 'object', `${name} ${t.name}`);
-        const before = Object.keys(((t.inputSchema as { properties?: object } | undefined)?.properties ?? {}));
-        const after = Object.keys((parameters.properties ?? {}));
+        const before = Object.keys((t.inputSchema as { properties?: object } | undefined)?.properties ?? {});
+        const after = Object.keys(parameters.properties ?? {});
         for (const p of before) assert.ok(after.includes(p), `${name} ${t.name}: ${p} kept`);
       }
     }

@@ -36,12 +36,12 @@ type Injected = Map<string, 'wrong' | 'missing' | 'extra'>;
 function mutate(record: HarnessRecord): { calls: { name: string; arguments: unknown }[]; injected: Injected[] } {
   const injected: Injected[] = [];
   const calls = record.expected_tools.map((c, i) => {
-    const args = { ...(c.arguments) };
+    const args = { ...c.arguments };
     const inj: Injected = new Map();
     for (const k of Object.keys(args)) {
       const key = `${record.id}/${i}/${k}`;
       if (coin(`${key}/w`, 0.25)) {
-        args[k] = typeof args[k] === 'number' ? (args[k]) + 7 : `${JSON.stringify(args[k])}-changed`;
+        args[k] = typeof args[k] === 'number' ? args[k] + 7 : `${JSON.stringify(args[k])}-changed`;
         inj.set(k, 'wrong');
       } else if (coin(`${key}/m`, 0.1)) {
         delete args[k];
@@ -127,7 +127,16 @@ describe('scoring trajectories against the oracle', () => {
     assert.equal(passHatK([{ runs: 4, passes: 4 }], 4), 1);
     assert.equal(passHatK([{ runs: 4, passes: 2 }], 1), 0.5);
     assert.equal(passHatK([{ runs: 4, passes: 2 }], 2), 1 / 6);
-    assert.equal(passHatK([{ runs: 4, passes: 3 }, { runs: 4, passes: 0 }], 2), 0.25);
+    assert.equal(
+      passHatK(
+        [
+          { runs: 4, passes: 3 },
+          { runs: 4, passes: 0 },
+        ],
+        2,
+      ),
+      0.25,
+    );
     assert.equal(passHatK([{ runs: 1, passes: 1 }], 2), null);
   });
 });

@@ -69,7 +69,10 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
     }
     const saved = Trajectory.parse(JSON.parse(await readFile(join(dir, `${record.id}.json`), 'utf8')));
     assert.equal(saved.complete, true);
-    assert.deepEqual(saved.calls.map((c) => c.expectedIndex), record.expected_tools.map((_, i) => i));
+    assert.deepEqual(
+      saved.calls.map((c) => c.expectedIndex),
+      record.expected_tools.map((_, i) => i),
+    );
     // Done: any further call fails, saying so.
     const extra = (await client.callTool({ name: record.expected_tools[0]!.name, arguments: record.expected_tools[0]!.arguments })) as CallToolResult;
     assert.equal(extra.isError, true);
@@ -78,9 +81,18 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
   });
 
   it('refuses loudly: an unknown tool, different arguments, a dependent call before its source', async () => {
-    const record = harness.records.find((r) => traceChainedValues(r.expected_tools, r.mock_outputs.map((m) => m.output)).length > 0 && r.conversation.length === 0);
+    const record = harness.records.find(
+      (r) =>
+        traceChainedValues(
+          r.expected_tools,
+          r.mock_outputs.map((m) => m.output),
+        ).length > 0 && r.conversation.length === 0,
+    );
     assert.ok(record, 'a single-turn record with a data dependency');
-    const chained = traceChainedValues(record.expected_tools, record.mock_outputs.map((m) => m.output))[0]!;
+    const chained = traceChainedValues(
+      record.expected_tools,
+      record.mock_outputs.map((m) => m.output),
+    )[0]!;
     const server = new HarnessMockServer(harness, { scenario: record.id, trajectoryDir: join(root, 'traj2') });
     const client = await connect(server);
 
@@ -98,7 +110,10 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
     assert.equal(early.isError, true, 'a call that needs an earlier output cannot come first');
     assert.match(text(early), /expected /);
     const saved = Trajectory.parse(JSON.parse(await readFile(join(root, 'traj2', `${record.id}.json`), 'utf8')));
-    assert.deepEqual(saved.calls.map((c) => c.expectedIndex), [null, null, null]);
+    assert.deepEqual(
+      saved.calls.map((c) => c.expectedIndex),
+      [null, null, null],
+    );
     assert.ok(saved.calls.every((c) => c.error));
     await client.close();
   });
@@ -161,6 +176,9 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
   });
 
   it('says which scenarios exist when asked for a missing one', () => {
-    assert.throws(() => new HarnessMockServer(harness, { scenario: 'nope' }), (e) => e instanceof MockServerError && /no scenario "nope" in the harness \(it has \d+: /.test(e.message));
+    assert.throws(
+      () => new HarnessMockServer(harness, { scenario: 'nope' }),
+      (e) => e instanceof MockServerError && /no scenario "nope" in the harness \(it has \d+: /.test(e.message),
+    );
   });
 });

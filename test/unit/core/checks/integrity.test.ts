@@ -106,7 +106,7 @@ test('checkIntegrity: the user prompt grounds values', () => {
   assert.deepEqual(checkIntegrity({ calls, outputs, prompt: 'In channel C024BE91L reply to thread T99887766' }), []);
 });
 
-test('checkIntegrity: multi-turn view only sees prompts up to the call\'s turn', () => {
+test("checkIntegrity: multi-turn view only sees prompts up to the call's turn", () => {
   const outputs = [{ channels: [{ id: 'C024BE91L' }] }, { messages: [] }, {}];
   const turns = [
     { prompt: 'List channels and show history', calls: [0, 1] },
@@ -118,7 +118,9 @@ test('checkIntegrity: multi-turn view only sees prompts up to the call\'s turn',
     { prompt: 'Show history and reply', calls: [1, 2] },
     { prompt: 'Oh, and the thread is T99887766', calls: [] },
   ];
-  assert.deepEqual(checkIntegrity({ calls, outputs, prompt: 'whole task mentions T99887766', turns: early }), [{ callIndex: 2, param: 'thread', value: 'T99887766' }]);
+  assert.deepEqual(checkIntegrity({ calls, outputs, prompt: 'whole task mentions T99887766', turns: early }), [
+    { callIndex: 2, param: 'thread', value: 'T99887766' },
+  ]);
 });
 
 test('checkIntegrity: with the spec, values the schema itself lists are exempt', () => {

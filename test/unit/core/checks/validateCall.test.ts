@@ -34,11 +34,27 @@ const tools: Tool[] = [
   // 2020-12: prefixItems is a tuple; under draft-07 it would be an ignored unknown keyword.
   {
     name: 'search',
-    inputSchema: { $schema: DRAFT2020, type: 'object', properties: { q: { type: 'string' }, pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } }, required: ['q'] },
+    inputSchema: {
+      $schema: DRAFT2020,
+      type: 'object',
+      properties: { q: { type: 'string' }, pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } },
+      required: ['q'],
+    },
   },
   // draft-07: `items` as an array is the tuple form.
-  { name: 'tuple07', inputSchema: { $schema: DRAFT7, type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] } } } },
-  { name: 'old_draft', inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: { a: { type: 'string' }, n: { type: 'integer', minimum: 0, exclusiveMinimum: true } }, required: ['a'] } },
+  {
+    name: 'tuple07',
+    inputSchema: { $schema: DRAFT7, type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] } } },
+  },
+  {
+    name: 'old_draft',
+    inputSchema: {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      properties: { a: { type: 'string' }, n: { type: 'integer', minimum: 0, exclusiveMinimum: true } },
+      required: ['a'],
+    },
+  },
   { name: 'custom_dialect', inputSchema: { $schema: 'https://example.com/my-dialect', type: 'object', properties: { a: { type: 'string' } } } },
   { name: 'bad_type', inputSchema: { type: 'object', properties: { a: { type: 'strng' } } } },
   { name: 'bad_ref', inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } } },
@@ -75,20 +91,69 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'valid draft-07 call', call: { name: 'create_issue', arguments: { ...base, labels: ['bug'], priority: 'high', due: '2026-05-01', count: 2, assignee: null } }, ok: true },
-  { name: 'unknown tool suggests the nearest name', call: { name: 'create_isue', arguments: base }, ok: false, kinds: ['unknown-tool'], message: /did you mean 'create_issue'/ },
-  { name: 'unknown tool, nothing close', call: { name: 'zzzzzzzzzz', arguments: {} }, ok: false, kinds: ['unknown-tool'], message: /^unknown tool 'zzzzzzzzzz'$/ },
+  {
+    name: 'valid draft-07 call',
+    call: { name: 'create_issue', arguments: { ...base, labels: ['bug'], priority: 'high', due: '2026-05-01', count: 2, assignee: null } },
+    ok: true,
+  },
+  {
+    name: 'unknown tool suggests the nearest name',
+    call: { name: 'create_isue', arguments: base },
+    ok: false,
+    kinds: ['unknown-tool'],
+    message: /did you mean 'create_issue'/,
+  },
+  {
+    name: 'unknown tool, nothing close',
+    call: { name: 'zzzzzzzzzz', arguments: {} },
+    ok: false,
+    kinds: ['unknown-tool'],
+    message: /^unknown tool 'zzzzzzzzzz'$/,
+  },
   { name: 'missing required', call: { name: 'create_issue', arguments: { owner: 'acme', repo: 'w' } }, ok: false, kinds: ['missing-required'], param: 'title' },
-  { name: 'invented parameter (no additionalProperties in schema)', call: { name: 'create_issue', arguments: { ...base, titel: 'x' } }, ok: false, kinds: ['unknown-param'], param: 'titel', message: /did you mean 'title'/ },
-  { name: 'invented parameter allowed when the option is off', call: { name: 'create_issue', arguments: { ...base, extra: 1 } }, ok: true, options: { rejectUnknownParams: false } },
-  { name: 'additionalProperties:false reported once, with suggestion', call: { name: 'closed_object', arguments: { titl: 'x' } }, ok: false, kinds: ['unknown-param'], message: /did you mean 'title'/, count: 1 },
+  {
+    name: 'invented parameter (no additionalProperties in schema)',
+    call: { name: 'create_issue', arguments: { ...base, titel: 'x' } },
+    ok: false,
+    kinds: ['unknown-param'],
+    param: 'titel',
+    message: /did you mean 'title'/,
+  },
+  {
+    name: 'invented parameter allowed when the option is off',
+    call: { name: 'create_issue', arguments: { ...base, extra: 1 } },
+    ok: true,
+    options: { rejectUnknownParams: false },
+  },
+  {
+    name: 'additionalProperties:false reported once, with suggestion',
+    call: { name: 'closed_object', arguments: { titl: 'x' } },
+    ok: false,
+    kinds: ['unknown-param'],
+    message: /did you mean 'title'/,
+    count: 1,
+  },
   { name: 'explicit additionalProperties:true is respected', call: { name: 'open_object', arguments: { a: 'x', b: 2 } }, ok: true },
   { name: 'type', call: { name: 'create_issue', arguments: { ...base, count: '3' } }, ok: false, kinds: ['type'], param: 'count' },
-  { name: 'anyOf of types folds into one type error', call: { name: 'create_issue', arguments: { ...base, assignee: 7 } }, ok: false, kinds: ['type'], param: 'assignee', message: /must be string or null/, count: 1 },
+  {
+    name: 'anyOf of types folds into one type error',
+    call: { name: 'create_issue', arguments: { ...base, assignee: 7 } },
+    ok: false,
+    kinds: ['type'],
+    param: 'assignee',
+    message: /must be string or null/,
+    count: 1,
+  },
   { name: 'enum', call: { name: 'create_issue', arguments: { ...base, priority: 'urgent' } }, ok: false, kinds: ['enum'], param: 'priority' },
   { name: 'format', call: { name: 'create_issue', arguments: { ...base, due: 'tomorrow' } }, ok: false, kinds: ['format'], param: 'due' },
   { name: 'other (minimum)', call: { name: 'create_issue', arguments: { ...base, count: 0 } }, ok: false, kinds: ['other'], param: 'count' },
-  { name: 'nested type error has a dotted path', call: { name: 'create_issue', arguments: { ...base, labels: ['ok', 5] } }, ok: false, kinds: ['type'], param: 'labels.1' },
+  {
+    name: 'nested type error has a dotted path',
+    call: { name: 'create_issue', arguments: { ...base, labels: ['ok', 5] } },
+    ok: false,
+    kinds: ['type'],
+    param: 'labels.1',
+  },
   { name: 'arguments must be an object (null)', call: { name: 'create_issue', arguments: null }, ok: false, kinds: ['type'] },
   { name: 'arguments must be an object (array)', call: { name: 'create_issue', arguments: [] }, ok: false, kinds: ['type'] },
   { name: '2020-12 prefixItems enforced', call: { name: 'search', arguments: { q: 'x', pair: ['a', 'b'] } }, ok: false, kinds: ['type'], param: 'pair.1' },
@@ -98,14 +163,38 @@ const cases: Case[] = [
   { name: 'draft-04 boolean exclusiveMinimum is honoured', call: { name: 'old_draft', arguments: { a: 'x', n: 0 } }, ok: false, kinds: ['other'], param: 'n' },
   { name: 'draft-04 boolean exclusiveMinimum, valid value', call: { name: 'old_draft', arguments: { a: 'x', n: 1 } }, ok: true },
   { name: 'unknown $schema stripped', call: { name: 'custom_dialect', arguments: { a: 'x' } }, ok: true },
-  { name: 'uncompilable type is an error, not a throw', call: { name: 'bad_type', arguments: { a: 'x' } }, ok: false, kinds: ['other'], message: /inputSchema of 'bad_type' cannot be compiled/ },
+  {
+    name: 'uncompilable type is an error, not a throw',
+    call: { name: 'bad_type', arguments: { a: 'x' } },
+    ok: false,
+    kinds: ['other'],
+    message: /inputSchema of 'bad_type' cannot be compiled/,
+  },
   { name: 'unresolvable $ref is an error, not a throw', call: { name: 'bad_ref', arguments: {} }, ok: false, kinds: ['other'], message: /cannot be compiled/ },
   { name: 'schema declaring nothing accepts {}', call: { name: 'empty_schema', arguments: {} }, ok: true },
-  { name: 'schema declaring nothing rejects any argument', call: { name: 'empty_schema', arguments: { project_id: '1' } }, ok: false, kinds: ['unknown-param'], message: /declares no parameters/ },
-  { name: '$ref into $defs, format inside', call: { name: 'with_refs', arguments: { parent: { page_id: 'not-a-uuid' } } }, ok: false, kinds: ['format'], param: 'parent.page_id' },
+  {
+    name: 'schema declaring nothing rejects any argument',
+    call: { name: 'empty_schema', arguments: { project_id: '1' } },
+    ok: false,
+    kinds: ['unknown-param'],
+    message: /declares no parameters/,
+  },
+  {
+    name: '$ref into $defs, format inside',
+    call: { name: 'with_refs', arguments: { parent: { page_id: 'not-a-uuid' } } },
+    ok: false,
+    kinds: ['format'],
+    param: 'parent.page_id',
+  },
   { name: '$ref into $defs, valid', call: { name: 'with_refs', arguments: { parent: { page_id: '7f1d3c55-5b1e-4c1a-9a53-2c1f0e8b9d11' } } }, ok: true },
   { name: 'tools sharing an $id compile independently (a)', call: { name: 'same_id_a', arguments: { a: 'x' } }, ok: true },
-  { name: 'tools sharing an $id compile independently (b)', call: { name: 'same_id_b', arguments: { b: 'not a number' } }, ok: false, kinds: ['type'], param: 'b' },
+  {
+    name: 'tools sharing an $id compile independently (b)',
+    call: { name: 'same_id_b', arguments: { b: 'not a number' } },
+    ok: false,
+    kinds: ['type'],
+    param: 'b',
+  },
 ];
 
 for (const c of cases) {
@@ -114,9 +203,17 @@ for (const c of cases) {
     assert.equal(r.ok, c.ok, JSON.stringify(r.errors));
     assert.equal(r.ok, r.errors.length === 0);
     if (c.kinds) assert.deepEqual([...new Set(r.errors.map((e) => e.kind))], c.kinds, JSON.stringify(r.errors));
-    if (c.param) assert.ok(r.errors.some((e) => e.param === c.param), JSON.stringify(r.errors));
+    if (c.param)
+      assert.ok(
+        r.errors.some((e) => e.param === c.param),
+        JSON.stringify(r.errors),
+      );
     if (c.count !== undefined) assert.equal(r.errors.length, c.count, JSON.stringify(r.errors));
-    if (c.message) assert.ok(r.errors.some((e) => c.message!.test(e.message)), JSON.stringify(r.errors));
+    if (c.message)
+      assert.ok(
+        r.errors.some((e) => c.message!.test(e.message)),
+        JSON.stringify(r.errors),
+      );
   });
 }
 
@@ -151,7 +248,8 @@ test('every tool of every fixture: validating {} never throws and reports typed 
     for (const tool of loaded.spec.tools) {
       const r = validateCall(loaded.spec, { name: tool.name, arguments: {} });
       tools++;
-      for (const e of r.errors) assert.ok(['missing-required', 'type', 'other', 'enum', 'unknown-param', 'format'].includes(e.kind), `${file} ${tool.name}: ${e.kind}`);
+      for (const e of r.errors)
+        assert.ok(['missing-required', 'type', 'other', 'enum', 'unknown-param', 'format'].includes(e.kind), `${file} ${tool.name}: ${e.kind}`);
       // A tool with required parameters must reject {}.
       const required = (tool.inputSchema as { required?: unknown[] } | undefined)?.required;
       if (Array.isArray(required) && required.length) assert.equal(r.ok, false, `${file} ${tool.name} accepted {} despite required ${required.join(',')}`);

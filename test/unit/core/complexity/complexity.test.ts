@@ -47,16 +47,38 @@ const metricCases: { name: string; schema: unknown; params: number; optional: nu
   {
     name: 'an array of objects',
     schema: obj({ edits: { type: 'array', description: 'Edits.', items: obj({ oldText: str('Old.'), newText: str('New.') }) } }),
-    params: 1, optional: 0, depth: 3,
+    params: 1,
+    optional: 0,
+    depth: 3,
   },
-  { name: 'a map (additionalProperties)', schema: obj({ env: { type: 'object', description: 'Env.', additionalProperties: str('Value.') } }), params: 1, optional: 0, depth: 2 },
-  { name: 'a map (patternProperties)', schema: obj({ env: { type: 'object', description: 'Env.', patternProperties: { '^[A-Z]+$': str('V.') } } }), params: 1, optional: 0, depth: 2 },
-  { name: 'a property with type object and nothing inside', schema: obj({ options: { type: 'object', description: 'Options.' } }), params: 1, optional: 0, depth: 2 },
+  {
+    name: 'a map (additionalProperties)',
+    schema: obj({ env: { type: 'object', description: 'Env.', additionalProperties: str('Value.') } }),
+    params: 1,
+    optional: 0,
+    depth: 2,
+  },
+  {
+    name: 'a map (patternProperties)',
+    schema: obj({ env: { type: 'object', description: 'Env.', patternProperties: { '^[A-Z]+$': str('V.') } } }),
+    params: 1,
+    optional: 0,
+    depth: 2,
+  },
+  {
+    name: 'a property with type object and nothing inside',
+    schema: obj({ options: { type: 'object', description: 'Options.' } }),
+    params: 1,
+    optional: 0,
+    depth: 2,
+  },
   {
     // The README's convention (notion.json's `link`): a nullable object declaring nothing is a leaf.
     name: 'a nullable type-array object with nothing inside',
     schema: obj({ link: { type: ['object', 'null'], description: 'Link.' } }),
-    params: 1, optional: 0, depth: 1,
+    params: 1,
+    optional: 0,
+    depth: 1,
   },
   {
     name: "FastMCP's anyOf [X, null] optionals (unions add no level)",
@@ -69,22 +91,30 @@ const metricCases: { name: string; schema: unknown; params: number; optional: nu
       },
       required: ['name'],
     },
-    params: 3, optional: 2, depth: 2,
+    params: 3,
+    optional: 2,
+    depth: 2,
   },
   {
     name: 'a top-level $ref into $defs',
     schema: { $ref: '#/$defs/Args', $defs: { Args: obj({ x: str('X.'), y: str('Y.') }, ['x']) } },
-    params: 2, optional: 1, depth: 1,
+    params: 2,
+    optional: 1,
+    depth: 1,
   },
   {
     name: 'a top-level $ref into definitions',
     schema: { $ref: '#/definitions/Args', definitions: { Args: obj({ x: { type: 'array', items: str('I.'), description: 'X.' } }) } },
-    params: 1, optional: 0, depth: 2,
+    params: 1,
+    optional: 0,
+    depth: 2,
   },
   {
     name: 'nested $refs (levels counted in the target, not for the $ref)',
     schema: { ...obj({ parent: { $ref: '#/$defs/Parent' } }), $defs: { Parent: obj({ id: { $ref: '#/$defs/Id' } }), Id: str('Id.') } },
-    params: 1, optional: 0, depth: 2,
+    params: 1,
+    optional: 0,
+    depth: 2,
   },
   {
     name: 'a recursive $ref (cycle cut after one pass)',
@@ -92,7 +122,10 @@ const metricCases: { name: string; schema: unknown; params: number; optional: nu
       ...obj({ root: { $ref: '#/$defs/Node', description: 'The whole tree.' } }),
       $defs: { Node: obj({ children: { type: 'array', items: { $ref: '#/$defs/Node' }, description: 'Kids.' } }) },
     },
-    params: 1, optional: 0, depth: 3, recursive: true,
+    params: 1,
+    optional: 0,
+    depth: 3,
+    recursive: true,
   },
   { name: 'a self-reference to the root', schema: obj({ next: { $ref: '#', description: 'Next.' } }), params: 1, optional: 0, depth: 1, recursive: true },
   { name: "gitlab-broken's {$schema} only", schema: { $schema: 'http://json-schema.org/draft-07/schema#' }, params: 0, optional: 0, depth: 0, broken: true },
@@ -115,7 +148,11 @@ for (const c of metricCases) {
 test('metrics count $ref and union keywords, not parameters that happen to be named like them', () => {
   const { metrics } = analyzeTool(
     tool('t', {
-      ...obj({ anyOf: str('A parameter called anyOf.'), $ref: str('And one called $ref.'), x: { oneOf: [{ $ref: '#/$defs/A' }, { type: 'null' }], description: 'X.' } }),
+      ...obj({
+        anyOf: str('A parameter called anyOf.'),
+        $ref: str('And one called $ref.'),
+        x: { oneOf: [{ $ref: '#/$defs/A' }, { type: 'null' }], description: 'X.' },
+      }),
       $defs: { A: { allOf: [str('A.')] } },
     }),
   );
@@ -129,7 +166,10 @@ test('analyzeSpec pools the optional ratio over all parameters (not a mean of pe
   assert.equal(p.meanParams, 2);
   assert.equal(p.maxParams, 3);
   assert.equal(p.tools, 2);
-  assert.deepEqual(p.perTool.map((m) => m.name), ['a', 'b']);
+  assert.deepEqual(
+    p.perTool.map((m) => m.name),
+    ['a', 'b'],
+  );
 });
 
 test('analyzeSpec on an empty spec is all zeros', () => {
@@ -168,7 +208,12 @@ const ruleCases: RuleCase[] = [
   { name: 'an array inputSchema', tool: tool('t', [clean]), codes: ['broken-schema'], says: /an array/ },
   { name: 'no type: object', tool: tool('t', { properties: { q: str('Search words.') } }), codes: ['broken-schema'], says: /declares no `type: "object"`/ },
   { name: 'type array at the root', tool: tool('t', { type: 'array', items: str('Search words.') }), codes: ['broken-schema'], says: /its type is "array"/ },
-  { name: 'an unresolvable top-level $ref', tool: tool('t', { $ref: '#/$defs/Missing', $defs: {} }), codes: ['broken-schema'], says: /top-level \$ref "#\/\$defs\/Missing"/ },
+  {
+    name: 'an unresolvable top-level $ref',
+    tool: tool('t', { $ref: '#/$defs/Missing', $defs: {} }),
+    codes: ['broken-schema'],
+    says: /top-level \$ref "#\/\$defs\/Missing"/,
+  },
   {
     name: 'an unresolvable nested $ref (placed on its parameter)',
     tool: tool('t', obj({ q: str('Search words.'), where: { $ref: '#/definitions/Where' } })),
@@ -182,21 +227,46 @@ const ruleCases: RuleCase[] = [
     codes: ['broken-schema'],
     param: 'geo',
   },
-  { name: 'properties that is not an object', tool: tool('t', { type: 'object', properties: [str('Search words.')] }), codes: ['broken-schema'], says: /`properties` is not an object/ },
-  { name: 'a required name with no property', tool: tool('t', obj({ q: str('Search words.') }, ['q', 'query'])), codes: ['broken-schema'], says: /requires "query"/ },
-  { name: 'a $ref via a plain-name anchor resolves', tool: tool('t', { ...obj({ q: { $ref: '#q' } }), $defs: { Q: { $anchor: 'q', type: 'string', description: 'Query.' } } }), codes: [] },
+  {
+    name: 'properties that is not an object',
+    tool: tool('t', { type: 'object', properties: [str('Search words.')] }),
+    codes: ['broken-schema'],
+    says: /`properties` is not an object/,
+  },
+  {
+    name: 'a required name with no property',
+    tool: tool('t', obj({ q: str('Search words.') }, ['q', 'query'])),
+    codes: ['broken-schema'],
+    says: /requires "query"/,
+  },
+  {
+    name: 'a $ref via a plain-name anchor resolves',
+    tool: tool('t', { ...obj({ q: { $ref: '#q' } }), $defs: { Q: { $anchor: 'q', type: 'string', description: 'Query.' } } }),
+    codes: [],
+  },
   { name: '9 parameters', tool: tool('t', obj(params(9))), codes: ['many-params'], says: /takes 9 parameters \(more than 8\)/ },
   { name: '8 parameters', tool: tool('t', obj(params(8))), codes: [] },
   { name: '9 parameters with maxParams 10', tool: tool('t', obj(params(9))), thresholds: { maxParams: 10 }, codes: [] },
   { name: '3 parameters with maxParams 2', tool: tool('t', obj(params(3))), thresholds: { maxParams: 2 }, codes: ['many-params'] },
   { name: '3 of 4 optional', tool: tool('t', obj(params(4), ['p1'])), codes: ['high-optional-ratio'], says: /3 of 4 parameters optional \(75%, above 60%\)/ },
   { name: '3 of 3 optional (too few to count)', tool: tool('t', obj(params(3), [])), codes: [] },
-  { name: '3 of 3 optional with minParamsForOptionalRatio 3', tool: tool('t', obj(params(3), [])), thresholds: { minParamsForOptionalRatio: 3 }, codes: ['high-optional-ratio'] },
+  {
+    name: '3 of 3 optional with minParamsForOptionalRatio 3',
+    tool: tool('t', obj(params(3), [])),
+    thresholds: { minParamsForOptionalRatio: 3 },
+    codes: ['high-optional-ratio'],
+  },
   { name: '3 of 5 optional (60%, not above)', tool: tool('t', obj(params(5), ['p1', 'p2'])), codes: [] },
   { name: '3 of 4 optional with maxOptionalRatio 0.8', tool: tool('t', obj(params(4), ['p1'])), thresholds: { maxOptionalRatio: 0.8 }, codes: [] },
   {
     name: 'depth 4',
-    tool: tool('t', obj({ q: str('Search words.'), rows: { type: 'array', description: 'Table rows.', items: obj({ cells: { type: 'array', items: str('Cell.'), description: 'Cells.' } }) } })),
+    tool: tool(
+      't',
+      obj({
+        q: str('Search words.'),
+        rows: { type: 'array', description: 'Table rows.', items: obj({ cells: { type: 'array', items: str('Cell.'), description: 'Cells.' } }) },
+      }),
+    ),
     codes: ['deep-nesting'],
     param: 'rows',
     says: /nested 4 levels deep \(through "rows"\), more than 3/,
@@ -204,13 +274,19 @@ const ruleCases: RuleCase[] = [
   { name: 'depth 3', tool: tool('t', obj({ rows: { type: 'array', description: 'Table rows.', items: obj({ c: str('C.') }) } })), codes: [] },
   {
     name: 'depth 4 with maxDepth 4',
-    tool: tool('t', obj({ rows: { type: 'array', description: 'Table rows.', items: obj({ cells: { type: 'array', items: str('Cell.'), description: 'Cells.' } }) } })),
+    tool: tool(
+      't',
+      obj({ rows: { type: 'array', description: 'Table rows.', items: obj({ cells: { type: 'array', items: str('Cell.'), description: 'Cells.' } }) } }),
+    ),
     thresholds: { maxDepth: 4 },
     codes: [],
   },
   {
     name: 'a recursive schema nested past the limit',
-    tool: tool('t', { ...obj({ tree: { $ref: '#/$defs/N', description: 'The whole tree.' } }), $defs: { N: obj({ kids: { type: 'array', items: { $ref: '#/$defs/N' }, description: 'Kids.' } }) } }),
+    tool: tool('t', {
+      ...obj({ tree: { $ref: '#/$defs/N', description: 'The whole tree.' } }),
+      $defs: { N: obj({ kids: { type: 'array', items: { $ref: '#/$defs/N' }, description: 'Kids.' } }) },
+    }),
     thresholds: { maxDepth: 2 },
     codes: ['deep-nesting'],
     says: /and recursive/,
@@ -224,7 +300,13 @@ const ruleCases: RuleCase[] = [
   },
   { name: 'a description on the $ref target', tool: tool('t', { ...obj({ q: { $ref: '#/$defs/Q' } }), $defs: { Q: str('Search words.') } }), codes: [] },
   { name: 'a description inside anyOf [X, null]', tool: tool('t', obj({ q: { anyOf: [str('Search words.'), { type: 'null' }] } }, [])), codes: [] },
-  { name: 'a date by name', tool: tool('t', obj({ created_at: str('When it was made.') })), codes: ['free-text-format'], param: 'created_at', says: /a date or time.*format: "date-time"/ },
+  {
+    name: 'a date by name',
+    tool: tool('t', obj({ created_at: str('When it was made.') })),
+    codes: ['free-text-format'],
+    param: 'created_at',
+    says: /a date or time.*format: "date-time"/,
+  },
   { name: 'a date by description', tool: tool('t', obj({ since: str('Only items after this, ISO 8601.') })), codes: ['free-text-format'], says: /"ISO 8601"/ },
   {
     name: "a date inside FastMCP's anyOf [string, null]",
@@ -239,19 +321,37 @@ const ruleCases: RuleCase[] = [
   },
   { name: 'a date with a pattern', tool: tool('t', obj({ day: { ...str('Day, YYYY-MM-DD.'), pattern: '^\\d{4}-\\d{2}-\\d{2}$' } })), codes: [] },
   { name: 'a numeric timestamp', tool: tool('t', obj({ timestamp: { type: 'integer', description: 'Unix seconds.' } })), codes: [] },
-  { name: 'a name whose description shows a date example', tool: tool('t', obj({ friendly_name: str('Label; defaults to "Created at YYYY-MM-DD".') })), codes: [] },
+  {
+    name: 'a name whose description shows a date example',
+    tool: tool('t', obj({ friendly_name: str('Label; defaults to "Created at YYYY-MM-DD".') })),
+    codes: [],
+  },
   { name: 'a time zone', tool: tool('t', obj({ time_zone: str('IANA zone such as Europe/Paris.') })), codes: [] },
-  { name: 'an e-mail by name', tool: tool('t', obj({ email: str('Who to invite.') })), codes: ['free-text-format'], says: /an e-mail address.*format: "email"/ },
+  {
+    name: 'an e-mail by name',
+    tool: tool('t', obj({ email: str('Who to invite.') })),
+    codes: ['free-text-format'],
+    says: /an e-mail address.*format: "email"/,
+  },
   { name: '"username or email address" is not e-mail only', tool: tool('t', obj({ author: str('Author username or email address.') })), codes: [] },
   { name: 'a URL by name', tool: tool('t', obj({ callbackUrl: str('Where we post results.') })), codes: ['free-text-format'], says: /a URL.*format: "uri"/ },
   { name: 'a URL by description', tool: tool('t', obj({ StatusCallback: str('The URL we call when the status changes.') })), codes: ['free-text-format'] },
   { name: 'a UUID', tool: tool('t', obj({ target: str('UUID of the object to move.') })), codes: ['free-text-format'], says: /a UUID/ },
   { name: 'a UUID with enum', tool: tool('t', obj({ target: { ...str('UUID of the object.'), enum: ['a', 'b'] } })), codes: [] },
-  { name: 'enum-like quoted alternatives', tool: tool('t', obj({ order: str("Sort order, 'asc' or 'desc'.") })), codes: ['free-text-format'], says: /one of a fixed set.*`enum`/ },
+  {
+    name: 'enum-like quoted alternatives',
+    tool: tool('t', obj({ order: str("Sort order, 'asc' or 'desc'.") })),
+    codes: ['free-text-format'],
+    says: /one of a fixed set.*`enum`/,
+  },
   { name: 'enum-like "one of:"', tool: tool('t', obj({ mode: str('Mode, one of: fast, safe.') })), codes: ['free-text-format'] },
   { name: 'enum-like pipes', tool: tool('t', obj({ format: str('Output format json|yaml.') })), codes: ['free-text-format'] },
   { name: 'enum-like with an enum', tool: tool('t', obj({ order: { ...str("Sort order, 'asc' or 'desc'."), enum: ['asc', 'desc'] } })), codes: [] },
-  { name: '"one of the connect tools" is not a value list', tool: tool('t', obj({ connectionId: str('Use the id returned by one of the connect tools.') })), codes: [] },
+  {
+    name: '"one of the connect tools" is not a value list',
+    tool: tool('t', obj({ connectionId: str('Use the id returned by one of the connect tools.') })),
+    codes: [],
+  },
 ];
 
 for (const c of ruleCases) {
@@ -294,11 +394,14 @@ const gitLike = (): Tool[] => [
 test('ambiguous-shared-param: one finding per tool using the name, naming the others', () => {
   const p = analyzeSpec(spec(gitLike()));
   const found = only(p.findings, 'ambiguous-shared-param');
-  assert.deepEqual(found.map((f) => [f.tool, f.param, f.toolIndex]), [
-    ['git_log', 'ref', 0],
-    ['git_diff', 'ref', 1],
-    ['git_show', 'ref', 2],
-  ]);
+  assert.deepEqual(
+    found.map((f) => [f.tool, f.param, f.toolIndex]),
+    [
+      ['git_log', 'ref', 0],
+      ['git_diff', 'ref', 1],
+      ['git_show', 'ref', 2],
+    ],
+  );
   assert.match(found[0]?.message ?? '', /"ref" also appears with a different description in "git_diff", "git_show"\./);
   assert.match(found[0]?.message ?? '', /seven tools/);
 });
@@ -325,7 +428,10 @@ test('ambiguous-shared-param: different types clash even without descriptions', 
     ]),
   );
   const found = only(p.findings, 'ambiguous-shared-param');
-  assert.deepEqual(found.map((f) => f.tool), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    found.map((f) => f.tool),
+    ['a', 'b', 'c', 'd'],
+  );
   assert.match(found[0]?.message ?? '', /different type \(here string\) in "b" \(number\), "d" \(number\)/);
   assert.match(found[1]?.message ?? '', /different type \(here number\) in "a" \(string\), "c" \(string\)/);
 });
@@ -333,31 +439,46 @@ test('ambiguous-shared-param: different types clash even without descriptions', 
 test('ambiguous-shared-param thresholds: minimum tools and description similarity', () => {
   assert.deepEqual(only(analyzeSpec(spec(gitLike()), { minToolsForSharedParam: 4 }).findings, 'ambiguous-shared-param'), []);
   assert.deepEqual(only(analyzeSpec(spec(gitLike()), { sharedParamMinSimilarity: 0 }).findings, 'ambiguous-shared-param'), []);
-  const strict = analyzeSpec(
-    spec([tool('a', obj({ state: str('New state') })), tool('b', obj({ state: str('Filter alerts by state') }))]),
-    { sharedParamMinSimilarity: 0.9 },
-  );
+  const strict = analyzeSpec(spec([tool('a', obj({ state: str('New state') })), tool('b', obj({ state: str('Filter alerts by state') }))]), {
+    sharedParamMinSimilarity: 0.9,
+  });
   assert.equal(only(strict.findings, 'ambiguous-shared-param').length, 2);
 });
 
 test('duplicate-tool-name: every tool with the name', () => {
   const p = analyzeSpec(spec([tool('x', clean), tool('y', clean), tool('x', clean)]));
-  assert.deepEqual(only(p.findings, 'duplicate-tool-name').map((f) => f.toolIndex), [0, 2]);
+  assert.deepEqual(
+    only(p.findings, 'duplicate-tool-name').map((f) => f.toolIndex),
+    [0, 2],
+  );
 });
 
 test('invalid-tool: a spec with a broken tool still reports the other tools plus a finding for that one', () => {
-  const text = JSON.stringify({ tools: [{ name: 'ok', description: 'Fine.', inputSchema: clean }, { description: 'No name' }, { name: 'bad', inputSchema: 'x' }] }, null, 2);
+  const text = JSON.stringify(
+    { tools: [{ name: 'ok', description: 'Fine.', inputSchema: clean }, { description: 'No name' }, { name: 'bad', inputSchema: 'x' }] },
+    null,
+    2,
+  );
   const load = loadSpecText(text, 'mixed.json');
   assert.ok(load.ok);
   const p = analyzeSpec(load.spec);
   assert.equal(p.tools, 2);
   assert.equal(p.invalidTools, 1);
-  assert.deepEqual(p.perTool.map((m) => [m.name, m.broken]), [['ok', false], ['bad', true]]);
-  assert.deepEqual(p.findings.map((f) => [f.code, f.tool]), [
-    ['tool-no-description', 'bad'],
-    ['broken-schema', 'bad'],
-    ['invalid-tool', 'tools[1]'],
-  ]);
+  assert.deepEqual(
+    p.perTool.map((m) => [m.name, m.broken]),
+    [
+      ['ok', false],
+      ['bad', true],
+    ],
+  );
+  assert.deepEqual(
+    p.findings.map((f) => [f.code, f.tool]),
+    [
+      ['tool-no-description', 'bad'],
+      ['broken-schema', 'bad'],
+      ['invalid-tool', 'tools[1]'],
+    ],
+  );
   const invalid = p.findings[2];
   assert.match(invalid?.message ?? '', /Entry 1 of the tool list is not a valid tool \(name: /);
   assert.ok(invalid?.location);
@@ -367,7 +488,10 @@ test('invalid-tool: a spec with a broken tool still reports the other tools plus
 test('findings name tools by index so duplicate names can still be placed', () => {
   const p = analyzeSpec(spec([tool('a', clean), tool('b', obj(params(9)))]));
   const many = only(p.findings, 'many-params');
-  assert.deepEqual(many.map((f) => [f.tool, f.toolIndex]), [['b', 1]]);
+  assert.deepEqual(
+    many.map((f) => [f.tool, f.toolIndex]),
+    [['b', 1]],
+  );
 });
 
 // ---------------------------------------------------------------- the fixtures
@@ -389,11 +513,10 @@ test('git-official.json: repo_path is shared by all 12 tools but never contradic
   assert.equal(undocumented.length, 11);
   assert.ok(!undocumented.some((f) => f.tool === 'git_branch'));
   // The free strings that carry structure: two timestamps and an enum in prose.
-  assert.deepEqual(only(p.findings, 'free-text-format').map((f) => `${f.tool}.${f.param ?? ''}`), [
-    'git_log.start_timestamp',
-    'git_log.end_timestamp',
-    'git_branch.branch_type',
-  ]);
+  assert.deepEqual(
+    only(p.findings, 'free-text-format').map((f) => `${f.tool}.${f.param ?? ''}`),
+    ['git_log.start_timestamp', 'git_log.end_timestamp', 'git_branch.branch_type'],
+  );
 });
 
 test("git-official.json with the paper's `ref` semantics added to log, diff and show: ambiguous in each", () => {
@@ -410,15 +533,24 @@ test("git-official.json with the paper's `ref` semantics added to log, diff and 
     return { ...t, inputSchema: { ...schema, properties: { ...schema.properties, ref: str(meaning) } } };
   });
   const found = only(analyzeSpec({ ...s, tools }).findings, 'ambiguous-shared-param');
-  assert.deepEqual(found.map((f) => `${f.tool}.${f.param ?? ''}`), ['git_diff.ref', 'git_log.ref', 'git_show.ref']);
+  assert.deepEqual(
+    found.map((f) => `${f.tool}.${f.param ?? ''}`),
+    ['git_diff.ref', 'git_log.ref', 'git_show.ref'],
+  );
 });
 
 test('gitlab-broken-empty-schemas.json: broken-schema for every tool, and nothing crashes', () => {
   const s = fixture('gitlab-broken-empty-schemas.json');
   const p = analyzeSpec(s);
   assert.equal(p.tools, 9);
-  assert.deepEqual(p.findings.map((f) => f.code), Array(9).fill('broken-schema'));
-  assert.deepEqual(p.findings.map((f) => f.tool), s.tools.map((t) => t.name));
+  assert.deepEqual(
+    p.findings.map((f) => f.code),
+    Array(9).fill('broken-schema'),
+  );
+  assert.deepEqual(
+    p.findings.map((f) => f.tool),
+    s.tools.map((t) => t.name),
+  );
   assert.ok(p.perTool.every((m) => m.broken && m.depth === 0 && m.params === 0));
 });
 
@@ -452,8 +584,16 @@ test('every fixture analyses without throwing, with known codes and their docume
 test('FINDING_CODES: kebab-case codes, each with a title and a one-sentence explanation', () => {
   assert.deepEqual(FINDING_CODE_LIST, Object.keys(FINDING_CODES));
   for (const code of [
-    'many-params', 'high-optional-ratio', 'deep-nesting', 'param-no-description', 'free-text-format',
-    'ambiguous-shared-param', 'contradictory-annotations', 'broken-schema', 'tool-no-description', 'invalid-tool',
+    'many-params',
+    'high-optional-ratio',
+    'deep-nesting',
+    'param-no-description',
+    'free-text-format',
+    'ambiguous-shared-param',
+    'contradictory-annotations',
+    'broken-schema',
+    'tool-no-description',
+    'invalid-tool',
   ]) {
     assert.ok(isFindingCode(code), code);
   }
@@ -471,7 +611,16 @@ test('FINDING_CODES: kebab-case codes, each with a title and a one-sentence expl
 });
 
 test('lintSpecText places findings on the tool name or the parameter key, and bad JSON where it breaks', () => {
-  const text = JSON.stringify({ tools: [{ name: 'a', description: 'Does a.', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }] }, null, 2);
+  const text = JSON.stringify(
+    {
+      tools: [
+        { name: 'a', description: 'Does a.', inputSchema: { type: 'object' } },
+        { name: 'b', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
+      ],
+    },
+    null,
+    2,
+  );
   const lines = text.split('\n');
   const at = (r: { start: { line: number; character: number }; end: { line: number; character: number } }): string => {
     assert.equal(r.start.line, r.end.line);

@@ -22,7 +22,12 @@ interface Row {
 /** Parses the README table by its header, so a reordered or extra column fails loudly instead of shifting. */
 function readTable(): Row[] {
   const lines = readFileSync(join(specsDir, 'README.md'), 'utf8').split('\n');
-  const cells = (line: string): string[] => line.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+  const cells = (line: string): string[] =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim());
   const headerAt = lines.findIndex((l) => l.startsWith('| file |'));
   assert.ok(headerAt >= 0, 'README has a table starting with "| file |"');
   const header = cells(lines[headerAt] ?? '');
@@ -32,8 +37,12 @@ function readTable(): Row[] {
     return i;
   };
   const c = {
-    file: col('file'), tools: col('tools'), mean: col('mean params'), max: col('max params'),
-    opt: col('opt ratio'), depth: col('max depth'),
+    file: col('file'),
+    tools: col('tools'),
+    mean: col('mean params'),
+    max: col('max params'),
+    opt: col('opt ratio'),
+    depth: col('max depth'),
   };
   const rows: Row[] = [];
   for (const line of lines.slice(headerAt + 2)) {
@@ -41,15 +50,21 @@ function readTable(): Row[] {
     const r = cells(line);
     const at = (i: number): string => r[i] ?? '';
     rows.push({
-      file: at(c.file), tools: Number(at(c.tools)), meanParams: at(c.mean), maxParams: Number(at(c.max)),
-      optRatio: at(c.opt), maxDepth: Number(at(c.depth)),
+      file: at(c.file),
+      tools: Number(at(c.tools)),
+      meanParams: at(c.mean),
+      maxParams: Number(at(c.max)),
+      optRatio: at(c.opt),
+      maxDepth: Number(at(c.depth)),
     });
   }
   return rows;
 }
 
 const rows = readTable();
-const specFiles = readdirSync(specsDir).filter((f) => f.endsWith('.json')).sort();
+const specFiles = readdirSync(specsDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 test('the README table covers every spec file and only existing ones', () => {
   assert.equal(rows.length, 32);

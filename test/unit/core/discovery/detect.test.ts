@@ -82,8 +82,19 @@ test('detectWorkspace finds every config and spec, skips junk and heavy folders,
     '.vscode/mcp.json': ['vscode-mcp-json:vscode-playwright-mcp'],
     '.vscode/settings.json': ['vscode-settings:estimate-service-shared'],
     '.windsurf/mcp_config.json': [
-      'windsurf:fetch', 'windsurf:git', 'windsurf:github-mcp-server', 'windsurf:memory', 'windsurf:slack', 'windsurf:sonarqube',
-      'windsurf:terraform', 'windsurf:jira', 'windsurf:clickup', 'windsurf:codecov', 'windsurf:datadog', 'windsurf:sentry', 'windsurf:confluence',
+      'windsurf:fetch',
+      'windsurf:git',
+      'windsurf:github-mcp-server',
+      'windsurf:memory',
+      'windsurf:slack',
+      'windsurf:sonarqube',
+      'windsurf:terraform',
+      'windsurf:jira',
+      'windsurf:clickup',
+      'windsurf:codecov',
+      'windsurf:datadog',
+      'windsurf:sentry',
+      'windsurf:confluence',
     ],
     'apps/bridge/.cursor/mcp.json': ['cursor:agent-bridge'],
     'server.json': ['mcp-registry:com.neon/mcp (streamable-http)', 'mcp-registry:com.neon/mcp (sse)'],
@@ -91,7 +102,10 @@ test('detectWorkspace finds every config and spec, skips junk and heavy folders,
   });
   // Definitions are sorted by file, in file order within a file.
   const files = found.definitions.map((d) => d.file);
-  assert.deepEqual(files, [...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  assert.deepEqual(
+    files,
+    [...files].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   assert.equal(found.definitions.filter((d) => d.disabled).length, 6);
 
   assert.deepEqual(found.specFiles.map(rel), ['.agentseer/specs/brave-search.json', 'captures/list.json', 'captures/rpc.json', 'specs/everart.json']);
@@ -135,7 +149,7 @@ test('a missing root gives an empty result with a problem, not a throw', async (
   assert.deepEqual([found.definitions, found.specFiles, found.problems], [[], [], [{ file: missing, message: 'cannot list folder: ENOENT' }]]);
 });
 
-test('a harness folder\'s spec.json copy and records are not workspace specs', async () => {
+test("a harness folder's spec.json copy and records are not workspace specs", async () => {
   const root = mkdtempSync(join(tmpdir(), 'agent-seer-detect-harness-'));
   mkdirSync(join(root, 'specs'));
   copyFileSync(join(specsDir, 'slack.json'), join(root, 'specs', 'slack.json'));

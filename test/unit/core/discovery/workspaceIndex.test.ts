@@ -25,7 +25,10 @@ test('scan, then per-file updates: specs, configs, harness data, deletions and t
   const index = new WorkspaceIndex(root, { ...DEFAULT_THRESHOLDS });
   await index.scan();
   assert.equal(index.definitions.length, 1);
-  assert.deepEqual(index.specFiles.map((s) => s.file), [spec]);
+  assert.deepEqual(
+    index.specFiles.map((s) => s.file),
+    [spec],
+  );
 
   // Harness data never becomes a workspace spec, even when it is spec-shaped.
   const record = join(harness, 'records', 'r1.json');

@@ -9,7 +9,16 @@ import addFormats from 'ajv-formats';
 import { HarnessManifest, HarnessRecord } from '../../../../src/core/harness/format';
 import { canonicalJson, specHash, toolHash } from '../../../../src/core/harness/hash';
 import { harnessJsonSchemas, HARNESS_SCHEMA_FILES } from '../../../../src/core/harness/jsonSchema';
-import { exportForAgent, readHarness, recordFile, recordFileStem, stableJson, writeFileAtomic, writeHarness, writeRecord } from '../../../../src/core/harness/store';
+import {
+  exportForAgent,
+  readHarness,
+  recordFile,
+  recordFileStem,
+  stableJson,
+  writeFileAtomic,
+  writeHarness,
+  writeRecord,
+} from '../../../../src/core/harness/store';
 import { generateOffline, offlineManifest } from '../../../../src/core/pipeline/offline';
 import {
   LlmMockResult,
@@ -34,7 +43,11 @@ function loadSpec(file: string): Spec {
 const slack = loadSpec('slack.json');
 const options = { seed: 11, simple: 3, complex: 2 };
 const generated = generateOffline(slack, options);
-const manifest = offlineManifest(slack, options, generated, { startedAt: '2026-06-01T09:00:00.000Z', finishedAt: '2026-06-01T09:00:01.000Z', durationMs: 1000 });
+const manifest = offlineManifest(slack, options, generated, {
+  startedAt: '2026-06-01T09:00:00.000Z',
+  finishedAt: '2026-06-01T09:00:01.000Z',
+  durationMs: 1000,
+});
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'agent-seer-harness-'));
 
@@ -88,12 +101,18 @@ test('files are stable pretty JSON and identical when written twice', async () =
 test('atomic writes leave no temp files, also when the rename fails', async () => {
   const dir = tempDir();
   await writeHarness(dir, manifest, generated.records);
-  assert.deepEqual(walk(dir).filter((f) => f.endsWith('.tmp')), []);
+  assert.deepEqual(
+    walk(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
   // A directory where the file should go makes the rename fail: the temp file must be cleaned up.
   const target = join(dir, 'blocked.json');
   mkdirSync(target);
   await assert.rejects(writeFileAtomic(target, '{}\n'));
-  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.tmp')), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.includes('.tmp')),
+    [],
+  );
 });
 
 test('bad files are reported as problems; good records still load', async () => {
@@ -158,7 +177,10 @@ test('the agent view has the task and the tool list, never the oracle', () => {
   const view = exportForAgent(multi, toolNames);
   assert.deepEqual(Object.keys(view).sort(), ['id', 'prompt', 'tools', 'turns']);
   assert.equal(view.prompt, multi.prompt);
-  assert.deepEqual(view.turns, multi.conversation.map((t) => t.prompt));
+  assert.deepEqual(
+    view.turns,
+    multi.conversation.map((t) => t.prompt),
+  );
   assert.deepEqual(view.tools, toolNames);
   const text = JSON.stringify(view);
   assert.ok(!text.includes(multi.expected_response));
@@ -229,7 +251,7 @@ test('stage contracts: LLM wire shapes convert to canonical ones and back; bad J
   broken.categories[0]!.scenarios[0]!.agent_workflow[0]!.arguments_json = '{"channel_id": ';
   const bad = scenarioBatchFromLlm(broken);
   assert.equal(bad.ok, false);
-  assert.match(bad.ok ? '' : bad.errors[0] ?? '', /^categories\[0\]\.scenarios\[0\]\.agent_workflow\[0\]\.arguments_json: not valid JSON/);
+  assert.match(bad.ok ? '' : (bad.errors[0] ?? ''), /^categories\[0\]\.scenarios\[0\]\.agent_workflow\[0\]\.arguments_json: not valid JSON/);
   broken.categories[0]!.scenarios[0]!.agent_workflow[0]!.arguments_json = '[1,2]';
   assert.match((scenarioBatchFromLlm(broken) as { errors: string[] }).errors[0] ?? '', /must encode a JSON object, got an array/);
 

@@ -29,5 +29,8 @@ test('a record is stale exactly for the tools it uses that changed or vanished',
     const expected = [changed, removed].filter((n) => used.has(n)).sort();
     assert.deepEqual(staleTools(r, current), expected, r.id);
   }
-  assert.ok(records.some((r) => staleTools(r, current).length > 0), 'some record uses a changed tool');
+  assert.ok(
+    records.some((r) => staleTools(r, current).length > 0),
+    'some record uses a changed tool',
+  );
 });

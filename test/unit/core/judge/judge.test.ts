@@ -31,9 +31,23 @@ const reportCalls = [
   { name: 'list_files', arguments: { path: '/srv' } },
   { name: 'read_file', arguments: { path: '/srv/report-2026-05.txt' } },
 ];
-const reportOutputs = [{ files: [{ path: '/srv/report-2026-05.txt', size: 1200 }, { path: '/srv/notes.txt', size: 80 }] }, { text: 'Revenue is up 4% on April.' }];
+const reportOutputs = [
+  {
+    files: [
+      { path: '/srv/report-2026-05.txt', size: 1200 },
+      { path: '/srv/notes.txt', size: 80 },
+    ],
+  },
+  { text: 'Revenue is up 4% on April.' },
+];
 const single = (): HarnessRecord =>
-  makeRecord({ id: 's001-report', prompt: 'Show me the newest report in /srv.', calls: reportCalls, outputs: reportOutputs, response: 'The newest report, /srv/report-2026-05.txt, says revenue is up 4% on April.' });
+  makeRecord({
+    id: 's001-report',
+    prompt: 'Show me the newest report in /srv.',
+    calls: reportCalls,
+    outputs: reportOutputs,
+    response: 'The newest report, /srv/report-2026-05.txt, says revenue is up 4% on April.',
+  });
 const multi = (): HarnessRecord =>
   makeRecord({
     id: 'c001-report-turns',
@@ -57,7 +71,8 @@ async function stored(dir: string, id: string, judgeId = JUDGE_ID): Promise<Stor
   return StoredJudgment.parse(raw.judgments?.[judgeId]);
 }
 
-const approx = (a: number | null | undefined, b: number, what: string): void => assert.ok(a != null && Math.abs(a - b) < 1e-3, `${what}: expected ${b}, got ${a}`);
+const approx = (a: number | null | undefined, b: number, what: string): void =>
+  assert.ok(a != null && Math.abs(a - b) < 1e-3, `${what}: expected ${b}, got ${a}`);
 
 describe('the LLM judge through the fake Gemini', () => {
   let fake: FakeLlmServer;
@@ -107,10 +122,21 @@ describe('the LLM judge through the fake Gemini', () => {
     assert.equal(j.subdimensions['arguments.value'], 0.9);
     assert.equal(j.subdimensions['coherence.context_retention'], null);
     assert.deepEqual(j.manifestations, { conciseness: ['over_explains'] });
-    assert.deepEqual(j.judge, { id: JUDGE_ID, provider: 'gemini', model: DEFAULT_GEMINI_JUDGE_MODEL, temperature: 0, mode: 'unsupervised', view: 'single-turn', promptVersions: j.judge.promptVersions });
+    assert.deepEqual(j.judge, {
+      id: JUDGE_ID,
+      provider: 'gemini',
+      model: DEFAULT_GEMINI_JUDGE_MODEL,
+      temperature: 0,
+      mode: 'unsupervised',
+      view: 'single-turn',
+      promptVersions: j.judge.promptVersions,
+    });
     assert.match(j.judge.promptVersions['judge-tc'] ?? '', /^v1\+[0-9a-f]{8}$/);
     const finding = j.findings.find((f) => f.subdimension === 'arguments.value');
-    assert.deepEqual({ turn: finding?.turn, call: finding?.callIndex, param: finding?.param, score: finding?.score, source: finding?.source }, { turn: 0, call: 1, param: 'path', score: 0.9, source: 'judge' });
+    assert.deepEqual(
+      { turn: finding?.turn, call: finding?.callIndex, param: finding?.param, score: finding?.score, source: finding?.source },
+      { turn: 0, call: 1, param: 'path', score: 0.9, source: 'judge' },
+    );
     assert.deepEqual(j.disagreements, []);
     assert.ok(j.usage.inputTokens > 900 && j.usage.outputTokens > 150, 'tokens of both calls');
 
@@ -164,7 +190,10 @@ describe('the LLM judge through the fake Gemini', () => {
     assert.equal(j.tc, null);
     assert.equal(j.status.tc, 'not-judged');
     assert.equal(j.dimensions.usage, null);
-    assert.ok(j.notes.some((n) => /^tool calling not judged: semantic after 3 replies \(turn 0 has 2 calls: score ordering\)/.test(n)), j.notes.join('\n'));
+    assert.ok(
+      j.notes.some((n) => /^tool calling not judged: semantic after 3 replies \(turn 0 has 2 calls: score ordering\)/.test(n)),
+      j.notes.join('\n'),
+    );
     // Coherence was fine; the exact part is kept; nothing is scored by accident.
     assert.equal(j.status.coh, 'scored');
     assert.equal(j.coh, 1);
@@ -234,7 +263,10 @@ describe('the LLM judge through the fake Gemini', () => {
       assert.equal(w.subdimensions['arguments.type'], 0.75, "'limit' is not an integer (1 of 3 parameters)");
       assert.equal(w.subdimensions['usage.necessity'], 1, 'what no fact decides stays the judge’s');
       const wrongTool = w.findings.find((f) => f.kind === 'wrong_tool');
-      assert.deepEqual({ call: wrongTool?.callIndex, sub: wrongTool?.subdimension, source: wrongTool?.source }, { call: 1, sub: 'selection.correctness', source: 'oracle' });
+      assert.deepEqual(
+        { call: wrongTool?.callIndex, sub: wrongTool?.subdimension, source: wrongTool?.source },
+        { call: 1, sub: 'selection.correctness', source: 'oracle' },
+      );
       const missing = w.findings.find((f) => f.subdimension === 'selection.completeness');
       assert.equal(missing?.callIndex, null);
       assert.match(missing?.reason ?? '', /read_file/);
@@ -251,7 +283,11 @@ describe('the LLM judge through the fake Gemini', () => {
     });
 
     it('a trajectory whose turns do not fit the record is not judged, without any call', async () => {
-      const j = await judgeRecord(multi(), spec, { llm: geminiJudge(fake), mode: 'oracle', trajectory: { turns: [good.turns[0]!, good.turns[0]!, good.turns[0]!] } });
+      const j = await judgeRecord(multi(), spec, {
+        llm: geminiJudge(fake),
+        mode: 'oracle',
+        trajectory: { turns: [good.turns[0]!, good.turns[0]!, good.turns[0]!] },
+      });
       assert.equal(j.tc, null);
       assert.equal(j.status.tc, 'not-judged');
       assert.match(j.notes[0] ?? '', /3 turn\(s\); the record has 2 conversation turns/);
@@ -276,7 +312,10 @@ describe('the LLM judge through the fake Gemini', () => {
 
       const again = await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake, cacheDir) }], spec });
       assert.equal(fake.requests.length, 4, 'no new requests');
-      assert.deepEqual({ skipped: again.judges[0]?.skipped, judged: again.judges[0]?.judged, calls: again.judges[0]?.llmCalls }, { skipped: 2, judged: 0, calls: 0 });
+      assert.deepEqual(
+        { skipped: again.judges[0]?.skipped, judged: again.judges[0]?.judged, calls: again.judges[0]?.llmCalls },
+        { skipped: 2, judged: 0, calls: 0 },
+      );
       assert.equal(again.judges[0]?.meanTc, 1, 'means cover the skipped records');
 
       const forced = await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake, cacheDir) }], spec, force: true });
@@ -318,7 +357,13 @@ describe('the LLM judge through the fake Gemini', () => {
     // The single-turn record's call hangs; the multi-turn one finishes and then we cancel.
     scriptJudge(fake, { tc: (p) => (p.includes('Show me the newest report') ? { hang: true } : { json: perfectTc(p) }) });
     const started = Date.now();
-    const run = judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake) }], spec, concurrency: 2, signal: abort.signal, onProgress: () => abort.abort(new Error('stop')) });
+    const run = judgeHarness(dir, {
+      judges: [{ id: JUDGE_ID, llm: geminiJudge(fake) }],
+      spec,
+      concurrency: 2,
+      signal: abort.signal,
+      onProgress: () => abort.abort(new Error('stop')),
+    });
     await assert.rejects(run, /stop/);
     assert.ok(Date.now() - started < 3_000, 'the hung call was abandoned at once');
     const { records } = await readHarness(dir);

@@ -95,14 +95,23 @@ describe('aggregation (Table 18)', () => {
   }
 
   it('overuse is stored but left out of usage', () => {
-    const s = scoreTcTurn(ctx([readCall]), reply(1, (t) => (t.usage.overuse = 2)));
+    const s = scoreTcTurn(
+      ctx([readCall]),
+      reply(1, (t) => (t.usage.overuse = 2)),
+    );
     assert.equal(s.subdimensions['usage.overuse'], 0.2);
     assert.equal(s.dimensions.usage, 1);
   });
 
   it('record = mean of turns; each dimension over the turns it applies to', () => {
-    const t0 = scoreTcTurn(ctx([listCall, readCall]), reply(2, (t) => (t.ordering = { sequence_logic: 5, dependency_handling: 5, execution_efficiency: 5 })));
-    const t1 = scoreTcTurn({ ...ctx([readCall]), turn: 1 }, reply(1, (t) => (t.usage.necessity = 0)));
+    const t0 = scoreTcTurn(
+      ctx([listCall, readCall]),
+      reply(2, (t) => (t.ordering = { sequence_logic: 5, dependency_handling: 5, execution_efficiency: 5 })),
+    );
+    const t1 = scoreTcTurn(
+      { ...ctx([readCall]), turn: 1 },
+      reply(1, (t) => (t.usage.necessity = 0)),
+    );
     const r = aggregate([t0, t1], []);
     close(t0.tc, (1 + 1 + 0.5 + 1) / 4, 't0');
     close(t1.tc, (0 + 1 + 1) / 3, 't1');
@@ -113,7 +122,10 @@ describe('aggregation (Table 18)', () => {
   });
 
   it('a turn with no calls: arguments and ordering n/a, usage and selection scored', () => {
-    const s = scoreTcTurn({ turn: 0, calls: [], facts: [] }, reply(0, (t) => (t.selection.completeness = 0)));
+    const s = scoreTcTurn(
+      { turn: 0, calls: [], facts: [] },
+      reply(0, (t) => (t.selection.completeness = 0)),
+    );
     assert.equal(s.dimensions.arguments, null);
     assert.equal(s.dimensions.ordering, null);
     close(s.tc, (1 + 2 / 3) / 2, 'tc');
@@ -125,12 +137,34 @@ describe('cascades (Table 18 footnote)', () => {
   const none: CascadeTriggers = { misnamedParam: false, missingRequired: false };
   const cases: { name: string; scores: Partial<ArgumentScores>; triggers?: Partial<CascadeTriggers>; rules: string[]; expect: Partial<ArgumentScores> }[] = [
     { name: 'no trigger, no change', scores: {}, rules: [], expect: clean },
-    { name: 'wrong name (≤ 2) → value, type, format near zero', scores: { name: 2 }, rules: ['wrong-name'], expect: { name: 2, value: 1, type: 1, format: 1, relevancy: 10 } },
+    {
+      name: 'wrong name (≤ 2) → value, type, format near zero',
+      scores: { name: 2 },
+      rules: ['wrong-name'],
+      expect: { name: 2, value: 1, type: 1, format: 1, relevancy: 10 },
+    },
     { name: 'name 3 is not a wrong name', scores: { name: 3 }, rules: [], expect: { value: 9, type: 9, format: 8 } },
-    { name: 'an exact misnamed parameter triggers it whatever the score', scores: { name: 9 }, triggers: { misnamedParam: true }, rules: ['wrong-name'], expect: { name: 9, value: 1, type: 1, format: 1 } },
-    { name: 'missing required (fact) → value, type, format', scores: {}, triggers: { missingRequired: true }, rules: ['missing-required'], expect: { completeness: 10, value: 1, type: 1, format: 1, relevancy: 10 } },
+    {
+      name: 'an exact misnamed parameter triggers it whatever the score',
+      scores: { name: 9 },
+      triggers: { misnamedParam: true },
+      rules: ['wrong-name'],
+      expect: { name: 9, value: 1, type: 1, format: 1 },
+    },
+    {
+      name: 'missing required (fact) → value, type, format',
+      scores: {},
+      triggers: { missingRequired: true },
+      rules: ['missing-required'],
+      expect: { completeness: 10, value: 1, type: 1, format: 1, relevancy: 10 },
+    },
     { name: 'missing required (completeness ≤ 2)', scores: { completeness: 0 }, rules: ['missing-required'], expect: { value: 1, type: 1, format: 1 } },
-    { name: 'wrong value (≤ 3) → type, format, relevancy', scores: { value: 3 }, rules: ['wrong-value'], expect: { value: 3, type: 1, format: 1, relevancy: 1, name: 10, completeness: 10 } },
+    {
+      name: 'wrong value (≤ 3) → type, format, relevancy',
+      scores: { value: 3 },
+      rules: ['wrong-value'],
+      expect: { value: 3, type: 1, format: 1, relevancy: 1, name: 10, completeness: 10 },
+    },
     { name: 'value 4 is not a wrong value', scores: { value: 4 }, rules: [], expect: { type: 9, format: 8, relevancy: 10 } },
     {
       name: 'a value zeroed by a wrong name does not go on to cap relevancy',
@@ -138,7 +172,12 @@ describe('cascades (Table 18 footnote)', () => {
       rules: ['wrong-name'],
       expect: { value: 1, relevancy: 10 },
     },
-    { name: 'scores already near zero are left as they are', scores: { value: 0, type: 0, format: 1, relevancy: 0 }, rules: ['wrong-value'], expect: { type: 0, format: 1, relevancy: 0 } },
+    {
+      name: 'scores already near zero are left as they are',
+      scores: { value: 0, type: 0, format: 1, relevancy: 0 },
+      rules: ['wrong-value'],
+      expect: { type: 0, format: 1, relevancy: 0 },
+    },
     { name: 'null sub-scores stay null', scores: { value: null, name: 1 }, rules: ['wrong-name'], expect: { value: null, type: 1, format: 1 } },
   ];
   for (const c of cases) {
@@ -164,10 +203,7 @@ describe('cascades (Table 18 footnote)', () => {
     close(s.dimensions.arguments, (0 + 0 + 0.1 + 0.1 + 0.1 + 1) / 6, 'arguments');
     assert.deepEqual(s.cascades.map((c) => c.rule).sort(), ['missing-required', 'wrong-name']);
     const nameFinding = s.findings.find((f) => f.subdimension === 'arguments.name');
-    assert.deepEqual(
-      { call: nameFinding?.callIndex, param: nameFinding?.param, source: nameFinding?.source },
-      { call: 0, param: 'pth', source: 'exact' },
-    );
+    assert.deepEqual({ call: nameFinding?.callIndex, param: nameFinding?.param, source: nameFinding?.source }, { call: 0, param: 'pth', source: 'exact' });
     assert.match(nameFinding?.reason ?? '', /'path'/);
   });
 });
@@ -211,7 +247,10 @@ describe('chained values are not penalised', () => {
     const s = scoreTcTurn(vf.turns[0]!, withValueFinding('incorrect'));
     assert.equal(s.subdimensions['arguments.value'], 0.2);
     assert.equal(s.subdimensions['arguments.relevancy'], 0.1);
-    assert.deepEqual(s.cascades.map((c) => c.rule), ['wrong-value']);
+    assert.deepEqual(
+      s.cascades.map((c) => c.rule),
+      ['wrong-value'],
+    );
     assert.equal(s.findings.find((x) => x.subdimension === 'arguments.value')?.waived, undefined);
   });
 
@@ -245,12 +284,15 @@ describe('exact facts overrule the judge', () => {
   });
 
   it('a type "error" the checks do not find is raised back to 10, with a note', () => {
-    const s = scoreTcTurn(ctx([readCall]), reply(1, (t) => t.arguments && (t.arguments.type_compliance = 2)));
+    const s = scoreTcTurn(
+      ctx([readCall]),
+      reply(1, (t) => t.arguments && (t.arguments.type_compliance = 2)),
+    );
     assert.equal(s.subdimensions['arguments.type'], 1);
     assert.equal(s.disagreements.find((d) => d.subdimension === 'arguments.type')?.judge, 0.2);
   });
 
-  it('a low type score explained by the judge\'s own wrong-value cascade is not a disagreement', () => {
+  it("a low type score explained by the judge's own wrong-value cascade is not a disagreement", () => {
     const s = scoreTcTurn(
       ctx([readCall]),
       reply(1, (t) => t.arguments && Object.assign(t.arguments, { value_accuracy: 2, type_compliance: 0, format_compliance: 0, relevancy: 0 })),
@@ -259,8 +301,11 @@ describe('exact facts overrule the judge', () => {
     assert.equal(s.subdimensions['arguments.type'], 0);
   });
 
-  it('format stays the judge\'s call when ajv sees no error (schemas rarely declare every format)', () => {
-    const s = scoreTcTurn(ctx([readCall]), reply(1, (t) => t.arguments && (t.arguments.format_compliance = 4)));
+  it("format stays the judge's call when ajv sees no error (schemas rarely declare every format)", () => {
+    const s = scoreTcTurn(
+      ctx([readCall]),
+      reply(1, (t) => t.arguments && (t.arguments.format_compliance = 4)),
+    );
     assert.equal(s.subdimensions['arguments.format'], 0.4);
     assert.deepEqual(s.disagreements, []);
   });

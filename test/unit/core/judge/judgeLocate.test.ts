@@ -44,9 +44,17 @@ test('an unknown tool is placed on the call name; a clean record has no diagnost
   });
   const text = stableJson({ ...bad, judgments: { offline: await judgeRecord(bad, spec) } });
   const diags = judgmentDiagnostics(text);
-  assert.ok(diags.some((d) => slice(text, d.range) === '"zap_file"'), JSON.stringify(diags));
+  assert.ok(
+    diags.some((d) => slice(text, d.range) === '"zap_file"'),
+    JSON.stringify(diags),
+  );
 
-  const good = makeRecord({ id: 'r3', prompt: 'Read /tmp/a.txt.', calls: [{ name: 'read_file', arguments: { path: '/tmp/a.txt' } }], outputs: [{ content: 'hi' }] });
+  const good = makeRecord({
+    id: 'r3',
+    prompt: 'Read /tmp/a.txt.',
+    calls: [{ name: 'read_file', arguments: { path: '/tmp/a.txt' } }],
+    outputs: [{ content: 'hi' }],
+  });
   const goodText = stableJson({ ...good, judgments: { offline: await judgeRecord(good, spec) } });
   assert.deepEqual(judgmentDiagnostics(goodText), []);
 });

@@ -177,7 +177,10 @@ describe('Gemini through @google/genai against a fake server', () => {
     assert.ok(!r.ok);
     assert.equal(r.reason, 'schema');
     assert.equal(r.attempts, 3);
-    assert.ok(r.errors.some((e) => e.startsWith('at $.tier:')), r.errors.join('\n'));
+    assert.ok(
+      r.errors.some((e) => e.startsWith('at $.tier:')),
+      r.errors.join('\n'),
+    );
     assert.ok(r.errors.some((e) => e.startsWith('at $.prompt:')));
     assert.equal(r.lastReply, JSON.stringify(bad));
     assert.equal(fake.requests.length, 3);
@@ -193,8 +196,7 @@ describe('Gemini through @google/genai against a fake server', () => {
   it('re-asks semantic validator errors too', async () => {
     const unknownTool = { ...good, calls: [{ tool: 'delete_everything', arguments: {} }] };
     fake.enqueue({ json: unknownTool }, { json: good });
-    const validate = (v: Scenario): string[] =>
-      v.calls.filter((c) => c.tool !== 'list_repos').map((c) => `calls: "${c.tool}" is not a tool of this server`);
+    const validate = (v: Scenario): string[] => v.calls.filter((c) => c.tool !== 'list_repos').map((c) => `calls: "${c.tool}" is not a tool of this server`);
     const r = await geminiLlm(fake).generate(request({ validate }));
     assert.ok(r.ok);
     assert.equal(r.attempts, 2);
@@ -280,7 +282,11 @@ describe('Gemini through @google/genai against a fake server', () => {
   });
 
   it('sums tokens per run and prices them by model', async () => {
-    fake.enqueue({ json: good, usage: { input: 1_000_000, output: 0 } }, { text: 'nope', usage: { input: 0, output: 500_000 } }, { json: good, usage: { input: 0, output: 500_000 } });
+    fake.enqueue(
+      { json: good, usage: { input: 1_000_000, output: 0 } },
+      { text: 'nope', usage: { input: 0, output: 500_000 } },
+      { json: good, usage: { input: 0, output: 500_000 } },
+    );
     const stats = new LlmStats();
     const llm = geminiLlm(fake, { stats });
     await llm.generate(request({ sampleIndex: 0 }));
@@ -383,7 +389,10 @@ describe('disk cache: resumable and incremental runs', () => {
       const run2 = geminiLlm(fake, { cache: new DiskCache(dir) });
       const results = await Promise.all(items.map((t) => run2.generate(request({ prompt: `item ${t}`, cacheInputs: t }))));
       assert.ok(results.every((r) => r.ok));
-      assert.deepEqual(results.map((r) => r.cached), [true, true, false, false]);
+      assert.deepEqual(
+        results.map((r) => r.cached),
+        [true, true, false, false],
+      );
       assert.deepEqual(fake.requests.map((r) => r.lastUserText).sort(), ['item delta', 'item gamma']);
     } finally {
       await cleanup();
@@ -539,7 +548,10 @@ describe('OpenAI-compatible chat completions through the openai client against a
     const guarded = await startFakeOpenAI({ apiKey: 'sk-right' });
     try {
       const llm = openaiLlm(guarded, {}, 'sk-wrong-secret-value');
-      await assert.rejects(llm.generate(request()), (e: unknown) => e instanceof LlmHttpError && e.fatal && e.status === 401 && !e.message.includes('sk-wrong-secret-value'));
+      await assert.rejects(
+        llm.generate(request()),
+        (e: unknown) => e instanceof LlmHttpError && e.fatal && e.status === 401 && !e.message.includes('sk-wrong-secret-value'),
+      );
       assert.equal(guarded.requests.length, 1);
     } finally {
       await guarded.close();
@@ -557,7 +569,10 @@ describe('unreachable servers and configuration', () => {
     await assert.rejects(llm.generate(request()), (e: unknown) => e instanceof LlmNetworkError && /ECONNREFUSED/.test(e.message));
     assert.equal(llm.stats.snapshot().retries.network, 2);
 
-    const gemini = new StructuredLlm({ provider: new GeminiProvider({ apiKey: 'k-secret-1234', baseUrl: url.replace(/\/v1$/, '') }), limits: { retry: { maxRetries: 0 } } });
+    const gemini = new StructuredLlm({
+      provider: new GeminiProvider({ apiKey: 'k-secret-1234', baseUrl: url.replace(/\/v1$/, '') }),
+      limits: { retry: { maxRetries: 0 } },
+    });
     await assert.rejects(gemini.generate(request()), (e: unknown) => e instanceof LlmNetworkError && !e.message.includes('k-secret-1234'));
   });
 
@@ -575,10 +590,19 @@ describe('unreachable servers and configuration', () => {
   });
 
   it('missing keys and models fail with a clear message before any call', () => {
-    assert.throws(() => createProvider({ provider: 'gemini', env: {} }), (e: unknown) => e instanceof LlmConfigError && /GEMINI_API_KEY/.test(e.message));
+    assert.throws(
+      () => createProvider({ provider: 'gemini', env: {} }),
+      (e: unknown) => e instanceof LlmConfigError && /GEMINI_API_KEY/.test(e.message),
+    );
     assert.throws(() => createProvider({ provider: 'gemini', env: { GEMINI_API_KEY: '   ' } }), LlmConfigError);
-    assert.throws(() => createProvider({ provider: 'openai', env: {} }), (e: unknown) => e instanceof LlmConfigError && /OPENAI_API_KEY/.test(e.message));
-    assert.throws(() => createProvider({ provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', env: {} }), (e: unknown) => e instanceof LlmConfigError && /model/.test(e.message));
+    assert.throws(
+      () => createProvider({ provider: 'openai', env: {} }),
+      (e: unknown) => e instanceof LlmConfigError && /OPENAI_API_KEY/.test(e.message),
+    );
+    assert.throws(
+      () => createProvider({ provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', env: {} }),
+      (e: unknown) => e instanceof LlmConfigError && /model/.test(e.message),
+    );
   });
 
   it('reads keys, models and base URLs from the given environment', () => {

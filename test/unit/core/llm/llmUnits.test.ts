@@ -16,7 +16,8 @@ import {
   isAbortError,
   isStrictCompatible,
   LlmHttpError,
-  LlmOutageError, LlmQuotaError,
+  LlmOutageError,
+  LlmQuotaError,
   LlmStats,
   LlmTimeoutError,
   MemoryCache,
@@ -97,14 +98,29 @@ describe('Retry-After and error helpers', () => {
 describe('limits', () => {
   it('backoff grows exponentially with bounded jitter and a ceiling', () => {
     const policy = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1_000 };
-    assert.equal(backoffDelayMs(0, policy, () => 0), 50);
-    assert.equal(backoffDelayMs(0, policy, () => 0.999999), 100);
-    assert.equal(backoffDelayMs(3, policy, () => 0), 400);
-    assert.equal(backoffDelayMs(10, policy, () => 1), 1_000);
+    assert.equal(
+      backoffDelayMs(0, policy, () => 0),
+      50,
+    );
+    assert.equal(
+      backoffDelayMs(0, policy, () => 0.999999),
+      100,
+    );
+    assert.equal(
+      backoffDelayMs(3, policy, () => 0),
+      400,
+    );
+    assert.equal(
+      backoffDelayMs(10, policy, () => 1),
+      1_000,
+    );
     const r1 = seededRandom(42);
     const r2 = seededRandom(42);
     const xs = Array.from({ length: 5 }, () => r1());
-    assert.deepEqual(xs, Array.from({ length: 5 }, () => r2()));
+    assert.deepEqual(
+      xs,
+      Array.from({ length: 5 }, () => r2()),
+    );
     assert.ok(xs.every((x) => x >= 0 && x < 1));
   });
 
@@ -197,7 +213,10 @@ describe('limits', () => {
   it('does not wait for a Retry-After beyond maxRetryAfterMs: a quota stop, and later calls send nothing', async () => {
     const { provider, calls } = scripted([new LlmHttpError({ status: 429, message: 'quota', retryAfterMs: 3_600_000 }), { text: 'ok' }]);
     const guard = new CallGuard({ retry: { maxRetryAfterMs: 60_000 } });
-    await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmQuotaError && e.retryAfterMs === 3_600_000 && /asks to wait 3600 s/.test(e.message));
+    await assert.rejects(
+      guard.call(provider, chat()),
+      (e) => e instanceof LlmQuotaError && e.retryAfterMs === 3_600_000 && /asks to wait 3600 s/.test(e.message),
+    );
     await assert.rejects(guard.call(provider, chat()), LlmQuotaError);
     assert.equal(calls.length, 1);
   });
@@ -210,7 +229,10 @@ describe('limits', () => {
     assert.equal((await guard.call(provider, chat())).text, 'ok');
     await assert.rejects(guard.call(provider, chat()), LlmHttpError);
     await assert.rejects(guard.call(provider, chat()), LlmHttpError);
-    await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmOutageError && /3 calls in a row failed, the last after 1 attempt \(/.test(e.message));
+    await assert.rejects(
+      guard.call(provider, chat()),
+      (e) => e instanceof LlmOutageError && /3 calls in a row failed, the last after 1 attempt \(/.test(e.message),
+    );
     await assert.rejects(guard.call(provider, chat()), LlmOutageError);
     assert.equal(calls.length, 6, 'nothing sent once the endpoint is down');
   });
@@ -231,7 +253,10 @@ describe('limits', () => {
     await clock.advance(999);
     await flush();
     let settled = false;
-    p.then(() => (settled = true), () => (settled = true));
+    p.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     await flush();
     assert.equal(settled, false);
     await clock.advance(1);
@@ -290,7 +315,10 @@ describe('reply parsing', () => {
 
 describe('JSON Schema for providers', () => {
   const Tool = z.object({
-    name: z.string().regex(/^[a-z_]+$/).min(1),
+    name: z
+      .string()
+      .regex(/^[a-z_]+$/)
+      .min(1),
     kind: z.literal('tool'),
     pattern: z.string().optional().describe('a property named like a keyword'),
     meta: z.record(z.string(), z.unknown()),
@@ -322,13 +350,27 @@ describe('JSON Schema for providers', () => {
 });
 
 describe('cache keys and the disk cache', () => {
-  const parts: CacheKeyParts = { stage: 's', promptVersion: '1', provider: 'gemini', model: 'm', temperature: 0.7, sampleIndex: 0, inputs: { b: 1, a: [1, { y: 2, x: 1 }] } };
+  const parts: CacheKeyParts = {
+    stage: 's',
+    promptVersion: '1',
+    provider: 'gemini',
+    model: 'm',
+    temperature: 0.7,
+    sampleIndex: 0,
+    inputs: { b: 1, a: [1, { y: 2, x: 1 }] },
+  };
 
   it('canonical JSON ignores key order; every part changes the key', () => {
     assert.equal(canonicalJson({ b: 1, a: { d: 1, c: undefined, e: [3, undefined] } }), '{"a":{"d":1,"e":[3,null]},"b":1}');
     assert.equal(cacheKey(parts), cacheKey({ ...parts, inputs: { a: [1, { x: 1, y: 2 }], b: 1 } }));
     const variants: Partial<CacheKeyParts>[] = [
-      { stage: 't' }, { promptVersion: '2' }, { provider: 'openai' }, { model: 'n' }, { temperature: 0.2 }, { sampleIndex: 1 }, { inputs: { b: 2, a: [1, { y: 2, x: 1 }] } },
+      { stage: 't' },
+      { promptVersion: '2' },
+      { provider: 'openai' },
+      { model: 'n' },
+      { temperature: 0.2 },
+      { sampleIndex: 1 },
+      { inputs: { b: 2, a: [1, { y: 2, x: 1 }] } },
     ];
     const keys = new Set(variants.map((v) => cacheKey({ ...parts, ...v })));
     keys.add(cacheKey(parts));
@@ -339,7 +381,13 @@ describe('cache keys and the disk cache', () => {
     const dir = await mkdtemp(join(tmpdir(), 'agent-seer-cache-'));
     try {
       const key = cacheKey(parts);
-      const writers = Array.from({ length: 8 }, (_, i) => new DiskCache(dir).set(key, { ok: true, value: { writer: i, big: 'x'.repeat(50_000) }, usage: { inputTokens: i, outputTokens: 0 }, attempts: 1 }, parts));
+      const writers = Array.from({ length: 8 }, (_, i) =>
+        new DiskCache(dir).set(
+          key,
+          { ok: true, value: { writer: i, big: 'x'.repeat(50_000) }, usage: { inputTokens: i, outputTokens: 0 }, attempts: 1 },
+          parts,
+        ),
+      );
       await Promise.all(writers);
       assert.deepEqual(await readdir(dir), [key.slice(0, 2)]);
       assert.deepEqual(await readdir(join(dir, key.slice(0, 2))), [`${key}.json`], 'no temp files left behind');

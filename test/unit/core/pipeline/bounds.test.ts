@@ -30,7 +30,11 @@ after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function specWith(tools: object[]): Spec {
   const text = JSON.stringify({
     tools: [
-      { name: 'get_note', description: 'Get a note by id.', inputSchema: { type: 'object', properties: { note_id: { type: 'string' } }, required: ['note_id'] } },
+      {
+        name: 'get_note',
+        description: 'Get a note by id.',
+        inputSchema: { type: 'object', properties: { note_id: { type: 'string' } }, required: ['note_id'] },
+      },
       ...tools,
     ],
   });
@@ -40,12 +44,24 @@ function specWith(tools: object[]): Spec {
 }
 
 const hostileTools = [
-  { name: 'write_essay', description: 'Write an essay.', inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 300000 } }, required: ['text'] } },
-  { name: 'tag_items', description: 'Tag items.', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' }, minItems: 100000000 } }, required: ['ids'] } },
+  {
+    name: 'write_essay',
+    description: 'Write an essay.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 300000 } }, required: ['text'] },
+  },
+  {
+    name: 'tag_items',
+    description: 'Tag items.',
+    inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' }, minItems: 100000000 } }, required: ['ids'] },
+  },
   {
     name: 'grid_fill',
     description: 'Fill a grid.',
-    inputSchema: { type: 'object', properties: { rows: { type: 'array', minItems: 900, items: { type: 'array', minItems: 900, items: { type: 'integer' } } } }, required: ['rows'] },
+    inputSchema: {
+      type: 'object',
+      properties: { rows: { type: 'array', minItems: 900, items: { type: 'array', minItems: 900, items: { type: 'integer' } } } },
+      required: ['rows'],
+    },
   },
   {
     name: 'read_log',
@@ -82,7 +98,11 @@ test('a schema requiring a huge string, array or value count skips its tool with
 
 test('a long required string at the limit is built and satisfies the schema', () => {
   const spec = specWith([
-    { name: 'save_text', description: 'Save text.', inputSchema: { type: 'object', properties: { body: { type: 'string', minLength: MAX_SAMPLE_STRING } }, required: ['body'] } },
+    {
+      name: 'save_text',
+      description: 'Save text.',
+      inputSchema: { type: 'object', properties: { body: { type: 'string', minLength: MAX_SAMPLE_STRING } }, required: ['body'] },
+    },
   ]);
   const started = performance.now();
   const r = generateOffline(spec, { seed: 2, simple: 2, complex: 0 });
@@ -143,7 +163,10 @@ function runBin(args: string[], cwd: string): { code: number | null; err: string
 function assertOneLine(r: { code: number | null; err: string; ms: number }, expected: RegExp): void {
   assert.equal(r.code, 2, `exit ${r.code} after ${r.ms.toFixed(0)} ms: ${r.err}`);
   assert.ok(r.ms < 5000, `took ${r.ms.toFixed(0)} ms`);
-  const lines = r.err.trim().split('\n').filter((l) => l.startsWith('agent-seer: ') && !/judging|warning/.test(l));
+  const lines = r.err
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('agent-seer: ') && !/judging|warning/.test(l));
   assert.equal(lines.length, 1, r.err);
   assert.match(lines[0]!, expected);
   assert.doesNotMatch(r.err, /\n\s+at /);
@@ -191,14 +214,20 @@ test('a FIFO given to inspect, report, judge, export or as a manifest spec.sourc
 test('a file over the size limit and a count over its maximum: exit 2, one line', async (t) => {
   const dir = tempDir();
   execFileSync('truncate', ['-s', '300M', join(dir, 'huge.json')]);
-  await t.test('inspect, sparse 300 MB file', () => assertOneLine(runBin(['inspect', 'huge.json'], dir), /huge\.json: too large \(300 MiB; the limit is 64 MiB\)$/));
+  await t.test('inspect, sparse 300 MB file', () =>
+    assertOneLine(runBin(['inspect', 'huge.json'], dir), /huge\.json: too large \(300 MiB; the limit is 64 MiB\)$/),
+  );
   await t.test('generate, sparse 300 MB file', () => assertOneLine(runBin(['generate', 'huge.json'], dir), /huge\.json: too large/));
-  await t.test('--simple 100000000', () => assertOneLine(runBin(['generate', join(specsDir, 'slack.json'), '--simple', '100000000'], dir), /--simple is at most 10000, got "100000000"$/));
+  await t.test('--simple 100000000', () =>
+    assertOneLine(runBin(['generate', join(specsDir, 'slack.json'), '--simple', '100000000'], dir), /--simple is at most 10000, got "100000000"$/),
+  );
   await t.test('--complex, --concurrency, --rpm', () => {
     assertOneLine(runBin(['generate', join(specsDir, 'slack.json'), '--complex', '99999999'], dir), /--complex is at most/);
     assertOneLine(runBin(['generate', join(specsDir, 'slack.json'), '--concurrency', '99999999'], dir), /--concurrency is at most/);
     assertOneLine(runBin(['generate', join(specsDir, 'slack.json'), '--rpm', '1e12'], dir), /--rpm is at most 1000000, got "1e12"$/);
   });
   await t.test('--resamples', () => assertOneLine(runBin(['report', dir, '--resamples', '100000000'], dir), /--resamples is at most 100000/));
-  await t.test('--timeout', () => assertOneLine(runBin(['snapshot', 'mcp.json', '--out', 'o', '--timeout', '1e10'], dir), /--timeout is at most 86400 seconds, got "1e10"$/));
+  await t.test('--timeout', () =>
+    assertOneLine(runBin(['snapshot', 'mcp.json', '--out', 'o', '--timeout', '1e10'], dir), /--timeout is at most 86400 seconds, got "1e10"$/),
+  );
 });

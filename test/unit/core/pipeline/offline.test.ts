@@ -100,7 +100,11 @@ for (const file of files) {
       const outputs = record.mock_outputs.map((m) => m.output);
       assert.deepEqual(checkIntegrity({ calls: record.expected_tools, outputs, prompt: record.prompt, spec }), [], `${where}: integrity`);
       if (record.conversation.length) {
-        assert.deepEqual(checkIntegrity({ calls: record.expected_tools, outputs, prompt: record.prompt, turns: record.conversation, spec }), [], `${where}: turn integrity`);
+        assert.deepEqual(
+          checkIntegrity({ calls: record.expected_tools, outputs, prompt: record.prompt, turns: record.conversation, spec }),
+          [],
+          `${where}: turn integrity`,
+        );
         const turns = checkTurns(record.conversation, record.expected_tools, spec);
         assert.ok(turns.ok, `${where}: ${JSON.stringify(turns.problems)}`);
         assert.ok(record.conversation.length >= 2);
@@ -138,7 +142,11 @@ test('tools whose schema cannot be used are skipped with a reason; the rest are 
       { name: 'list_items', description: 'List items.', inputSchema: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 50 } } } },
       { name: 'get_item', description: 'Get an item.', inputSchema: { type: 'object', properties: { item_id: { type: 'string' } }, required: ['item_id'] } },
       { name: 'broken_ref', description: 'Broken.', inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/nowhere' } } } },
-      { name: 'impossible', description: 'Cannot be satisfied.', inputSchema: { type: 'object', properties: { a: { type: 'string', minLength: 5, maxLength: 2 } }, required: ['a'] } },
+      {
+        name: 'impossible',
+        description: 'Cannot be satisfied.',
+        inputSchema: { type: 'object', properties: { a: { type: 'string', minLength: 5, maxLength: 2 } }, required: ['a'] },
+      },
     ],
   };
   const r = generateOffline(spec, { seed: 3, simple: 2, complex: 1 });
@@ -178,13 +186,18 @@ test('the integrity check is not vacuous: removing a chained id from its produce
     for (const record of results.get(file)!.records) {
       const outputs = record.mock_outputs.map((m) => m.output);
       const laterIds = record.expected_tools.slice(1).flatMap((c, k) => idLikeValues(c.arguments).map((v) => ({ ...v, callIndex: k + 1 })));
-      const chained = laterIds.find((v) => typeof v.value === 'string' && !record.prompt.includes(String(v.value)) && JSON.stringify(outputs[0]).includes(String(v.value)));
+      const chained = laterIds.find(
+        (v) => typeof v.value === 'string' && !record.prompt.includes(String(v.value)) && JSON.stringify(outputs[0]).includes(String(v.value)),
+      );
       if (!chained) continue;
       const scrubbed = outputs.map((o, i) => (i === 0 ? JSON.parse(JSON.stringify(o).split(String(chained.value)).join('REDACTED')) : o));
       // Later outputs echo the id too; only outputs before the consuming call count, so scrub up to it.
       for (let i = 1; i < chained.callIndex; i++) scrubbed[i] = JSON.parse(JSON.stringify(outputs[i]).split(String(chained.value)).join('REDACTED'));
       const violations = checkIntegrity({ calls: record.expected_tools, outputs: scrubbed, prompt: record.prompt, spec });
-      assert.ok(violations.some((v) => v.value === chained.value), `${file} ${record.id}: ${chained.param}`);
+      assert.ok(
+        violations.some((v) => v.value === chained.value),
+        `${file} ${record.id}: ${chained.param}`,
+      );
       tried++;
     }
   }
@@ -211,7 +224,9 @@ test('multi-turn: complex workflows with a read/act boundary always split; rate 
     }
   }
   const rate = multiTurn / multiCall;
-  t.diagnostic(`multi-turn: ${multiTurn}/${multiCall} multi-call records (${(rate * 100).toFixed(1)}%); complex: ${complexSplit}/${complexTotal} (${((complexSplit / complexTotal) * 100).toFixed(1)}%)`);
+  t.diagnostic(
+    `multi-turn: ${multiTurn}/${multiCall} multi-call records (${(rate * 100).toFixed(1)}%); complex: ${complexSplit}/${complexTotal} (${((complexSplit / complexTotal) * 100).toFixed(1)}%)`,
+  );
   assert.ok(rate > 0.3, `multi-turn rate ${rate}`);
   assert.ok(complexSplit / complexTotal > 0.6, `complex split rate ${complexSplit / complexTotal}`);
 });
@@ -270,13 +285,23 @@ test('stage 4: turnsOffline splits at read/act boundaries and never emits a sing
   const wf = (names: string[]): Scenario => ({
     title: names.join(' '),
     prompt: 'p',
-    agent_workflow: names.map((name) => ({ name, arguments: name === 'slack_list_channels' ? {} : { channel_id: 'C0DEPLOYS1', text: 'hi', reaction: 'eyes', timestamp: '1.2' }, explanation: '' })),
+    agent_workflow: names.map((name) => ({
+      name,
+      arguments: name === 'slack_list_channels' ? {} : { channel_id: 'C0DEPLOYS1', text: 'hi', reaction: 'eyes', timestamp: '1.2' },
+      explanation: '',
+    })),
     novelty_reason: '',
     agent_followup: '',
   });
   const mixed = wf(['slack_list_channels', 'slack_get_channel_history', 'slack_post_message', 'slack_add_reaction']);
   const split = turnsOffline(spec, mixed, mockOffline(spec, mixed, { seed: 1 }), { seed: 1 });
-  assert.deepEqual(split?.turns.map((t) => t.calls), [[0, 1], [2, 3]]);
+  assert.deepEqual(
+    split?.turns.map((t) => t.calls),
+    [
+      [0, 1],
+      [2, 3],
+    ],
+  );
   assert.match(split?.turns[1]?.prompt ?? '', /^(Thanks|Great|OK|Got it)/, 'later turns react to the previous result');
   const reads = wf(['slack_list_channels', 'slack_get_users']);
   assert.equal(turnsOffline(spec, reads, mockOffline(spec, reads, { seed: 1 }), { seed: 1 }), undefined);
@@ -287,22 +312,93 @@ test('callability: every fixture tool is callable offline', () => {
 });
 
 test('argument sampling satisfies demanding schemas (formats, patterns, bounds, tuples, alternatives, refs)', () => {
-  const obj = (properties: Record<string, unknown>, required = Object.keys(properties), extra: Record<string, unknown> = {}) => ({ type: 'object', properties, required, ...extra });
+  const obj = (properties: Record<string, unknown>, required = Object.keys(properties), extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    properties,
+    required,
+    ...extra,
+  });
   const tools = [
-    { name: 'create_contact', inputSchema: obj({ email: { type: 'string', format: 'email' }, birthday: { type: 'string', format: 'date' }, seen_at: { type: 'string', format: 'date-time' }, homepage: { type: 'string', format: 'uri' }, contact_id: { type: 'string', format: 'uuid' }, host: { type: 'string', format: 'ipv4' } }) },
-    { name: 'set_code', inputSchema: obj({ code: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' }, sku: { type: 'string', pattern: '^(ab|cd)_[a-f0-9]{6}$' }, short: { type: 'string', minLength: 3, maxLength: 5 } }) },
-    { name: 'set_numbers', inputSchema: obj({ pct: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }, step: { type: 'integer', minimum: 10, maximum: 20, multipleOf: 5 }, legacy: { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 3 } }, ['pct', 'step'], { $schema: 'http://json-schema.org/draft-04/schema#' }) },
-    { name: 'set_lists', inputSchema: obj({ tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 2, maxItems: 3, uniqueItems: true }, pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } }, ['tags', 'pair'], { $schema: 'https://json-schema.org/draft/2020-12/schema' }) },
-    { name: 'set_shape', inputSchema: obj({ target: { oneOf: [obj({ kind: { const: 'page' }, page_id: { type: 'string', format: 'uuid' } }, ['kind', 'page_id'], { additionalProperties: false }), obj({ kind: { const: 'db' }, db_id: { type: 'string' } }, ['kind', 'db_id'], { additionalProperties: false })] }, mixed: { allOf: [obj({ a: { type: 'string' } }), obj({ b: { type: ['integer', 'null'] } })] }, nullable: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 2 }] } }) },
-    { name: 'set_tree', inputSchema: { type: 'object', properties: { root: { $ref: '#/$defs/node' } }, required: ['root'], $defs: { node: obj({ label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, ['label']) } } },
-    { name: 'set_map', inputSchema: obj({ labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 20 }, minProperties: 1 }, filter: { type: 'object', properties: {}, additionalProperties: {} } }) },
+    {
+      name: 'create_contact',
+      inputSchema: obj({
+        email: { type: 'string', format: 'email' },
+        birthday: { type: 'string', format: 'date' },
+        seen_at: { type: 'string', format: 'date-time' },
+        homepage: { type: 'string', format: 'uri' },
+        contact_id: { type: 'string', format: 'uuid' },
+        host: { type: 'string', format: 'ipv4' },
+      }),
+    },
+    {
+      name: 'set_code',
+      inputSchema: obj({
+        code: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' },
+        sku: { type: 'string', pattern: '^(ab|cd)_[a-f0-9]{6}$' },
+        short: { type: 'string', minLength: 3, maxLength: 5 },
+      }),
+    },
+    {
+      name: 'set_numbers',
+      inputSchema: obj(
+        {
+          pct: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+          step: { type: 'integer', minimum: 10, maximum: 20, multipleOf: 5 },
+          legacy: { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 3 },
+        },
+        ['pct', 'step'],
+        { $schema: 'http://json-schema.org/draft-04/schema#' },
+      ),
+    },
+    {
+      name: 'set_lists',
+      inputSchema: obj(
+        {
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 2, maxItems: 3, uniqueItems: true },
+          pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false },
+        },
+        ['tags', 'pair'],
+        { $schema: 'https://json-schema.org/draft/2020-12/schema' },
+      ),
+    },
+    {
+      name: 'set_shape',
+      inputSchema: obj({
+        target: {
+          oneOf: [
+            obj({ kind: { const: 'page' }, page_id: { type: 'string', format: 'uuid' } }, ['kind', 'page_id'], { additionalProperties: false }),
+            obj({ kind: { const: 'db' }, db_id: { type: 'string' } }, ['kind', 'db_id'], { additionalProperties: false }),
+          ],
+        },
+        mixed: { allOf: [obj({ a: { type: 'string' } }), obj({ b: { type: ['integer', 'null'] } })] },
+        nullable: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 2 }] },
+      }),
+    },
+    {
+      name: 'set_tree',
+      inputSchema: {
+        type: 'object',
+        properties: { root: { $ref: '#/$defs/node' } },
+        required: ['root'],
+        $defs: { node: obj({ label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, ['label']) },
+      },
+    },
+    {
+      name: 'set_map',
+      inputSchema: obj({
+        labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 20 }, minProperties: 1 },
+        filter: { type: 'object', properties: {}, additionalProperties: {} },
+      }),
+    },
   ];
   const spec: Spec = { name: 'hard', source: 'inline', invalidTools: [], tools };
   for (const seed of [1, 2, 3, 4, 5]) {
     const r = generateOffline(spec, { seed, simple: 4, complex: 2 });
     assert.deepEqual(r.skipped, [], `seed ${seed}`);
     assert.equal(r.manifestCounts.coverage.ratio, 1);
-    for (const rec of r.records) for (const c of rec.expected_tools) assert.ok(validateCall(spec, c).ok, `seed ${seed} ${c.name} ${JSON.stringify(c.arguments)}: ${JSON.stringify(validateCall(spec, c).errors)}`);
+    for (const rec of r.records)
+      for (const c of rec.expected_tools)
+        assert.ok(validateCall(spec, c).ok, `seed ${seed} ${c.name} ${JSON.stringify(c.arguments)}: ${JSON.stringify(validateCall(spec, c).errors)}`);
   }
   const one = generateOffline(spec, { seed: 9, simple: 1, complex: 0 });
   const contact = one.records.flatMap((r) => r.expected_tools).find((c) => c.name === 'create_contact')!.arguments;
@@ -313,11 +409,23 @@ test('argument sampling satisfies demanding schemas (formats, patterns, bounds, 
 });
 
 test('counts are whole numbers, and parameters the description calls alternatives are not both filled', () => {
-  const description = "Read a file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file.";
+  const description =
+    "Read a file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file.";
   const lines = (which: string) => ({ type: 'number', description: `If provided, returns only the ${which} N lines of the file` });
   const tools = [
-    { name: 'read_text_file', description, inputSchema: { type: 'object', properties: { path: { type: 'string' }, tail: lines('last'), head: lines('first') }, required: ['path'] } },
-    { name: 'search', inputSchema: { type: 'object', properties: { query: { type: 'string' }, max_results: { type: 'number', minimum: 1, maximum: 50 }, score: { type: 'number', minimum: 0, maximum: 1 } }, required: ['query', 'max_results', 'score'] } },
+    {
+      name: 'read_text_file',
+      description,
+      inputSchema: { type: 'object', properties: { path: { type: 'string' }, tail: lines('last'), head: lines('first') }, required: ['path'] },
+    },
+    {
+      name: 'search',
+      inputSchema: {
+        type: 'object',
+        properties: { query: { type: 'string' }, max_results: { type: 'number', minimum: 1, maximum: 50 }, score: { type: 'number', minimum: 0, maximum: 1 } },
+        required: ['query', 'max_results', 'score'],
+      },
+    },
   ];
   const spec: Spec = { name: 'fs', source: 'inline', invalidTools: [], tools };
   let fractions = 0;
@@ -326,7 +434,8 @@ test('counts are whole numbers, and parameters the description calls alternative
     assert.equal(r.manifestCounts.coverage.ratio, 1);
     for (const c of r.records.flatMap((rec) => rec.expected_tools)) {
       assert.ok(validateCall(spec, c).ok, `seed ${seed} ${JSON.stringify(c)}`);
-      for (const k of ['head', 'tail', 'max_results']) if (k in c.arguments) assert.ok(Number.isInteger(c.arguments[k]), `seed ${seed} ${k}: ${String(c.arguments[k])}`);
+      for (const k of ['head', 'tail', 'max_results'])
+        if (k in c.arguments) assert.ok(Number.isInteger(c.arguments[k]), `seed ${seed} ${k}: ${String(c.arguments[k])}`);
       assert.ok(!('head' in c.arguments && 'tail' in c.arguments), `seed ${seed}: head and tail together`);
       if (typeof c.arguments.score === 'number' && !Number.isInteger(c.arguments.score)) fractions++;
     }
@@ -336,13 +445,26 @@ test('counts are whole numbers, and parameters the description calls alternative
 
 test('exclusions: parameters named together with words of exclusion', () => {
   const none = (): string => '';
-  assert.deepEqual([...(exclusions(['path', 'head', 'tail'], none, "Use the 'head' parameter for the first N lines, or the 'tail' parameter for the last N lines.").get('head') ?? [])], ['tail']);
-  assert.deepEqual([...(exclusions(['since', 'days'], (k) => (k === 'days' ? 'Cannot be used together with since.' : ''), undefined).get('since') ?? [])], ['days']);
+  assert.deepEqual(
+    [
+      ...(exclusions(['path', 'head', 'tail'], none, "Use the 'head' parameter for the first N lines, or the 'tail' parameter for the last N lines.").get(
+        'head',
+      ) ?? []),
+    ],
+    ['tail'],
+  );
+  assert.deepEqual(
+    [...(exclusions(['since', 'days'], (k) => (k === 'days' ? 'Cannot be used together with since.' : ''), undefined).get('since') ?? [])],
+    ['days'],
+  );
   assert.equal(exclusions(['owner', 'repo'], (k) => (k === 'owner' ? 'The owner of the repo.' : ''), 'List the issues of a repo.').size, 0);
 });
 
 test('task phrases read like requests: no alternative second verb, no placeholder for the argument', () => {
   assert.equal(descriptionPhrase('Create a new file or completely overwrite an existing file with new content. Use with caution.'), 'create a new file');
-  assert.equal(descriptionPhrase('Get a detailed listing of all files and directories in a specified path. Results are prefixed.'), 'get a detailed listing of all files and directories');
+  assert.equal(
+    descriptionPhrase('Get a detailed listing of all files and directories in a specified path. Results are prefixed.'),
+    'get a detailed listing of all files and directories',
+  );
   assert.equal(descriptionPhrase('Move or rename files and directories.'), 'move or rename files and directories');
 });

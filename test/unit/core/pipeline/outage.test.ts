@@ -34,7 +34,27 @@ describe('LLM outages and quotas', () => {
   const out = (): string => join(root, `run${n++}`);
   const env = { GEMINI_API_KEY: 'k', OPENAI_API_KEY: 'k' };
   const generate = (fake: FakeLlmServer, dir: string, provider: 'gemini' | 'openai' = 'gemini', extra: string[] = []) =>
-    cli(['generate', slackSpec, '--provider', provider, ...(provider === 'openai' ? ['--model', 'm'] : []), '--base-url', fake.url, '--simple', '3', '--complex', '3', '--out', dir, '--json', ...extra], root, env);
+    cli(
+      [
+        'generate',
+        slackSpec,
+        '--provider',
+        provider,
+        ...(provider === 'openai' ? ['--model', 'm'] : []),
+        '--base-url',
+        fake.url,
+        '--simple',
+        '3',
+        '--complex',
+        '3',
+        '--out',
+        dir,
+        '--json',
+        ...extra,
+      ],
+      root,
+      env,
+    );
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'agent-seer-outage-'));
@@ -57,7 +77,10 @@ describe('LLM outages and quotas', () => {
     assert.equal(summary.items.offline, 0);
     assert.ok(summary.items.failed > 0 && summary.items.failed === summary.items.total, JSON.stringify(summary.items));
     // Either every item ran and failed, or the endpoint failed enough calls in a row to stop the run.
-    assert.match(r.err, /generation failed: (no LLM item succeeded|stopped after \d+ items \(0 made by the model\): LLM endpoint down: \d+ calls in a row failed)/);
+    assert.match(
+      r.err,
+      /generation failed: (no LLM item succeeded|stopped after \d+ items \(0 made by the model\): LLM endpoint down: \d+ calls in a row failed)/,
+    );
     const h = await readHarness(dir);
     assert.equal(h.manifest?.status, 'failed');
     assert.match(h.manifest?.error ?? '', /no LLM item succeeded|LLM endpoint down/);
@@ -102,12 +125,22 @@ describe('LLM outages and quotas', () => {
     const dir = out();
     const r = await generate(gemini, dir);
     assert.equal(r.code, EXIT.partial, r.err);
-    const s = JSON.parse(r.out) as { status: string; records: number; items: { total: number; llm: number; failed: number; failedBy: Record<string, number>; degradedShare: number } };
+    const s = JSON.parse(r.out) as {
+      status: string;
+      records: number;
+      items: { total: number; llm: number; failed: number; failedBy: Record<string, number>; degradedShare: number };
+    };
     assert.equal(s.status, 'partial');
     assert.ok(s.records > 0 && s.items.llm > 0);
     assert.ok(s.items.failed > 0 && s.items.degradedShare > 0.1, JSON.stringify(s.items));
-    assert.equal(Object.values(s.items.failedBy).reduce((a, b) => a + b, 0), s.items.failed);
-    assert.ok(Object.keys(s.items.failedBy).every((k) => /^(interpret|scenarios|mock|turns):http$/.test(k)), JSON.stringify(s.items.failedBy));
+    assert.equal(
+      Object.values(s.items.failedBy).reduce((a, b) => a + b, 0),
+      s.items.failed,
+    );
+    assert.ok(
+      Object.keys(s.items.failedBy).every((k) => /^(interpret|scenarios|mock|turns):http$/.test(k)),
+      JSON.stringify(s.items.failedBy),
+    );
     assert.match(r.err, /generation partial: \d+% of \d+ LLM items degraded \(limit 10%\): \d+ failed \(/);
     const h = await readHarness(dir);
     assert.equal(h.manifest?.status, 'partial');
@@ -118,7 +151,11 @@ describe('LLM outages and quotas', () => {
     // The text summary says the same.
     gemini.reset();
     gemini.respondWith((req): FakeReply => (doomed(req) ? { status: 500, retryAfter: 0 } : responder.respond(req)));
-    const text = await cli(['generate', slackSpec, '--provider', 'gemini', '--base-url', gemini.url, '--simple', '3', '--complex', '3', '--out', dir], root, env);
+    const text = await cli(
+      ['generate', slackSpec, '--provider', 'gemini', '--base-url', gemini.url, '--simple', '3', '--complex', '3', '--out', dir],
+      root,
+      env,
+    );
     assert.equal(text.code, EXIT.partial);
     assert.match(text.out, /\(partial; gemini /);
     assert.match(text.out, /LLM items: \d+ of \d+ made by the model; \d+ failed \(\w+:http \d+/);
@@ -141,7 +178,13 @@ describe('LLM outages and quotas', () => {
                     code: 429,
                     message: 'You exceeded your current quota, please check your plan and billing details.',
                     status: 'RESOURCE_EXHAUSTED',
-                    details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }] }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' }],
+                    details: [
+                      {
+                        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+                        violations: [{ quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }],
+                      },
+                      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' },
+                    ],
                   },
                 },
               }
@@ -173,7 +216,22 @@ describe('LLM outages and quotas', () => {
     let answered = 0;
     gemini.respondWith((req): FakeReply => (answered++ < 20 ? responder.respond(req) : { status: 429, body: geminiRetryInfoBody(3600) }));
     const dir = out();
-    const argv = ['generate', slackSpec, '--provider', 'gemini', '--base-url', gemini.url, '--simple', '3', '--complex', '3', '--out', dir, '--concurrency', '1'];
+    const argv = [
+      'generate',
+      slackSpec,
+      '--provider',
+      'gemini',
+      '--base-url',
+      gemini.url,
+      '--simple',
+      '3',
+      '--complex',
+      '3',
+      '--out',
+      dir,
+      '--concurrency',
+      '1',
+    ];
     const r = await cli(argv, root, env);
     assert.equal(r.code, EXIT.partial, r.err);
     assert.match(r.out, /Stopped by the LLM quota: re-run the same command once the quota resets/);
@@ -192,7 +250,10 @@ describe('LLM outages and quotas', () => {
 
   it('judge: every request 500 → exit 1 and "not judged: N"; enough failed calls in a row stop the judge', async () => {
     // A one-tool spec with one scenario (2 judge calls), and slack with more records than 4.
-    for (const [spec, simple, complex] of [[join(specsDir, 'fetch-official.json'), 1, 0], [slackSpec, 2, 2]] as const) {
+    for (const [spec, simple, complex] of [
+      [join(specsDir, 'fetch-official.json'), 1, 0],
+      [slackSpec, 2, 2],
+    ] as const) {
       const harness = out();
       assert.equal((await cli(['generate', spec, '--simple', String(simple), '--complex', String(complex), '--out', harness], root, env)).code, 0);
       gemini.reset();

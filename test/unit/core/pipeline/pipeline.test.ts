@@ -124,7 +124,10 @@ describe('pipeline through the real Gemini client against a fake server', () => 
       assert.ok(Object.keys(r.provenance.toolHashes).length > 0);
       for (const o of r.mock_outputs) assert.equal(o.grounding, 'low', 'slack declares no output schemas and no examples were given');
       // The expected response quotes the outputs.
-      assert.ok(r.mock_outputs.flatMap((o) => textLeaves(o.output)).some((l) => l.length >= 3 && r.expected_response.includes(l)), r.id);
+      assert.ok(
+        r.mock_outputs.flatMap((o) => textLeaves(o.output)).some((l) => l.length >= 3 && r.expected_response.includes(l)),
+        r.id,
+      );
     }
     // Stages: one interpretation per tool, one mock per scenario, one split per multi-call scenario.
     const byStage = (s: string): number => fake.requests.filter((r) => stageOf(r) === s).length;
@@ -134,9 +137,19 @@ describe('pipeline through the real Gemini client against a fake server', () => 
   });
 
   it('429 with Retry-After, 500 and a timeout are retried; the harness is the same as without faults', async () => {
-    const r429 = rule((r) => stageOf(r) === 'scenarios', () => ({ status: 429, retryAfter: '0.3', message: 'slow down' }));
-    const r500 = rule((r) => stageOf(r) === 'mock', () => ({ status: 500, message: 'boom' }), 2);
-    const hang = rule((r) => stageOf(r) === 'interpret', () => ({ hang: true }));
+    const r429 = rule(
+      (r) => stageOf(r) === 'scenarios',
+      () => ({ status: 429, retryAfter: '0.3', message: 'slow down' }),
+    );
+    const r500 = rule(
+      (r) => stageOf(r) === 'mock',
+      () => ({ status: 500, message: 'boom' }),
+      2,
+    );
+    const hang = rule(
+      (r) => stageOf(r) === 'interpret',
+      () => ({ hang: true }),
+    );
     serve(fake, responder, [r429, r500, hang]);
     const res = await run(fake, slack);
     assert.equal(res.status, 'complete');
@@ -155,8 +168,14 @@ describe('pipeline through the real Gemini client against a fake server', () => 
   });
 
   it('malformed JSON and schema-violating replies are re-asked with the errors and counted', async () => {
-    const notJson = rule((r) => stageOf(r) === 'scenarios' && r.messages.length === 1, () => ({ text: 'Sure! Here are your scenarios: {oops' }));
-    const badSchema = rule((r) => stageOf(r) === 'interpret' && r.messages.length === 1, () => ({ json: { tool_name: 'x', what_it_does: 3 } }));
+    const notJson = rule(
+      (r) => stageOf(r) === 'scenarios' && r.messages.length === 1,
+      () => ({ text: 'Sure! Here are your scenarios: {oops' }),
+    );
+    const badSchema = rule(
+      (r) => stageOf(r) === 'interpret' && r.messages.length === 1,
+      () => ({ json: { tool_name: 'x', what_it_does: 3 } }),
+    );
     serve(fake, responder, [notJson, badSchema]);
     const res = await run(fake, slack);
     assert.equal(res.status, 'complete');
@@ -180,7 +199,9 @@ describe('pipeline through the real Gemini client against a fake server', () => 
         original = structuredClone(batch);
         const s = batch.categories[0]!.scenarios;
         s[0]!.agent_workflow[0]!.name = 'slack_list_channelz';
-        const withString = s.findIndex((x, i) => i > 0 && Object.values(JSON.parse(x.agent_workflow[0]!.arguments_json) as object).some((v) => typeof v === 'string'));
+        const withString = s.findIndex(
+          (x, i) => i > 0 && Object.values(JSON.parse(x.agent_workflow[0]!.arguments_json) as object).some((v) => typeof v === 'string'),
+        );
         const call = s[withString]!.agent_workflow[0]!;
         const args = JSON.parse(call.arguments_json) as Record<string, unknown>;
         const key = Object.keys(args).find((k) => typeof args[k] === 'string')!;
@@ -193,7 +214,10 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     const res = await run(fake, slack);
     assert.ok(original);
     const text = reaskOf(fake, fake.requests[corrupt.hits[0]!]!)?.lastUserText ?? '';
-    assert.match(text, /categories\[0\]\.scenarios\[0\]\.agent_workflow\[0\] \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/);
+    assert.match(
+      text,
+      /categories\[0\]\.scenarios\[0\]\.agent_workflow\[0\] \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/,
+    );
     assert.match(text, /agent_workflow\[0\] \(slack_\w+\): '\w+' must be string/);
     assert.equal(res.counts.repaired['scenarios:unknown-tool'], 1);
     assert.equal(res.counts.repaired['scenarios:invalid-arguments'], 1);
@@ -251,8 +275,14 @@ describe('pipeline through the real Gemini client against a fake server', () => 
   };
 
   it('an ID that does not chain is re-asked with the value and where it must appear', async () => {
-    const scen = rule((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple', () => ({ json: chained('Show me the latest messages in our incident channel.') }));
-    const broken = rule((r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'), (_req, base) => stripId(base));
+    const scen = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
+      () => ({ json: chained('Show me the latest messages in our incident channel.') }),
+    );
+    const broken = rule(
+      (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
+      (_req, base) => stripId(base),
+    );
     serve(fake, responder, [scen, broken]);
     const res = await run(fake, slack);
     const text = reaskOf(fake, fake.requests[broken.hits[0]!]!)?.lastUserText ?? '';
@@ -266,13 +296,20 @@ describe('pipeline through the real Gemini client against a fake server', () => 
   });
 
   it('an ID still missing after three replies is planted into the earlier output, and counted', async () => {
-    const scen = rule((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple', () => ({ json: chained('Show me the latest messages in our incident channel.') }));
-    const broken = rule((r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'), (_req, base) => stripId(base), 3);
+    const scen = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
+      () => ({ json: chained('Show me the latest messages in our incident channel.') }),
+    );
+    const broken = rule(
+      (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
+      (_req, base) => stripId(base),
+      3,
+    );
     serve(fake, responder, [scen, broken]);
     const res = await run(fake, slack);
     assert.equal(broken.hits.length, 3);
     assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
-    assert.equal(res.counts.repaired['mock:offline-fallback'], undefined, 'the model\'s outputs were kept');
+    assert.equal(res.counts.repaired['mock:offline-fallback'], undefined, "the model's outputs were kept");
     const records = await assertSoundHarness(res);
     const rec = records.find((r) => r.title === 'Read the incident channel')!;
     const planted = JSON.stringify(rec.mock_outputs[0]!.output);
@@ -284,7 +321,11 @@ describe('pipeline through the real Gemini client against a fake server', () => 
 
   it('a mock reply that cannot be used falls back to the offline outputs (counted, provenance says so)', async () => {
     let victim = '';
-    const wrong = rule((r) => stageOf(r) === 'mock' && (victim ||= firstPrompt(r)) === firstPrompt(r), () => ({ json: { mock_workflow: [], expected_response: 'Done.' } }), 3);
+    const wrong = rule(
+      (r) => stageOf(r) === 'mock' && (victim ||= firstPrompt(r)) === firstPrompt(r),
+      () => ({ json: { mock_workflow: [], expected_response: 'Done.' } }),
+      3,
+    );
     serve(fake, responder, [wrong]);
     const res = await run(fake, slack);
     assert.equal(wrong.hits.length, 3);

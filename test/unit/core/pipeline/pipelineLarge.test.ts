@@ -57,8 +57,14 @@ describe('large specs: grouped prompts within budget, 100% tool coverage', () =>
       const largest = Math.max(...scenarioPrompts.map(estimateTokens));
       assert.ok(largest <= BUDGET, `largest scenario prompt ${largest} tokens ≤ ${BUDGET}`);
       assert.equal(res.maxPromptTokens, largest);
-      assert.ok(scenarioPrompts.some((p) => p.includes('come from two different areas')), 'cross-group complex batches');
-      assert.ok(scenarioPrompts.some((p) => scenarioKind(p) === 'coverage'), 'coverage follow-ups fired');
+      assert.ok(
+        scenarioPrompts.some((p) => p.includes('come from two different areas')),
+        'cross-group complex batches',
+      );
+      assert.ok(
+        scenarioPrompts.some((p) => scenarioKind(p) === 'coverage'),
+        'coverage follow-ups fired',
+      );
       assert.deepEqual(res.counts.coverage.uncovered, []);
       assert.equal(res.counts.coverage.ratio, 1);
       const h = await readHarness(out);

@@ -83,7 +83,10 @@ describe('tool summaries', () => {
     assert.equal(typePhrase({ $ref: '#/$defs/S' }, root), 'one of "open" | "closed"');
     assert.equal(typePhrase({ anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { type: 'null' }] }, {}), 'integer, 1..100 or null');
     assert.equal(typePhrase({ type: 'array', items: { type: 'string', format: 'email' } }, {}), 'array of string, email');
-    assert.equal(typePhrase({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] }, {}), 'object {a*: string; b: number}');
+    assert.equal(
+      typePhrase({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] }, {}),
+      'object {a*: string; b: number}',
+    );
   });
 
   it('a 205-parameter tool lists its required parameters first and stays bounded', async () => {
@@ -94,7 +97,13 @@ describe('tool summaries', () => {
     assert.match(lines[lines.length - 1]!, /and \d+ more optional parameters/);
     const required = (big.inputSchema as { required?: string[] }).required ?? [];
     for (const [i, r] of required.entries()) assert.match(lines[i]!, new RegExp(`^- ${r} \\(.*required\\)`));
-    const interp = { tool_name: big.name, what_it_does: 'x'.repeat(5000), what_it_needs: 'y'.repeat(5000), why_its_used: 'z'.repeat(5000), enterprise_context: [] };
+    const interp = {
+      tool_name: big.name,
+      what_it_does: 'x'.repeat(5000),
+      what_it_needs: 'y'.repeat(5000),
+      why_its_used: 'z'.repeat(5000),
+      enterprise_context: [],
+    };
     assert.ok(estimateTokens(fullSummary(big, interp)) <= fullSummaryBound(big), 'the bound holds whatever the interpretation says');
     assert.match(compactSummary(big, undefined), /^### TwilioApiV2010--\w+\n/);
   });
@@ -155,11 +164,16 @@ test('apportion: parts sum to the total, follow the weights, break ties to the l
   assert.deepEqual(apportion(10, [16, 16, 15]), [4, 3, 3]);
   assert.deepEqual(apportion(3, [1, 1, 1, 1]), [1, 1, 1, 0]);
   assert.deepEqual(apportion(0, [5, 5]), [0, 0]);
-  for (const total of [1, 7, 20, 33]) assert.equal(apportion(total, [3, 9, 1, 12, 5]).reduce((a, b) => a + b, 0), total);
+  for (const total of [1, 7, 20, 33])
+    assert.equal(
+      apportion(total, [3, 9, 1, 12, 5]).reduce((a, b) => a + b, 0),
+      total,
+    );
 });
 
 test('stratify: complex needs two calls of two tools; simple allows at most four calls', () => {
-  const c = (...names: string[]): { name: string; arguments: Record<string, unknown>; explanation: string }[] => names.map((name) => ({ name, arguments: {}, explanation: '' }));
+  const c = (...names: string[]): { name: string; arguments: Record<string, unknown>; explanation: string }[] =>
+    names.map((name) => ({ name, arguments: {}, explanation: '' }));
   assert.equal(stratify('complex', c('a')), 'simple');
   assert.equal(stratify('complex', c('a', 'a', 'a')), 'simple');
   assert.equal(stratify('complex', c('a', 'b')), 'complex');
@@ -234,7 +248,7 @@ describe('ask: re-asks, salvage and replay from the cache', () => {
     assert.deepEqual(again.counts, first.counts);
   });
 
-  it('without a usable salvage the item is discarded by the last reply\'s categories', async () => {
+  it("without a usable salvage the item is discarded by the last reply's categories", async () => {
     const bad = JSON.stringify({ items: [40] });
     const p = provider([bad, bad, bad]);
     const out = await ask({ llm: new StructuredLlm({ provider: p }), ledger: new MemoryLedger(), signal: new AbortController().signal }, spec);

@@ -69,7 +69,14 @@ describe('resume', () => {
   });
 
   const run = (outDir: string, over: Partial<RunPipelineOptions> = {}): Promise<PipelineResult> =>
-    runPipeline({ spec, provider: { chat: new GeminiProvider({ apiKey: 'k', baseUrl: fake.url }), limits: { concurrency: 4 } }, outDir, simple: 4, complex: 4, ...over });
+    runPipeline({
+      spec,
+      provider: { chat: new GeminiProvider({ apiKey: 'k', baseUrl: fake.url }), limits: { concurrency: 4 } },
+      outDir,
+      simple: 4,
+      complex: 4,
+      ...over,
+    });
 
   it('cancel after a few records, re-run: nothing lost, nothing duplicated, no finished call repeated; then zero calls', async () => {
     // A little latency, as a real model has, so the cancellation lands while calls are pending.
@@ -160,7 +167,10 @@ describe('resume', () => {
     fake.respondWith(responder.respond);
     const dir = await tmp();
     await run(dir, { simple: 2, complex: 2 });
-    const changed: Spec = { ...spec, tools: spec.tools.map((t) => (t.name === 'lpush' ? { ...t, description: `${t.description ?? ''} Returns the new length.` } : t)) };
+    const changed: Spec = {
+      ...spec,
+      tools: spec.tools.map((t) => (t.name === 'lpush' ? { ...t, description: `${t.description ?? ''} Returns the new length.` } : t)),
+    };
     fake.reset();
     fake.respondWith(createResponder({ spec: changed }).respond);
     const res = await run(dir, { spec: changed, simple: 2, complex: 2 });
@@ -173,7 +183,10 @@ describe('resume', () => {
     assert.deepEqual(h.problems, []);
     const withLpush = h.records.filter((r) => r.expected_tools.some((c) => c.name === 'lpush'));
     assert.ok(withLpush.length > 0);
-    assert.ok(withLpush.every((r) => r.provenance.toolHashes.lpush === res.manifest.spec.toolHashes.lpush), 'records carry the new tool hash');
+    assert.ok(
+      withLpush.every((r) => r.provenance.toolHashes.lpush === res.manifest.spec.toolHashes.lpush),
+      'records carry the new tool hash',
+    );
   });
 
   it('a run killed between re-asks (SIGKILL, then SIGINT) resumes without sending again any reply it had received', async () => {
@@ -206,11 +219,15 @@ describe('resume', () => {
       });
       assert.equal(trial.resumedExit, 0, trial.resumedStderr);
       assert.ok(trial.answeredBeforeKill > 0 && trial.resumedRequests > 0, JSON.stringify(trial));
-      assert.equal(trial.repeated, 0, `${signal}: ${trial.repeated} replies received before the kill were asked again (${JSON.stringify({ ...trial, resumedStderr: undefined })})`);
+      assert.equal(
+        trial.repeated,
+        0,
+        `${signal}: ${trial.repeated} replies received before the kill were asked again (${JSON.stringify({ ...trial, resumedStderr: undefined })})`,
+      );
     }
   });
 
-  it('temp files a killed writer left in the cache are removed when the cache is next opened; a live writer\'s are kept', async () => {
+  it("temp files a killed writer left in the cache are removed when the cache is next opened; a live writer's are kept", async () => {
     const dir = await tmp();
     const sub = join(dir, 'ab');
     await mkdir(sub, { recursive: true });

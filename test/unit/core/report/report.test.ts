@@ -79,16 +79,24 @@ test('per-server scores match a recomputation from the stored judgments (Tables 
     close(s.tc.sd, sampleSd(tc), 'TC sd (n − 1)');
     close(s.coh.mean, avg(coh), 'Coh mean');
     assert.ok(s.tc.ci && s.tc.ci[0] <= avg(tc) && avg(tc) <= s.tc.ci[1], 'CI holds the mean');
-    assert.ok(s.tc.ci[1] - s.tc.ci[0] < 4 * sampleSd(tc) / Math.sqrt(tc.length) + 1e-9, 'CI about ±2 SE wide');
+    assert.ok(s.tc.ci[1] - s.tc.ci[0] < (4 * sampleSd(tc)) / Math.sqrt(tc.length) + 1e-9, 'CI about ±2 SE wide');
     close(s.tc.perfect, tc.filter((x) => x === 1).length / tc.length, 'perfect share');
-    const tier = (t: string) => scores(records.filter((r) => r.tier === t), JUDGE_A, 'tc');
+    const tier = (t: string) =>
+      scores(
+        records.filter((r) => r.tier === t),
+        JUDGE_A,
+        'tc',
+      );
     close(s.simpleTc, avg(tier('simple')), 'simple TC');
     close(s.complexTc, avg(tier('complex')), 'complex TC');
     close(s.tcDelta, avg(tier('complex')) - avg(tier('simple')), 'Δ');
     close(s.meanWorkflowLength, avg(records.map((r) => r.expected_tools.length)), 'w̄');
     assert.equal(s.multiTurn, records.filter((r) => r.conversation.length >= 2).length);
     // Histograms count every score once.
-    assert.equal(s.histograms.tc.reduce((a, b) => a + b, 0), tc.length);
+    assert.equal(
+      s.histograms.tc.reduce((a, b) => a + b, 0),
+      tc.length,
+    );
     assert.equal(s.histograms.tc[9], tc.filter((x) => x >= 0.9).length, 'last bin is [0.9, 1.0]');
   });
   // The pooled row is over all records.
@@ -113,7 +121,10 @@ test('coverage and Gini of tool usage (Table 5)', () => {
     close(s.gini, sum / (2 * x.length * x.length * avg(x)), 'Gini');
     const st = model.structure[i];
     assert.ok(st);
-    assert.equal(st.workflowLengths.reduce((a, w) => a + w.records, 0), input.records.length);
+    assert.equal(
+      st.workflowLengths.reduce((a, w) => a + w.records, 0),
+      input.records.length,
+    );
     // Co-occurrence: each unordered pair of distinct tools per record; adjacency: consecutive calls.
     const pairs = new Set<string>();
     let transitions = 0;
@@ -123,7 +134,10 @@ test('coverage and Gini of tool usage (Table 5)', () => {
       transitions += Math.max(0, r.expected_tools.length - 1);
     }
     assert.equal(st.cooccurrence.length, pairs.size);
-    assert.equal(st.adjacency.reduce((a, e) => a + e.weight, 0), transitions);
+    assert.equal(
+      st.adjacency.reduce((a, e) => a + e.weight, 0),
+      transitions,
+    );
     assert.deepEqual(st.profile?.tools, input.spec?.tools.length);
   });
 });
@@ -131,7 +145,10 @@ test('coverage and Gini of tool usage (Table 5)', () => {
 test('dimension rates, argument sub-dimension failures and aggregation rules (Tables 4, 11, 14, 16)', () => {
   const c = model.judges[0]?.corpus;
   assert.ok(c);
-  const all = inputs.flatMap((i) => i.records).map((r) => r.judgments?.[JUDGE_A]).filter((j) => j !== undefined);
+  const all = inputs
+    .flatMap((i) => i.records)
+    .map((r) => r.judgments?.[JUDGE_A])
+    .filter((j) => j !== undefined);
   const dim = (d: string) => all.map((j) => j.dimensions[d]).filter((x): x is number => typeof x === 'number');
   for (const d of ['usage', 'selection', 'ordering', 'arguments'] as const) {
     const xs = dim(d);
@@ -143,7 +160,14 @@ test('dimension rates, argument sub-dimension failures and aggregation rules (Ta
   assert.ok(c.dimensions.ordering.n < c.dimensions.usage.n, 'ordering only for multi-call records');
 
   // Sub-dimensions: the judge's `arguments.value` is the paper's value_accuracy, and so on.
-  const keyOf = { completeness: 'completeness', name_accuracy: 'name', value_accuracy: 'value', type_compliance: 'type', format_compliance: 'format', relevancy: 'relevancy' } as const;
+  const keyOf = {
+    completeness: 'completeness',
+    name_accuracy: 'name',
+    value_accuracy: 'value',
+    type_compliance: 'type',
+    format_compliance: 'format',
+    relevancy: 'relevancy',
+  } as const;
   const lowest = Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, 0])) as Record<string, number>;
   const below = { ...lowest };
   for (const j of all) {
@@ -162,7 +186,10 @@ test('dimension rates, argument sub-dimension failures and aggregation rules (Ta
   }
   assert.deepEqual(c.argumentFailures.anyBelowOne, below);
   assert.deepEqual(c.argumentFailures.lowest, lowest);
-  assert.equal(c.argumentFailures.failing, Object.values(lowest).reduce((a, b) => a + b, 0));
+  assert.equal(
+    c.argumentFailures.failing,
+    Object.values(lowest).reduce((a, b) => a + b, 0),
+  );
   assert.ok(c.argumentFailures.lowest.value_accuracy >= c.argumentFailures.lowest.relevancy, 'value accuracy dominates, as generated');
 
   // Aggregation: per turn over the applicable dimensions, then over turns and records.
@@ -177,15 +204,28 @@ test('dimension rates, argument sub-dimension failures and aggregation rules (Ta
       ),
     );
   close(c.aggregation.arithmetic, perRecord(avg), 'arithmetic', 1e-12);
-  close(c.aggregation.harmonic, perRecord((xs) => (xs.some((x) => x === 0) ? 0 : xs.length / xs.reduce((a, x) => a + 1 / x, 0))), 'harmonic', 1e-12);
-  close(c.aggregation.minimum, perRecord((xs) => Math.min(...xs)), 'minimum', 1e-12);
+  close(
+    c.aggregation.harmonic,
+    perRecord((xs) => (xs.some((x) => x === 0) ? 0 : xs.length / xs.reduce((a, x) => a + 1 / x, 0))),
+    'harmonic',
+    1e-12,
+  );
+  close(
+    c.aggregation.minimum,
+    perRecord((xs) => Math.min(...xs)),
+    'minimum',
+    1e-12,
+  );
   assert.ok((c.aggregation.minimum ?? 1) <= (c.aggregation.harmonic ?? 0) && (c.aggregation.harmonic ?? 1) <= (c.aggregation.arithmetic ?? 0));
 });
 
 test('coherence aspects on the raw 1–3 scale and the issue taxonomy (Tables 8 and 10)', () => {
   const c = model.judges[0]?.corpus;
   assert.ok(c);
-  const all = inputs.flatMap((i) => i.records).map((r) => r.judgments?.[JUDGE_A]).filter((j) => j !== undefined);
+  const all = inputs
+    .flatMap((i) => i.records)
+    .map((r) => r.judgments?.[JUDGE_A])
+    .filter((j) => j !== undefined);
   const flow = all.map((j) => j.subdimensions['coherence.logical_flow']).filter((x): x is number => typeof x === 'number');
   close(c.coherenceAspects.logical_flow.mean, avg(flow.map((v) => 1 + 2 * v)), 'logical flow, raw');
   const groups = new Map<string, number>();
@@ -195,9 +235,17 @@ test('coherence aspects on the raw 1–3 scale and the issue taxonomy (Tables 8 
   }
   assert.ok(groups.size >= 3, 'several groups exercised');
   assert.deepEqual(Object.fromEntries(c.coherenceIssues.map((i) => [i.group, i.records])), Object.fromEntries(groups));
-  for (const i of c.coherenceIssues) assert.ok(ISSUE_GROUPS.some((g) => g.group === i.group), i.group);
+  for (const i of c.coherenceIssues)
+    assert.ok(
+      ISSUE_GROUPS.some((g) => g.group === i.group),
+      i.group,
+    );
   const counts = c.coherenceIssues.map((i) => i.records);
-  assert.deepEqual(counts, [...counts].sort((a, b) => b - a), 'most frequent first');
+  assert.deepEqual(
+    counts,
+    [...counts].sort((a, b) => b - a),
+    'most frequent first',
+  );
 });
 
 test('tool-level and server-level correlations with the schema profile (Section 5.2, Table 15)', () => {
@@ -261,8 +309,22 @@ test('two judges: paired agreement recomputed from the stored scores (Appendix A
   close(p.tc.mae, avg(d.map(Math.abs)), 'MAE');
   close(p.tc.within01, d.filter((x) => Math.abs(x) <= 0.1 + 1e-9).length / d.length, '±0.1');
   close(p.tc.blandAltman.upper, avg(d) + 1.96 * sampleSd(d), 'upper LoA');
-  close(p.tc.pearson.r, pearson(pairs.map((x) => x[0]), pairs.map((x) => x[1])).r, 'Pearson');
-  close(p.tc.spearman.r, spearman(pairs.map((x) => x[0]), pairs.map((x) => x[1])).r, 'Spearman');
+  close(
+    p.tc.pearson.r,
+    pearson(
+      pairs.map((x) => x[0]),
+      pairs.map((x) => x[1]),
+    ).r,
+    'Pearson',
+  );
+  close(
+    p.tc.spearman.r,
+    spearman(
+      pairs.map((x) => x[0]),
+      pairs.map((x) => x[1]),
+    ).r,
+    'Spearman',
+  );
   assert.ok(p.tc.meanDiffCi && p.tc.meanDiffCi[0] <= avg(d) && avg(d) <= p.tc.meanDiffCi[1]);
   // Judge B is built stricter on coherence: the shift shows, with a CI below zero.
   const dc = cohPairs.map(([a, b]) => b - a);
@@ -342,7 +404,9 @@ test('missing and odd judgments: nulls, other spellings, unjudged records, no ju
   assert.ok(m.warnings.some((w) => w.includes('No manifest')));
   assert.doesNotThrow(() => ReportModel.parse(m));
 
-  const none = analyzeHarnesses([{ records: [base[0] as HarnessRecord].map((r) => ({ ...r, judgments: undefined })), manifest: inputs[0]?.manifest }], { resamples: 50 });
+  const none = analyzeHarnesses([{ records: [base[0] as HarnessRecord].map((r) => ({ ...r, judgments: undefined })), manifest: inputs[0]?.manifest }], {
+    resamples: 50,
+  });
   assert.equal(none.judges[0]?.judge, null);
   assert.equal(none.judges[0]?.servers[0]?.tc.mean, null);
   assert.equal(none.judges[0]?.servers[0]?.tc.ci, null);
@@ -366,18 +430,34 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
   const m = analyzeHarnesses([{ dir: h.dir, manifest: read.manifest, records: read.records, spec: h.spec }], { judges: ['offline'], resamples: 200 });
   const s = m.judges[0]?.servers[0];
   assert.ok(s);
-  const exact = read.records.map((r) => (r.judgments?.offline as { exact?: number | null } | undefined)?.exact).filter((x): x is number => typeof x === 'number');
+  const exact = read.records
+    .map((r) => (r.judgments?.offline as { exact?: number | null } | undefined)?.exact)
+    .filter((x): x is number => typeof x === 'number');
   assert.equal(s.exact.n, read.records.length);
   close(s.exact.mean, avg(exact), 'exact mean');
   assert.equal(s.tc.n, 0);
   assert.equal(s.argumentFailures.n, read.records.length, 'exact argument sub-scores are read');
   assert.equal(s.argumentFailures.means.value_accuracy, null, 'value accuracy needs an LLM');
-  assert.deepEqual(analyzeHarnesses([{ manifest: read.manifest, records: read.records }], { resamples: 10 }).judges.map((j) => j.judge), [JUDGE_A, JUDGE_B, 'offline'], 'judges with TC scores come first');
+  assert.deepEqual(
+    analyzeHarnesses([{ manifest: read.manifest, records: read.records }], { resamples: 10 }).judges.map((j) => j.judge),
+    [JUDGE_A, JUDGE_B, 'offline'],
+    'judges with TC scores come first',
+  );
 });
 
-test('Markdown: the paper\'s tables, with hostile spec text escaped', () => {
+test("Markdown: the paper's tables, with hostile spec text escaped", () => {
   const md = renderMarkdown(model);
-  for (const title of ['Scores by server', 'Simple vs complex', 'Dimension failure rates', 'Argument sub-dimension failures', 'Aggregation sensitivity', 'Tool coverage and usage uniformity', 'Schema complexity profile', 'Coherence issue taxonomy', 'Record-level agreement']) {
+  for (const title of [
+    'Scores by server',
+    'Simple vs complex',
+    'Dimension failure rates',
+    'Argument sub-dimension failures',
+    'Aggregation sensitivity',
+    'Tool coverage and usage uniformity',
+    'Schema complexity profile',
+    'Coherence issue taxonomy',
+    'Record-level agreement',
+  ]) {
     assert.ok(md.includes(`### ${title}`), title);
   }
   assert.ok(!md.includes('<img'), 'no raw tag');
@@ -417,7 +497,16 @@ test('HTML escaping helpers: JSON and inline script cannot end their element', (
 
 // ---- The page in headless Chromium ----
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 let browser: Browser | undefined;
 
 /** Builds dist/report.js when it is missing or older than its sources. */
@@ -454,7 +543,9 @@ async function loadPage(html: string, file: string): Promise<{ page: Page; log: 
     w.__alerts = [];
     w.__csp = [];
     window.alert = (m?: unknown) => void w.__alerts.push(String(m));
-    document.addEventListener('securitypolicyviolation', (e: { violatedDirective: string; blockedURI: string }) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e: { violatedDirective: string; blockedURI: string }) =>
+      w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await page.goto(`file://${file}`);
   return { page, log };
@@ -500,7 +591,23 @@ test('the HTML report renders in Chromium under its CSP: figures drawn, no error
   assert.deepEqual(log.violations, [], 'no CSP violations');
 
   const figs = await figures(page);
-  const expected = ['tc-hist', 'coh-hist', 'failure-rates', 'workflow-0', 'cooccurrence-0', 'adjacency-0', 'workflow-1', 'cooccurrence-1', 'adjacency-1', 'tc-hist-0', 'coh-hist-1', 'agreement-scatter-tc-0', 'agreement-ba-tc-0', 'agreement-scatter-coh-0', 'agreement-ba-coh-0'];
+  const expected = [
+    'tc-hist',
+    'coh-hist',
+    'failure-rates',
+    'workflow-0',
+    'cooccurrence-0',
+    'adjacency-0',
+    'workflow-1',
+    'cooccurrence-1',
+    'adjacency-1',
+    'tc-hist-0',
+    'coh-hist-1',
+    'agreement-scatter-tc-0',
+    'agreement-ba-tc-0',
+    'agreement-scatter-coh-0',
+    'agreement-ba-coh-0',
+  ];
   for (const id of expected) {
     assert.ok(figs[id], `figure ${id} present`);
     assert.equal(figs[id].empty, false, `figure ${id} has data`);

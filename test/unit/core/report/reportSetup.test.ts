@@ -148,7 +148,15 @@ export function syntheticJudgment(record: HarnessRecord, judgeId: string, option
     dimensions: Object.fromEntries(['usage', 'selection', 'ordering', 'arguments'].map((d) => [d, avgOrNull(turns.map((t) => t.dimensions[d] ?? null))])),
     subdimensions: Object.fromEntries(keys.map((k) => [k, avgOrNull(turns.map((t) => t.subdimensions[k] ?? null))])),
     notes: [`synthetic judge ${judgeId}`],
-    judge: { id: judgeId, provider: 'synthetic', model: judgeId, temperature: 0, mode: 'unsupervised', view: record.conversation.length ? 'multi-turn' : 'single-turn', promptVersions: {} },
+    judge: {
+      id: judgeId,
+      provider: 'synthetic',
+      model: judgeId,
+      temperature: 0,
+      mode: 'unsupervised',
+      view: record.conversation.length ? 'multi-turn' : 'single-turn',
+      promptVersions: {},
+    },
     inputHash: hash32(`${judgeId}${record.id}`).toString(16),
     status: { tc: 'scored', coh: 'scored' },
     exact: null,
@@ -174,7 +182,10 @@ export interface JudgedHarness {
  * (judge B is stricter on coherence and skips every seventh record; one record's TC failed
  * under judge A). `name` renames the server (e.g. to a hostile string).
  */
-export async function judgedHarness(specFile: string, options: { seed?: number; simple?: number; complex?: number; name?: string; category?: string } = {}): Promise<JudgedHarness> {
+export async function judgedHarness(
+  specFile: string,
+  options: { seed?: number; simple?: number; complex?: number; name?: string; category?: string } = {},
+): Promise<JudgedHarness> {
   const spec = loadFixtureSpec(specFile);
   const gen = { seed: options.seed ?? 5, simple: options.simple ?? 8, complex: options.complex ?? 6 };
   const result = generateOffline(spec, gen);
@@ -197,14 +208,18 @@ export async function judgedHarness(specFile: string, options: { seed?: number; 
 }
 
 // Runs only as its own test file, not again in every file that imports the helpers.
-if (require.main === module) test('synthetic judgments have the stored shape of the real judge', () => {
-  const spec = loadFixtureSpec('filesystem.json');
-  const { records } = generateOffline(spec, { seed: 2, simple: 4, complex: 4 });
-  assert.ok(records.some((r) => r.conversation.length >= 2), 'a multi-turn record is exercised');
-  for (const r of records) {
-    const j = StoredJudgment.parse(syntheticJudgment(r, JUDGE_A));
-    assert.equal(j.turns.length, turnsOf(r).length);
-    for (const [k, v] of Object.entries(j.subdimensions)) if (v !== null) assert.ok(v >= 0 && v <= 1, `${k} in 0–1`);
-    assert.ok(j.tc !== null && j.tc >= 0 && j.tc <= 1);
-  }
-});
+if (require.main === module)
+  test('synthetic judgments have the stored shape of the real judge', () => {
+    const spec = loadFixtureSpec('filesystem.json');
+    const { records } = generateOffline(spec, { seed: 2, simple: 4, complex: 4 });
+    assert.ok(
+      records.some((r) => r.conversation.length >= 2),
+      'a multi-turn record is exercised',
+    );
+    for (const r of records) {
+      const j = StoredJudgment.parse(syntheticJudgment(r, JUDGE_A));
+      assert.equal(j.turns.length, turnsOf(r).length);
+      for (const [k, v] of Object.entries(j.subdimensions)) if (v !== null) assert.ok(v >= 0 && v <= 1, `${k} in 0–1`);
+      assert.ok(j.tc !== null && j.tc >= 0 && j.tc <= 1);
+    }
+  });

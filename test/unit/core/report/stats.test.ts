@@ -120,7 +120,7 @@ test('Pearson r and p against scipy.stats.pearsonr', () => {
   assert.ok(Number.isNaN(pearson([1, 2], [2, 1]).p), 'no p with two pairs');
 });
 
-test('the paper\'s tool-level p-values follow from its r and n (Section 5.2)', () => {
+test("the paper's tool-level p-values follow from its r and n (Section 5.2)", () => {
   // r = −0.29 over n = 222 tools is p ≈ 1.1e-5 (< 0.001); r = +0.16 is p ≈ 0.017 (paper: 0.016).
   const pOf = (r: number, n: number) => tTestTwoSidedP(r * Math.sqrt((n - 2) / (1 - r * r)), n - 2);
   close(pOf(-0.29, 222), 1.127037672303389e-5, 1e-12);
@@ -145,7 +145,10 @@ test('seeded PRNG is reproducible and roughly uniform', () => {
   const a = seededRandom(42);
   const b = seededRandom(42);
   const xs = Array.from({ length: 20_000 }, () => a());
-  assert.deepEqual(xs.slice(0, 5), Array.from({ length: 5 }, () => b()));
+  assert.deepEqual(
+    xs.slice(0, 5),
+    Array.from({ length: 5 }, () => b()),
+  );
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   close(mean(xs) ?? NaN, 0.5, 0.01, 'mean of U(0,1)');
   assert.notEqual(seededRandom(43)(), seededRandom(42)());

@@ -26,7 +26,12 @@ interface Row {
   variables: Record<string, number>;
 }
 
-const cells = (line: string): string[] => line.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+const cells = (line: string): string[] =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((c) => c.trim());
 const unquote = (s: string): string => s.replace(/^`|`$/g, '');
 
 /** Expands `a×3, b` into `[a, a, a, b]`; `-` is empty. */
@@ -56,7 +61,13 @@ function readTable(): Row[] {
     assert.ok(i >= 0, `README table has a "${name}" column`);
     return i;
   };
-  const c = { file: col('File'), source: col('Source (repo / path @ commit)'), servers: col('Servers'), transports: col('Transports'), variables: col('Variables') };
+  const c = {
+    file: col('File'),
+    source: col('Source (repo / path @ commit)'),
+    servers: col('Servers'),
+    transports: col('Transports'),
+    variables: col('Variables'),
+  };
   const rows: Row[] = [];
   for (const line of lines.slice(headerAt + 2)) {
     if (!line.startsWith('|')) break;
@@ -187,31 +198,56 @@ test('fixture specifics the table implies', () => {
   assert.equal(ha.definitions[0]?.transport, 'http');
   assert.equal(ha.definitions[0]?.transportInferred, false);
   assert.deepEqual(ha.definitions[0]?.headers, { Authorization: 'Bearer ${input:home-assistant-token}' });
-  assert.deepEqual(ha.inputs.map((i) => [i.id, i.password ?? false]), [['home-assistant-domain', false], ['home-assistant-token', true]]);
+  assert.deepEqual(
+    ha.inputs.map((i) => [i.id, i.password ?? false]),
+    [
+      ['home-assistant-domain', false],
+      ['home-assistant-token', true],
+    ],
+  );
 
   const kali = parse('claude-desktop/Alzarak__Kali-Linux-MCP__claude_desktop_config.json', 'claude_desktop_config.json');
-  assert.deepEqual(kali.definitions.map((d) => d.name), ['_option1_docker_gateway', 'kali-security']);
+  assert.deepEqual(
+    kali.definitions.map((d) => d.name),
+    ['_option1_docker_gateway', 'kali-security'],
+  );
 
   const windsurf = parse('windsurf/Chisanan232__ai-development-config__.windsurf_mcp_config.json', '.windsurf/mcp_config.json');
-  assert.deepEqual(windsurf.definitions.filter((d) => d.disabled).map((d) => d.name), ['jira', 'clickup', 'codecov', 'datadog', 'sentry', 'confluence']);
+  assert.deepEqual(
+    windsurf.definitions.filter((d) => d.disabled).map((d) => d.name),
+    ['jira', 'clickup', 'codecov', 'datadog', 'sentry', 'confluence'],
+  );
   assert.equal(windsurf.definitions.find((d) => d.name === 'clickup')?.url, 'http://localhost:8101/mcp/mcp');
 
   const codex = parse('codex-toml/0gnm0-afk__fng-chatbot-mcp-deepseek__.codex_config.toml', '.codex/config.toml');
-  assert.deepEqual(codex.definitions.map((d) => [d.name, d.command, d.args, d.cwd]), [['fng_chatbot', '../.venv/Scripts/python.exe', ['-m', 'fng_chatbot.mcp_server'], '..']]);
+  assert.deepEqual(
+    codex.definitions.map((d) => [d.name, d.command, d.args, d.cwd]),
+    [['fng_chatbot', '../.venv/Scripts/python.exe', ['-m', 'fng_chatbot.mcp_server'], '..']],
+  );
 
   const cont = parse('continue-yaml/CeeEffEff__mcp-examples__.continue_mcpServers_memory-mcp-server-codebase.yaml', '.continue/mcpServers/memory.yaml');
   assert.equal(cont.definitions[0]?.name, 'Codebase Memory');
   assert.deepEqual(Object.keys(cont.definitions[0]?.env ?? {}), ['MEMORY_FILE_PATH']);
 
   const github = parse('mcp-registry-server-json/github__github-mcp-server__server.json', 'server.json');
-  assert.deepEqual(github.definitions[0]?.args, ['run', '-i', '--rm', '-e', 'GITHUB_PERSONAL_ACCESS_TOKEN=${input:token}', 'ghcr.io/github/github-mcp-server:${VERSION}']);
+  assert.deepEqual(github.definitions[0]?.args, [
+    'run',
+    '-i',
+    '--rm',
+    '-e',
+    'GITHUB_PERSONAL_ACCESS_TOKEN=${input:token}',
+    'ghcr.io/github/github-mcp-server:${VERSION}',
+  ]);
   assert.deepEqual(github.inputs, [{ id: 'token', type: 'promptString', password: true }]);
 
   const neon = parse('mcp-registry-server-json/neondatabase__mcp-server-neon__server.json', 'server.json');
-  assert.deepEqual(neon.definitions.map((d) => [d.name, d.transport, d.url, d.headers]), [
-    ['com.neon/mcp (streamable-http)', 'http', 'https://mcp.neon.tech/mcp', {}],
-    ['com.neon/mcp (sse)', 'sse', 'https://mcp.neon.tech/sse', {}],
-  ]);
+  assert.deepEqual(
+    neon.definitions.map((d) => [d.name, d.transport, d.url, d.headers]),
+    [
+      ['com.neon/mcp (streamable-http)', 'http', 'https://mcp.neon.tech/mcp', {}],
+      ['com.neon/mcp (sse)', 'sse', 'https://mcp.neon.tech/sse', {}],
+    ],
+  );
 });
 
 test('no fixture throws when cut short at any of 40 points, and each cut gives a result', () => {

@@ -65,7 +65,10 @@ test('every CONFIG_GLOBS pattern describes paths formatForPath recognises', () =
 test('VS Code settings: the dotted "mcp.servers" key and the nested form give the same server', () => {
   const server = '{"command": "node", "args": ["s.js"]}';
   const dotted = parseConfig(`{"editor.tabSize": 2, "mcp.servers": {"s": ${server}}}`, '.vscode/settings.json');
-  const nested = parseConfig(`{"editor.tabSize": 2, "mcp": {"servers": {"s": ${server}}, "inputs": [{"id": "k", "type": "promptString"}]}}`, '.vscode/settings.json');
+  const nested = parseConfig(
+    `{"editor.tabSize": 2, "mcp": {"servers": {"s": ${server}}, "inputs": [{"id": "k", "type": "promptString"}]}}`,
+    '.vscode/settings.json',
+  );
   assert.deepEqual(brief(only(dotted)), brief(only(nested)));
   assert.deepEqual(brief(only(dotted)), { name: 's', transport: 'stdio', inferred: true, command: 'node', args: ['s.js'], url: undefined, disabled: false });
   assert.deepEqual(nested.inputs, [{ id: 'k', type: 'promptString' }]);
@@ -93,7 +96,11 @@ test('a Gemini settings file: mcp.toolApproval is not a server map; url is SSE, 
   );
   assert.deepEqual(
     result.definitions.map((d) => [d.name, d.transport, d.transportInferred, d.url]),
-    [['a', 'sse', true, 'https://x.example/events'], ['b', 'http', true, 'https://x.example/mcp'], ['c', 'http', false, 'https://x.example/sse']],
+    [
+      ['a', 'sse', true, 'https://x.example/events'],
+      ['b', 'http', true, 'https://x.example/mcp'],
+      ['c', 'http', false, 'https://x.example/sse'],
+    ],
   );
   assert.deepEqual(result.problems, []);
 });
@@ -114,7 +121,15 @@ test('JSONC: comments of both kinds and trailing commas are read', () => {
     }`,
     '.vscode/mcp.json',
   );
-  assert.deepEqual(brief(only(result)), { name: 'main', transport: 'stdio', inferred: false, command: 'npx', args: ['-y', 'pkg'], url: undefined, disabled: false });
+  assert.deepEqual(brief(only(result)), {
+    name: 'main',
+    transport: 'stdio',
+    inferred: false,
+    command: 'npx',
+    args: ['-y', 'pkg'],
+    url: undefined,
+    disabled: false,
+  });
   assert.deepEqual(result.problems, []);
 });
 
@@ -154,7 +169,10 @@ test('invalid TOML and YAML say where', () => {
 test('an MCP-named file that is not an MCP config says so and what it found', () => {
   const result = parseConfig('{"tools": [{"id": "x", "command": "npm test"}]}', '.cursor/mcp.json');
   assert.equal(result.isConfig, false);
-  assert.deepEqual(result.problems.map((p) => p.message), ['not an MCP config: expected a top-level "mcpServers" object; found top-level key "tools"']);
+  assert.deepEqual(
+    result.problems.map((p) => p.message),
+    ['not an MCP config: expected a top-level "mcpServers" object; found top-level key "tools"'],
+  );
   const array = parseConfig('[1, 2]', '.vscode/mcp.json');
   assert.match(array.problems[0]?.message ?? '', /not an MCP config: expected a JSON object, found an array/);
 });
@@ -177,13 +195,25 @@ test('transports: explicit types and aliases win; inference uses command, url an
   );
   assert.deepEqual(
     result.definitions.map((d) => [d.name, d.transport, d.transportInferred]),
-    [['a', 'http', false], ['b', 'sse', true], ['c', 'http', true], ['d', 'http', false], ['e', 'http', false], ['f', 'sse', false], ['g', 'stdio', true], ['h', 'http', true]],
+    [
+      ['a', 'http', false],
+      ['b', 'sse', true],
+      ['c', 'http', true],
+      ['d', 'http', false],
+      ['e', 'http', false],
+      ['f', 'sse', false],
+      ['g', 'stdio', true],
+      ['h', 'http', true],
+    ],
   );
-  assert.deepEqual(result.problems.map((p) => p.message), [
-    'server "h": unknown transport type "websocket"; inferred from the fields instead',
-    'server "i": a stdio server needs a "command"; skipped',
-    'server "j": has neither "command" nor "url"; skipped',
-  ]);
+  assert.deepEqual(
+    result.problems.map((p) => p.message),
+    [
+      'server "h": unknown transport type "websocket"; inferred from the fields instead',
+      'server "i": a stdio server needs a "command"; skipped',
+      'server "j": has neither "command" nor "url"; skipped',
+    ],
+  );
   assert.ok(result.problems.every((p) => typeof p.line === 'number' && typeof p.column === 'number'));
 });
 
@@ -192,25 +222,36 @@ test('underscore keys: comments are skipped, a real server under an underscore n
     '{"mcpServers": {"_comment": "see docs", "_notes": ["a"], "_alt": {"command": "docker", "_comment": "x"}, "main": {"command": "node"}}}',
     'claude_desktop_config.json',
   );
-  assert.deepEqual(result.definitions.map((d) => d.name), ['_alt', 'main']);
+  assert.deepEqual(
+    result.definitions.map((d) => d.name),
+    ['_alt', 'main'],
+  );
   assert.deepEqual(result.problems, []);
 });
 
 test('bad field types are reported and skipped, not thrown; numbers in args are taken as text', () => {
-  const result = parseConfig('{"mcpServers": {"a": {"command": "x", "args": ["--port", 8080, {"no": 1}], "env": {"A": 1, "B": null, "C": ["x"]}}, "b": "npx foo"}}', '.mcp.json');
+  const result = parseConfig(
+    '{"mcpServers": {"a": {"command": "x", "args": ["--port", 8080, {"no": 1}], "env": {"A": 1, "B": null, "C": ["x"]}}, "b": "npx foo"}}',
+    '.mcp.json',
+  );
   const a = only(result);
   assert.deepEqual(a.args, ['--port', '8080']);
   assert.deepEqual(a.env, { A: '1' });
-  assert.deepEqual(result.problems.map((p) => p.message), [
-    'server "a": an entry of "args" is not a string; skipped',
-    'server "a": "env.C" is not a string; skipped',
-    'server "b": expected an object',
-  ]);
+  assert.deepEqual(
+    result.problems.map((p) => p.message),
+    ['server "a": an entry of "args" is not a string; skipped', 'server "a": "env.C" is not a string; skipped', 'server "b": expected an object'],
+  );
 });
 
 test('a server name given twice keeps the last definition and says so', () => {
   const result = parseConfig('{"servers": {"a": {"command": "one"}, "b": {"command": "b"}, "a": {"command": "two"}}}', '.vscode/mcp.json');
-  assert.deepEqual(result.definitions.map((d) => [d.name, d.command]), [['b', 'b'], ['a', 'two']]);
+  assert.deepEqual(
+    result.definitions.map((d) => [d.name, d.command]),
+    [
+      ['b', 'b'],
+      ['a', 'two'],
+    ],
+  );
   assert.match(result.problems[0]?.message ?? '', /"a" is defined more than once/);
 });
 
@@ -222,8 +263,18 @@ test('a Claude-style mcpServers map in .vscode/mcp.json is read, with a problem'
 });
 
 test('disabled: Windsurf/Claude disabled: true and enabled: false', () => {
-  const result = parseConfig('{"mcpServers": {"a": {"command": "x", "disabled": true}, "b": {"serverUrl": "https://h/mcp", "enabled": false}, "c": {"command": "x", "disabled": false}}}', '.windsurf/mcp_config.json');
-  assert.deepEqual(result.definitions.map((d) => [d.name, d.disabled, d.url ?? null]), [['a', true, null], ['b', true, 'https://h/mcp'], ['c', false, null]]);
+  const result = parseConfig(
+    '{"mcpServers": {"a": {"command": "x", "disabled": true}, "b": {"serverUrl": "https://h/mcp", "enabled": false}, "c": {"command": "x", "disabled": false}}}',
+    '.windsurf/mcp_config.json',
+  );
+  assert.deepEqual(
+    result.definitions.map((d) => [d.name, d.disabled, d.url ?? null]),
+    [
+      ['a', true, null],
+      ['b', true, 'https://h/mcp'],
+      ['c', false, null],
+    ],
+  );
 });
 
 test('Zed: nested command object, flat command, remote url; extension servers skipped; location on the key', () => {
@@ -274,17 +325,23 @@ test('Continue: mcpServers is a list; types, request headers, hub references, mi
     '',
   ].join('\n');
   const result = parseConfig(text, '.continue/mcpServers/team.yaml');
-  assert.deepEqual(result.definitions.map((d) => [d.name, d.transport, d.transportInferred, d.command ?? d.url]), [
-    ['Local', 'stdio', true, 'uvx'],
-    ['Remote', 'sse', false, 'https://h.example/sse'],
-    ['server 4', 'http', false, 'node'],
-  ]);
+  assert.deepEqual(
+    result.definitions.map((d) => [d.name, d.transport, d.transportInferred, d.command ?? d.url]),
+    [
+      ['Local', 'stdio', true, 'uvx'],
+      ['Remote', 'sse', false, 'https://h.example/sse'],
+      ['server 4', 'http', false, 'node'],
+    ],
+  );
   assert.deepEqual(result.definitions[0]?.env, { TZ: 'UTC' });
   assert.deepEqual(result.definitions[1]?.headers, { Authorization: 'Bearer ${{ secrets.TOKEN }}' });
   assert.deepEqual(result.definitions[1]?.variables, [{ kind: 'other', name: 'secrets.TOKEN', raw: '${{ secrets.TOKEN }}' }]);
   const loc = result.definitions[1]?.location;
   assert.equal(loc && text.slice(loc.offset, loc.offset + loc.length), 'Remote');
-  assert.deepEqual(result.problems.map((p) => [p.message, p.line]), [['mcpServers entry 4 has no "name"', 16]]);
+  assert.deepEqual(
+    result.problems.map((p) => [p.message, p.line]),
+    [['mcpServers entry 4 has no "name"', 16]],
+  );
 
   const notBlock = parseConfig('name: x\nmodels: []\n', '.continue/mcpServers/models.yaml');
   assert.equal(notBlock.isConfig, false);
@@ -319,7 +376,13 @@ test('Codex: url servers, enabled = false, bearer and env headers, nested tool t
   ]);
   assert.deepEqual(result.definitions[0]?.env, { API_KEY: 'x' });
   assert.deepEqual(result.definitions[1]?.headers, { 'X-Static': '1', 'X-Org': '${env:ORG_ID}', Authorization: 'Bearer ${env:REMOTE_TOKEN}' });
-  assert.deepEqual(result.definitions[1]?.variables.map((v) => [v.kind, v.name]), [['env', 'ORG_ID'], ['env', 'REMOTE_TOKEN']]);
+  assert.deepEqual(
+    result.definitions[1]?.variables.map((v) => [v.kind, v.name]),
+    [
+      ['env', 'ORG_ID'],
+      ['env', 'REMOTE_TOKEN'],
+    ],
+  );
   const loc = result.definitions[1]?.location;
   assert.equal(loc && text.slice(loc.offset, loc.offset + loc.length), '"remote.one"');
 });
@@ -376,8 +439,14 @@ test('registry server.json: npm, pypi and oci packages with arguments and env; r
   assert.deepEqual(
     result.definitions.map((d) => [d.name, d.transport, d.transportInferred, d.command ?? null, d.args, d.url ?? null]),
     [
-      ['io.example/weather (npm)', 'stdio', false, 'npx',
-        ['-y', '--node-options', '--max-old-space-size=512', '@example/weather-mcp@1.2.0', '${input:region}', '--units', 'metric'], null],
+      [
+        'io.example/weather (npm)',
+        'stdio',
+        false,
+        'npx',
+        ['-y', '--node-options', '--max-old-space-size=512', '@example/weather-mcp@1.2.0', '${input:region}', '--units', 'metric'],
+        null,
+      ],
       ['io.example/weather (pypi)', 'stdio', false, 'uvx', ['weather-mcp==1.2.0'], null],
       ['io.example/weather (oci)', 'stdio', false, 'docker', ['run', '-i', '--rm', '-e', 'WEATHER_API_KEY', 'docker.io/example/weather:1.2.0'], null],
       ['io.example/weather (streamable-http)', 'http', false, null, [], 'https://${input:tenant}.weather.example/mcp'],
@@ -386,16 +455,37 @@ test('registry server.json: npm, pypi and oci packages with arguments and env; r
   assert.deepEqual(result.definitions[0]?.env, { WEATHER_API_KEY: '${input:WEATHER_API_KEY}', WEATHER_TIMEOUT: '30' });
   assert.deepEqual(result.definitions[2]?.env, { WEATHER_API_KEY: '${input:key}' });
   assert.deepEqual(result.definitions[3]?.headers, { 'X-Api-Key': '${input:X-Api-Key}', 'X-Fixed': 'yes' });
-  assert.deepEqual(result.inputs.map((i) => [i.id, i.password]), [['region', false], ['WEATHER_API_KEY', true], ['key', true], ['tenant', false], ['X-Api-Key', true]]);
-  assert.deepEqual(result.problems.map((p) => p.message), ['package 4 (mcpb): registry type "mcpb" cannot be started from a command line; skipped']);
+  assert.deepEqual(
+    result.inputs.map((i) => [i.id, i.password]),
+    [
+      ['region', false],
+      ['WEATHER_API_KEY', true],
+      ['key', true],
+      ['tenant', false],
+      ['X-Api-Key', true],
+    ],
+  );
+  assert.deepEqual(
+    result.problems.map((p) => p.message),
+    ['package 4 (mcpb): registry type "mcpb" cannot be started from a command line; skipped'],
+  );
   // Locations point at each package's identifier and each remote's url.
   const loc = result.definitions[1]?.location;
   assert.equal(loc && text.slice(loc.offset, loc.offset + loc.length), '"weather-mcp"');
 });
 
 test('registry: oci without runtime arguments gets docker run -i --rm; version is appended to an untagged image', () => {
-  const result = parseConfig(JSON.stringify({ name: 'x', packages: [{ registryType: 'oci', identifier: 'ghcr.io/o/img', version: '2.0', packageArguments: [{ type: 'positional', value: 'stdio' }] }] }), 'server.json');
-  assert.deepEqual([only(result).command, only(result).args, only(result).transportInferred], ['docker', ['run', '-i', '--rm', 'ghcr.io/o/img:2.0', 'stdio'], true]);
+  const result = parseConfig(
+    JSON.stringify({
+      name: 'x',
+      packages: [{ registryType: 'oci', identifier: 'ghcr.io/o/img', version: '2.0', packageArguments: [{ type: 'positional', value: 'stdio' }] }],
+    }),
+    'server.json',
+  );
+  assert.deepEqual(
+    [only(result).command, only(result).args, only(result).transportInferred],
+    ['docker', ['run', '-i', '--rm', 'ghcr.io/o/img:2.0', 'stdio'], true],
+  );
 });
 
 test('a server.json that is not a registry file is quietly not a config', () => {
@@ -409,7 +499,13 @@ test('a server.json that is not a registry file is quietly not a config', () => 
 
 test('parseConfig: unknown .json paths try the generic mcpServers shape; other unknown paths are not configs', () => {
   const generic = parseConfig('{"mcpServers": {"a": {"serverUrl": "https://h/mcp"}, "b": {"httpUrl": "https://h/x"}}}', 'tools/mcp.json');
-  assert.deepEqual(generic.definitions.map((d) => [d.format, d.name, d.transport]), [['mcp-servers-json', 'a', 'http'], ['mcp-servers-json', 'b', 'http']]);
+  assert.deepEqual(
+    generic.definitions.map((d) => [d.format, d.name, d.transport]),
+    [
+      ['mcp-servers-json', 'a', 'http'],
+      ['mcp-servers-json', 'b', 'http'],
+    ],
+  );
   const notMcp = parseConfig('{"name": "x"}', 'random.json');
   assert.equal(notMcp.isConfig, false);
   assert.match(notMcp.problems[0]?.message ?? '', /"mcpServers"/);

@@ -27,7 +27,14 @@ test('findVariables: ${env:X} is not also counted as {env:X}; predefined and com
   assert.equal(findVariables('${env:A}').length, 1);
   assert.deepEqual(
     findVariables('${userHome} ${config:editor.tabSize} ${command:pick} ${pathSeparator} ${{ secrets.KEY }} ${}').map((v) => [v.kind, v.name]),
-    [['other', 'userHome'], ['other', 'config:editor.tabSize'], ['other', 'command:pick'], ['other', 'pathSeparator'], ['other', 'secrets.KEY'], ['other', '']],
+    [
+      ['other', 'userHome'],
+      ['other', 'config:editor.tabSize'],
+      ['other', 'command:pick'],
+      ['other', 'pathSeparator'],
+      ['other', 'secrets.KEY'],
+      ['other', ''],
+    ],
   );
   assert.deepEqual(findVariables('plain text, $HOME, {not:env}, ${'), []);
 });
@@ -36,16 +43,40 @@ test('definition variables cover command, args, env, cwd, url and headers, in th
   const result = parseConfig(
     JSON.stringify({
       servers: {
-        s: { type: 'http', command: '${env:BIN}', args: ['${A}'], env: { K: '${input:k}' }, cwd: '${workspaceFolder}', url: 'https://${HOST:-h}/mcp', headers: { X: '{env:H}' } },
+        s: {
+          type: 'http',
+          command: '${env:BIN}',
+          args: ['${A}'],
+          env: { K: '${input:k}' },
+          cwd: '${workspaceFolder}',
+          url: 'https://${HOST:-h}/mcp',
+          headers: { X: '{env:H}' },
+        },
       },
     }),
     '.vscode/mcp.json',
   );
-  assert.deepEqual(result.definitions[0]?.variables.map((v) => v.raw), ['${env:BIN}', '${A}', '${input:k}', '${workspaceFolder}', '${HOST:-h}', '{env:H}']);
+  assert.deepEqual(
+    result.definitions[0]?.variables.map((v) => v.raw),
+    ['${env:BIN}', '${A}', '${input:k}', '${workspaceFolder}', '${HOST:-h}', '{env:H}'],
+  );
 });
 
 function def(over: Partial<ServerDefinition>): ServerDefinition {
-  return { name: 's', file: 'f', format: 'vscode-mcp-json', transport: 'stdio', transportInferred: false, command: 'node', args: [], env: {}, headers: {}, disabled: false, variables: [], ...over };
+  return {
+    name: 's',
+    file: 'f',
+    format: 'vscode-mcp-json',
+    transport: 'stdio',
+    transportInferred: false,
+    command: 'node',
+    args: [],
+    env: {},
+    headers: {},
+    disabled: false,
+    variables: [],
+    ...over,
+  };
 }
 
 const ws = resolve('/work/space/proj');
@@ -53,7 +84,13 @@ const ws = resolve('/work/space/proj');
 test('resolveVariables substitutes workspace folder, env (with defaults) and inputs', () => {
   const original = def({
     command: '${workspaceFolder}/bin/server',
-    args: ['${CLAUDE_PROJECT_DIR:-.}/dist/index.js', '--host=${HOST:-graph.example.com}', '--empty=${EMPTY:-fallback}', '--set=${SET:-unused}', 'rel/script.py'],
+    args: [
+      '${CLAUDE_PROJECT_DIR:-.}/dist/index.js',
+      '--host=${HOST:-graph.example.com}',
+      '--empty=${EMPTY:-fallback}',
+      '--set=${SET:-unused}',
+      'rel/script.py',
+    ],
     env: { TOKEN: '${env:TOKEN}', KEY: '${input:key}', OC: '{env:TOKEN}' },
   });
   const snapshot = structuredClone(original);
@@ -84,7 +121,14 @@ test('unresolved inputs and env vars stay as written and are reported once each'
   assert.equal(definition.url, 'https://${input:domain}/mcp');
   assert.deepEqual(definition.headers, { Authorization: 'Bearer ${input:token}', 'X-Again': '${input:token}', 'X-Env': '${MISSING}' });
   // Reported in the order met (url, then headers), each distinct text once.
-  assert.deepEqual(unresolved.map((v) => [v.kind, v.name]), [['input', 'domain'], ['input', 'token'], ['env', 'MISSING']]);
+  assert.deepEqual(
+    unresolved.map((v) => [v.kind, v.name]),
+    [
+      ['input', 'domain'],
+      ['input', 'token'],
+      ['env', 'MISSING'],
+    ],
+  );
   assert.equal(definition.variables.length, 4, 'what is left is still listed on the definition');
   assert.equal(definition.cwd, undefined, 'remote servers get no cwd');
 });
@@ -105,16 +149,26 @@ test('${workspaceFolder:name} resolves only for this folder; ${userHome} needs u
     { workspaceFolder: ws, env: {} },
   );
   assert.deepEqual(definition.args, [ws, '${workspaceFolder:other}', '${userHome}/x', 'proj']);
-  assert.deepEqual(unresolved.map((v) => v.raw), ['${workspaceFolder:other}', '${userHome}']);
+  assert.deepEqual(
+    unresolved.map((v) => v.raw),
+    ['${workspaceFolder:other}', '${userHome}'],
+  );
   assert.equal(resolveVariables(def({ args: ['${userHome}'] }), { workspaceFolder: ws, env: {}, userHome: '/home/me' }).definition.args[0], '/home/me');
 });
 
 test('the Claude Code fixture resolves with defaults when its env vars are unset', () => {
-  const text = JSON.stringify({ mcpServers: { ig: { command: 'node', args: ['${CLAUDE_PROJECT_DIR:-.}/index.js'], env: { TOKEN: '${IG_TOKEN}', HOST: '${IG_HOST:-graph.instagram.com}' } } } });
+  const text = JSON.stringify({
+    mcpServers: {
+      ig: { command: 'node', args: ['${CLAUDE_PROJECT_DIR:-.}/index.js'], env: { TOKEN: '${IG_TOKEN}', HOST: '${IG_HOST:-graph.instagram.com}' } },
+    },
+  });
   const d = parseConfig(text, '.mcp.json').definitions[0];
   assert.ok(d);
   const { definition, unresolved } = resolveVariables(d, { workspaceFolder: ws, env: {} });
   assert.deepEqual(definition.args, ['./index.js']);
   assert.deepEqual(definition.env, { TOKEN: '${IG_TOKEN}', HOST: 'graph.instagram.com' });
-  assert.deepEqual(unresolved.map((v) => v.raw), ['${IG_TOKEN}']);
+  assert.deepEqual(
+    unresolved.map((v) => v.raw),
+    ['${IG_TOKEN}'],
+  );
 });

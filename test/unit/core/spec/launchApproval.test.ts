@@ -30,7 +30,11 @@ test('a change to the environment, cwd, args, command or header names asks again
   const http: ServerDefinition = { ...base, transport: 'http', command: undefined, args: [], env: {}, url: 'https://mcp.example/mcp', headers: {} };
   const hk = key(http);
   assert.notEqual(key({ ...http, headers: { Authorization: 'Bearer ${input:t}' } }), hk, 'a header added');
-  assert.equal(key({ ...http, headers: { Authorization: 'Bearer a' } }), key({ ...http, headers: { Authorization: 'Bearer b' } }), 'a header value (a token) is not part of it');
+  assert.equal(
+    key({ ...http, headers: { Authorization: 'Bearer a' } }),
+    key({ ...http, headers: { Authorization: 'Bearer b' } }),
+    'a header value (a token) is not part of it',
+  );
 });
 
 test('the description shows the launch resolved, with secrets neither resolved nor shown', () => {
@@ -41,6 +45,9 @@ test('the description shows the launch resolved, with secrets neither resolved n
     'Environment: API_KEY=••••••, GITHUB_TOKEN=${input:token}, LOG_LEVEL=info, NODE_OPTIONS=--require x',
   ]);
   assert.ok(!d.lines.join('\n').includes('${workspaceFolder}'));
-  const http = describeLaunch({ ...base, transport: 'http', command: undefined, args: [], env: {}, url: 'https://mcp.example/mcp', headers: { 'X-Api-Key': 'k', Authorization: 'b' } }, '/ws');
+  const http = describeLaunch(
+    { ...base, transport: 'http', command: undefined, args: [], env: {}, url: 'https://mcp.example/mcp', headers: { 'X-Api-Key': 'k', Authorization: 'b' } },
+    '/ws',
+  );
   assert.deepEqual(http.lines, ['Connects to: https://mcp.example/mcp (Streamable HTTP)', 'Headers: Authorization, X-Api-Key']);
 });

@@ -140,7 +140,11 @@ describe('listServerTools over stdio', () => {
     assert.equal(listing.pages, 3);
     assert.equal(listing.transport, 'stdio');
     assert.equal(listing.serverName, 'fixture');
-    assert.deepEqual(listing.spec.tools.map((t) => t.name), fixtureNames, 'server order kept in the spec');
+    assert.deepEqual(
+      listing.spec.tools.map((t) => t.name),
+      fixtureNames,
+      'server order kept in the spec',
+    );
     assert.deepEqual(listing.spec.invalidTools, []);
     assert.deepEqual(listing.serverInfo, { name: 'agent-seer-fixture', version: '1.2.3', title: 'Agent Seer Fixture' });
     assert.equal(listing.spec.name, 'agent-seer-fixture');
@@ -192,7 +196,10 @@ describe('listServerTools over stdio', () => {
     const listing = await listServerTools(fixture('broken', 'brokenToolServer.js'));
     assert.equal(listing.pages, 3);
     // The nameless entry is left out; the {$schema}-only inputSchema is odd but still a tool here.
-    assert.deepEqual(listing.spec.tools.map((t) => t.name), ['search_issues', 'add', 'gitlab_style', 'create_issue', 'delete_issue', 'echo', 'get_weather', 'ping']);
+    assert.deepEqual(
+      listing.spec.tools.map((t) => t.name),
+      ['search_issues', 'add', 'gitlab_style', 'create_issue', 'delete_issue', 'echo', 'get_weather', 'ping'],
+    );
     assert.equal(listing.spec.invalidTools.length, 1);
     assert.equal(listing.spec.invalidTools[0]?.index, NAMELESS_INDEX, 'index counts across pages');
     assert.match(listing.spec.invalidTools[0]?.message ?? '', /^name: /);
@@ -209,7 +216,10 @@ describe('listServerTools over stdio', () => {
   });
 
   it('escalates to SIGKILL when the server ignores stdin closing and SIGTERM', async () => {
-    const { error, ms, pid } = await failing(fixture('stubborn', 'hangingServer.js', ['--ignore-sigterm']), 'timeout', { connectTimeoutMs: 1000, killGraceMs: 300 });
+    const { error, ms, pid } = await failing(fixture('stubborn', 'hangingServer.js', ['--ignore-sigterm']), 'timeout', {
+      connectTimeoutMs: 1000,
+      killGraceMs: 300,
+    });
     assertDead(pid);
     assert.equal(error.details.stopped, 'SIGKILL');
     assert.ok(ms >= 1200, `waited the grace period after SIGTERM (${ms} ms)`);
@@ -240,7 +250,8 @@ describe('listServerTools over stdio', () => {
     const cwd = await mkdtemp(join(tmpdir(), 'agent-seer-cwd-'));
     try {
       // The value itself would be masked in the message (see the secrets test): report whether it arrived.
-      const script = 'process.stderr.write((process.env.AGENT_SEER_PROBE === "probe-value" ? "env ok" : "env missing") + " in " + process.cwd()); process.exit(2)';
+      const script =
+        'process.stderr.write((process.env.AGENT_SEER_PROBE === "probe-value" ? "env ok" : "env missing") + " in " + process.cwd()); process.exit(2)';
       const def = definition('probe', { command: process.execPath, args: ['-e', script], env: { AGENT_SEER_PROBE: 'probe-value' }, cwd });
       const { error } = await failing(def, 'exited');
       assert.match(error.message, /^server "probe" exited with code 2 before answering: env ok in /);
@@ -497,7 +508,10 @@ describe('listServerTools over HTTP', () => {
       const listing = await listServerTools(urlServer('remote', server.url, 'http', { 'X-Api-Key': 's3cret' }));
       assert.equal(listing.transport, 'http');
       assert.equal(listing.pages, 3);
-      assert.deepEqual(listing.spec.tools.map((t) => t.name), fixtureNames);
+      assert.deepEqual(
+        listing.spec.tools.map((t) => t.name),
+        fixtureNames,
+      );
       assert.equal(listing.serverInfo.name, 'agent-seer-fixture');
       assert.equal(listing.pid, undefined);
     } finally {
@@ -509,7 +523,10 @@ describe('listServerTools over HTTP', () => {
     const server = await startHttpFixture(['--http', '0', '--require-header', 'x-api-key=s3cret']);
     try {
       const { error } = await failing(urlServer('remote', server.url, 'http', { 'X-Api-Key': 'wrong' }), 'connect');
-      assert.equal(error.message, `could not connect to ${server.url}: HTTP 401: missing or wrong credentials; SSE fallback: SSE error: Non-200 status code (401)`);
+      assert.equal(
+        error.message,
+        `could not connect to ${server.url}: HTTP 401: missing or wrong credentials; SSE fallback: SSE error: Non-200 status code (401)`,
+      );
     } finally {
       await server.stop();
     }
@@ -522,7 +539,10 @@ describe('listServerTools over HTTP', () => {
       const listing = await listServerTools(urlServer('legacy', server.url, 'http'));
       assert.equal(listing.transport, 'sse', 'fell back');
       assert.equal(listing.pages, 3);
-      assert.deepEqual(listing.spec.tools.map((t) => t.name), fixtureNames);
+      assert.deepEqual(
+        listing.spec.tools.map((t) => t.name),
+        fixtureNames,
+      );
     } finally {
       await server.stop();
     }

@@ -5,19 +5,52 @@ import { maskArgs, maskSecretText, maskUrl } from '../../../../src/core/spec/mas
 
 test('maskArgs masks values of secret flags, secret KEY=value args, URL secrets and token literals', () => {
   const cases: [string[], string[]][] = [
-    [['--token', 'abc123'], ['--token', '***']],
-    [['--api-key=abc123', '--port', '8080'], ['--api-key=***', '--port', '8080']],
-    [['--password', 'p4ss', '--verbose'], ['--password', '***', '--verbose']],
-    [['--client-secret', 'xyz', 'run'], ['--client-secret', '***', 'run']],
-    [['-k', 'abc123', '-p', '3000'], ['-k', '***', '-p', '3000']],
-    [['--token', '--verbose'], ['--token', '--verbose']], // a flag, not a value
-    [['GITHUB_TOKEN=ghx', 'LOG_LEVEL=debug'], ['GITHUB_TOKEN=***', 'LOG_LEVEL=debug']],
+    [
+      ['--token', 'abc123'],
+      ['--token', '***'],
+    ],
+    [
+      ['--api-key=abc123', '--port', '8080'],
+      ['--api-key=***', '--port', '8080'],
+    ],
+    [
+      ['--password', 'p4ss', '--verbose'],
+      ['--password', '***', '--verbose'],
+    ],
+    [
+      ['--client-secret', 'xyz', 'run'],
+      ['--client-secret', '***', 'run'],
+    ],
+    [
+      ['-k', 'abc123', '-p', '3000'],
+      ['-k', '***', '-p', '3000'],
+    ],
+    [
+      ['--token', '--verbose'],
+      ['--token', '--verbose'],
+    ], // a flag, not a value
+    [
+      ['GITHUB_TOKEN=ghx', 'LOG_LEVEL=debug'],
+      ['GITHUB_TOKEN=***', 'LOG_LEVEL=debug'],
+    ],
     [['https://user:pw@example.com/mcp?api_key=k1&x=1'], ['https://user:***@example.com/mcp?api_key=***&x=1']],
     [['https://ghp_abcdefghijklmnopqrstuvwx@github.com/o/r'], ['https://***@github.com/o/r']],
-    [['--header', 'Authorization: Bearer abcdefghijkl'], ['--header', 'Authorization: Bearer ***']],
-    [['ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'sk-proj-abcdefghijklmnopqrst', 'xoxb-1234567890-abcdef', 'AIzaSyA1234567890abcdefghijklmnopqrstu'], ['***', '***', '***', '***']],
-    [['-y', '@modelcontextprotocol/server-github', '/home/me/project'], ['-y', '@modelcontextprotocol/server-github', '/home/me/project']],
-    [['--author', 'me', '--keyboard', 'us'], ['--author', 'me', '--keyboard', 'us']],
+    [
+      ['--header', 'Authorization: Bearer abcdefghijkl'],
+      ['--header', 'Authorization: Bearer ***'],
+    ],
+    [
+      ['ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'sk-proj-abcdefghijklmnopqrst', 'xoxb-1234567890-abcdef', 'AIzaSyA1234567890abcdefghijklmnopqrstu'],
+      ['***', '***', '***', '***'],
+    ],
+    [
+      ['-y', '@modelcontextprotocol/server-github', '/home/me/project'],
+      ['-y', '@modelcontextprotocol/server-github', '/home/me/project'],
+    ],
+    [
+      ['--author', 'me', '--keyboard', 'us'],
+      ['--author', 'me', '--keyboard', 'us'],
+    ],
   ];
   for (const [args, expected] of cases) assert.deepEqual(maskArgs(args), expected, args.join(' '));
 });

@@ -8,10 +8,11 @@ import type { SourceRange, Spec } from '../../../../src/core/spec/model';
 import { isSpecShaped, loadSpecText, type SpecLoad } from '../../../../src/core/spec/snapshot';
 import { specsDir } from '../../fixturePaths';
 
-const specFiles = readdirSync(specsDir).filter((f) => f.endsWith('.json')).sort();
+const specFiles = readdirSync(specsDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const read = (file: string): string => readFileSync(join(specsDir, file), 'utf8');
-const slice = (text: string, r: SourceRange | undefined): string | undefined =>
-  r === undefined ? undefined : text.slice(r.offset, r.offset + r.length);
+const slice = (text: string, r: SourceRange | undefined): string | undefined => (r === undefined ? undefined : text.slice(r.offset, r.offset + r.length));
 
 function loaded(load: SpecLoad): Spec {
   assert.ok(load.ok, load.ok ? '' : `expected a spec, got: ${load.problem.message}`);
@@ -31,7 +32,10 @@ for (const file of specFiles) {
     assert.equal(spec.name, raw.server.name);
     assert.deepEqual(spec.server, raw.server);
     assert.deepEqual(spec.invalidTools, []);
-    assert.deepEqual(spec.tools.map((t) => t.name), raw.tools.map((t) => t.name));
+    assert.deepEqual(
+      spec.tools.map((t) => t.name),
+      raw.tools.map((t) => t.name),
+    );
     assert.equal(spec.locations?.length, raw.tools.length);
     spec.tools.forEach((tool, i) => {
       const loc = spec.locations?.[i];
@@ -54,14 +58,21 @@ const shapes: { name: string; value: unknown; serverName?: string }[] = [
   { name: '{server, tools}', value: { server: { name: 'weather', version: '1.0.0' }, tools: [toolA, toolB] }, serverName: 'weather' },
   { name: 'bare array', value: [toolA, toolB] },
   { name: 'JSON-RPC response', value: { jsonrpc: '2.0', id: 1, result: { tools: [toolA, toolB], nextCursor: null } } },
-  { name: 'JSON-RPC response with serverInfo beside it', value: { jsonrpc: '2.0', id: 2, serverInfo: { name: 'wx' }, result: { tools: [toolA, toolB] } }, serverName: 'wx' },
+  {
+    name: 'JSON-RPC response with serverInfo beside it',
+    value: { jsonrpc: '2.0', id: 2, serverInfo: { name: 'wx' }, result: { tools: [toolA, toolB] } },
+    serverName: 'wx',
+  },
 ];
 
 for (const shape of shapes) {
   test(`accepts the ${shape.name} shape`, () => {
     const text = JSON.stringify(shape.value, null, 2);
     const spec = loaded(loadSpecText(text, '/tmp/snaps/weather-tools.json'));
-    assert.deepEqual(spec.tools.map((t) => t.name), ['get_weather', 'get_time']);
+    assert.deepEqual(
+      spec.tools.map((t) => t.name),
+      ['get_weather', 'get_time'],
+    );
     // Without server info the name comes from the file.
     assert.equal(spec.name, shape.serverName ?? 'weather-tools');
     assert.equal(slice(text, spec.locations?.[1]?.name), '"get_time"');
@@ -74,7 +85,10 @@ test('a tool entry without a name is skipped and reported while the others load'
   for (const wrap of [(tools: unknown[]) => ({ tools }), (tools: unknown[]) => tools, (tools: unknown[]) => ({ jsonrpc: '2.0', id: 1, result: { tools } })]) {
     const text = JSON.stringify(wrap([toolA, { description: 'nameless', inputSchema: { type: 'object' } }, toolB]), null, 2);
     const spec = loaded(loadSpecText(text, 'x.json'));
-    assert.deepEqual(spec.tools.map((t) => t.name), ['get_weather', 'get_time']);
+    assert.deepEqual(
+      spec.tools.map((t) => t.name),
+      ['get_weather', 'get_time'],
+    );
     assert.equal(spec.invalidTools.length, 1);
     const bad = spec.invalidTools[0];
     assert.equal(bad?.index, 1);
@@ -88,12 +102,18 @@ test('a tool entry without a name is skipped and reported while the others load'
 test('entries that are not tools in other ways are reported with the field at fault', () => {
   const text = JSON.stringify({ tools: [toolA, { name: '' }, { name: 'x', annotations: { readOnlyHint: 'yes' } }, { name: 42 }] });
   const spec = loaded(loadSpecText(text, 'x.json'));
-  assert.deepEqual(spec.tools.map((t) => t.name), ['get_weather']);
-  assert.deepEqual(spec.invalidTools.map((t) => [t.index, t.message.split(':')[0]]), [
-    [1, 'name'],
-    [2, 'annotations.readOnlyHint'],
-    [3, 'name'],
-  ]);
+  assert.deepEqual(
+    spec.tools.map((t) => t.name),
+    ['get_weather'],
+  );
+  assert.deepEqual(
+    spec.invalidTools.map((t) => [t.index, t.message.split(':')[0]]),
+    [
+      [1, 'name'],
+      [2, 'annotations.readOnlyHint'],
+      [3, 'name'],
+    ],
+  );
 });
 
 test('truncated JSON is a problem with the line and column where it ends', () => {
@@ -191,7 +211,8 @@ test('JSON nested deeper than the stack allows is a problem with a position, not
 test('lineColumnIndex agrees with lineColumn at every offset, past the end too', () => {
   for (const text of ['', 'ab\ncd\n\nef', '\n\nx\r\ny\n']) {
     const at = lineColumnIndex(text);
-    for (let offset = 0; offset <= text.length + 2; offset++) assert.deepEqual(at(offset), lineColumn(text, offset), `offset ${offset} of ${JSON.stringify(text)}`);
+    for (let offset = 0; offset <= text.length + 2; offset++)
+      assert.deepEqual(at(offset), lineColumn(text, offset), `offset ${offset} of ${JSON.stringify(text)}`);
   }
 });
 

@@ -122,7 +122,9 @@ describe('snapshotJson', () => {
   });
 
   it('records entries that were not tools, and omits provenance when not given', () => {
-    const source = listing([fixtureTools[0]], { spec: { tools: [Tool.parse(fixtureTools[0])], invalidTools: [{ index: 1, message: 'name: expected string' }] } });
+    const source = listing([fixtureTools[0]], {
+      spec: { tools: [Tool.parse(fixtureTools[0])], invalidTools: [{ index: 1, message: 'name: expected string' }] },
+    });
     const snap = JSON.parse(snapshotJson(source, { capturedAt: CAPTURED })) as Record<string, unknown>;
     assert.deepEqual(Object.keys(snap), ['server', 'capturedAt', 'pages', 'capabilities', 'invalidTools', 'tools']);
     assert.deepEqual(snap.invalidTools, [{ index: 1, message: 'name: expected string' }]);
@@ -220,7 +222,10 @@ describe('writeSnapshot', () => {
     }
     assert.deepEqual(await readdir(join(root, 'jail')), ['snapshots'], 'nothing written beside the folder');
     const written = await readdir(folder);
-    assert.ok(written.every((f) => f.endsWith('.json') && !f.startsWith('.')), written.join(', '));
+    assert.ok(
+      written.every((f) => f.endsWith('.json') && !f.startsWith('.')),
+      written.join(', '),
+    );
     assert.equal(written.length, new Set(names.map(snapshotFileName)).size);
   });
 

@@ -36,7 +36,9 @@ describe('defaults', () => {
     const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as {
       contributes: { configuration: { properties: Record<string, { default: unknown }> } };
     };
-    const fromPackage = Object.fromEntries(Object.entries(pkg.contributes.configuration.properties).map(([k, v]) => [k.replace(/^agentSeer\./, ''), v.default]));
+    const fromPackage = Object.fromEntries(
+      Object.entries(pkg.contributes.configuration.properties).map(([k, v]) => [k.replace(/^agentSeer\./, ''), v.default]),
+    );
     assert.deepEqual(fromPackage, { ...SETTING_DEFAULTS });
   });
 });
@@ -54,7 +56,14 @@ describe('progress throttling', () => {
     let t = 0;
     const shown: number[] = [];
     const show = throttleProgress(1000, (p: number) => shown.push(p), { now: () => t, always: (p) => p === 99 });
-    for (const [at, p] of [[0, 1], [500, 2], [999, 3], [1000, 4], [1200, 99], [1300, 5]] as const) {
+    for (const [at, p] of [
+      [0, 1],
+      [500, 2],
+      [999, 3],
+      [1000, 4],
+      [1200, 99],
+      [1300, 5],
+    ] as const) {
       t = at;
       show(p);
     }
@@ -88,7 +97,10 @@ describe('the snapshot folder and harness names, in the CLI', () => {
     const missing = io(ws);
     assert.equal(await run(['generate', '.vscode/mcp.json', '--server', 'slack'], missing), 2);
     assert.equal(missing.stderr.length, 1);
-    assert.match(missing.stderr[0]!, /no snapshot of server "slack" at tools\/snapshots\/slack\.json: run `agent-seer snapshot \.vscode\/mcp\.json --server slack --out tools\/snapshots` first/);
+    assert.match(
+      missing.stderr[0]!,
+      /no snapshot of server "slack" at tools\/snapshots\/slack\.json: run `agent-seer snapshot \.vscode\/mcp\.json --server slack --out tools\/snapshots` first/,
+    );
 
     await mkdir(join(ws, 'tools', 'snapshots'), { recursive: true });
     await copyFile(slackSpec, join(ws, 'tools', 'snapshots', 'slack.json'));
@@ -99,7 +111,10 @@ describe('the snapshot folder and harness names, in the CLI', () => {
     const inspect = io(ws);
     assert.equal(await run(['inspect', '.vscode/mcp.json', '--json'], inspect), 0, inspect.stderr.join('\n'));
     const result = JSON.parse(inspect.stdout.join('\n')) as { servers: { source: string }[]; unsnapshotted: { name: string }[] };
-    assert.deepEqual(result.servers.map((s) => s.source), [join(ws, 'tools', 'snapshots', 'slack.json')]);
+    assert.deepEqual(
+      result.servers.map((s) => s.source),
+      [join(ws, 'tools', 'snapshots', 'slack.json')],
+    );
     assert.deepEqual(result.unsnapshotted, [{ name: 'filesystem', file: join(ws, '.vscode', 'mcp.json') }]);
     const text = io(ws);
     await run(['inspect', '.vscode/mcp.json'], text);
@@ -122,7 +137,10 @@ describe('the snapshot folder and harness names, in the CLI', () => {
     ];
     for (const [name, settings, message] of cases) {
       const ws = await workspace(name, settings);
-      for (const argv of [['generate', '.vscode/mcp.json', '--server', 'slack'], ['inspect', '.vscode/mcp.json']]) {
+      for (const argv of [
+        ['generate', '.vscode/mcp.json', '--server', 'slack'],
+        ['inspect', '.vscode/mcp.json'],
+      ]) {
         const c = io(ws);
         assert.equal(await run(argv, c), 2, `${name}: ${argv[0]}`);
         assert.equal(c.stderr.length, 1, `${name} ${argv[0]}: ${c.stderr.join(' | ')}`);
