@@ -64,6 +64,6 @@ export async function findHarnessSpec(
   const source = manifest?.spec.source;
   return {
     ok: false,
-    error: `cannot find the spec of this harness${source ? ` (the manifest names ${JSON.stringify(source)}; tried ${tried.join(', ')})` : ' (the manifest names no spec file)'}: pass --spec FILE`,
+    error: `cannot find the spec of this harness${source ? ` (the manifest names ${JSON.stringify(source)}; tried ${tried.join(', ')})` : ' (the manifest names no spec file)'}`,
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { HarnessRecord } from '../harness/format';
 import { lockFolder } from '../harness/lock';
+import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
 import { readHarness, writeRecord, writeRecordFile, type HarnessProblem } from '../harness/store';
 import type { StructuredLlm } from '../llm';
 import { abortReason } from '../llm';
@@ -192,7 +193,7 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
     }
   };
   try {
-    const n = Math.max(1, Math.min(options.concurrency ?? 4, records.length || 1));
+    const n = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, records.length || 1));
     await Promise.all(Array.from({ length: n }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onOuterAbort);
