@@ -18,7 +18,7 @@ export async function exportCommand(args: { dir?: string; out?: string; spec?: s
   if (!read.manifest && !read.records.length) throw new UsageError(`${args.dir}: not a harness folder (no manifest.json or records/)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
   const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
-  if (!found.ok) throw new UsageError(`${found.error}: pass --spec FILE`);
+  if (!found.ok) throw new UsageError(found.notFound ? `${found.error}: pass --spec FILE` : found.error);
   const tools = found.spec.tools.map((t) => ({
     name: t.name,
     ...(t.description !== undefined ? { description: t.description } : {}),

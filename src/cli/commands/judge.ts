@@ -136,7 +136,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     ...(args.spec !== undefined ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}),
     cwd: io.cwd,
   });
-  if (!found.ok) throw new UsageError(`${found.error}: pass --spec FILE`);
+  if (!found.ok) throw new UsageError(found.notFound ? `${found.error}: pass --spec FILE` : found.error);
   for (const w of found.warnings) io.err(`agent-seer: warning: ${w}`);
 
   io.err(`agent-seer: judging ${rel(dir)} against ${rel(found.file)} with ${judges.map((j) => j.id).join(', ')}…`);

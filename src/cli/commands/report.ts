@@ -119,7 +119,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
       } else {
         // Said on stderr as well as in the report: a report without a complexity profile is a degraded one.
         warnings.push(`${rel(dir)}: ${found.error}`);
-        io.err(`agent-seer: warning: ${rel(dir)}: ${found.error} (pass --spec FILE)`);
+        io.err(`agent-seer: warning: ${rel(dir)}: ${found.error}${found.notFound ? ' (pass --spec FILE)' : ''}`);
       }
     }
     progress(`read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}`);

@@ -93,7 +93,7 @@ async function runCommand(
   if (!read.records.length) throw new UsageError(`${args.dir}: no scenarios to run (not a harness folder, or no records)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
   const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
-  if (!found.ok) throw new UsageError(`${found.error}: pass --spec FILE`);
+  if (!found.ok) throw new UsageError(found.notFound ? `${found.error}: pass --spec FILE` : found.error);
   let provider: ToolCallingProvider;
   try {
     provider = createProvider({

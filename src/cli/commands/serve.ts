@@ -28,7 +28,7 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   if (!read.manifest && !read.records.length) throw new UsageError(`${args.dir}: not a harness folder (no manifest.json or records/)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
   const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
-  if (!found.ok) throw new UsageError(`${found.error}: pass --spec FILE`);
+  if (!found.ok) throw new UsageError(found.notFound ? `${found.error}: pass --spec FILE` : found.error);
   const out = trajectoryDir(dir);
   const onEvent = (e: MockServerEvent): void => {
     if (e.kind === 'session') io.err(`agent-seer: session ${e.position} of ${e.total}: scenario ${e.scenarioId}`);

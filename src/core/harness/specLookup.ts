@@ -11,7 +11,10 @@ import { specHash } from './hash';
 import { HARNESS_SPEC_FILE } from './layout';
 
 /** Where a harness's spec was found. */
-export type SpecLookup = { ok: true; spec: Spec; file: string; warnings: string[] } | { ok: false; error: string };
+export type SpecLookup =
+  | { ok: true; spec: Spec; file: string; warnings: string[] }
+  /** `notFound`: no candidate existed (a front end may say how to name the spec). */
+  | { ok: false; error: string; notFound?: boolean };
 
 /**
  * Finds the spec a harness was generated from: `specFile` when given; otherwise a `spec.json`
@@ -65,5 +68,6 @@ export async function findHarnessSpec(
   return {
     ok: false,
     error: `cannot find the spec of this harness${source ? ` (the manifest names ${JSON.stringify(source)}; tried ${tried.join(', ')})` : ' (the manifest names no spec file)'}`,
+    notFound: true,
   };
 }
