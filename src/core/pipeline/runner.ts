@@ -35,12 +35,13 @@ import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defa
 import { CACHE_DIR } from '../workspace/layout';
 import { isAbortError, LlmQuotaError, LlmStats, LlmStopError, StructuredLlm, type CallLimits, type ChatProvider, type LlmStatsSnapshot } from '../llm';
 import type { Spec, Tool } from '../spec/model';
-import { computeChecks } from '../checks/recordChecks';
 import { discarded, type StageContext } from './llm/context';
 import { interpretTool, type InterpretOutcome } from './llm/interpret';
 import { DiskLedger, MemoryLedger } from './llm/ledger';
 import { mockScenario } from './llm/mock';
-import { generateScenarios, toolHashesOf, type AcceptedScenario } from './llm/scenarios';
+import { generateScenarios, type AcceptedScenario } from './llm/scenarios';
+import { assembleRecord } from './assembleRecord';
+import { skipIfDuplicate } from './duplicateTools';
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { DEFAULT_GROUPING } from './llm/grouping';
 import { generateOfflineYielding, OFFLINE_PROVIDER, offlineManifest } from './offline';
@@ -276,11 +277,11 @@ export function callableTools(spec: Spec): { callable: Tool[]; skipped: SkippedT
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
   for (const tool of spec.tools) {
-    if (seen.has(tool.name)) {
-      skipped.push({ tool: tool.name, reason: 'duplicate tool name (the first definition is used)' });
+    const duplicate = skipIfDuplicate(seen, tool.name);
+    if (duplicate) {
+      skipped.push(duplicate);
       continue;
     }
-    seen.add(tool.name);
     const compiled = compileSchema(tool.inputSchema ?? {});
     if (!compiled.ok) skipped.push({ tool: tool.name, reason: `inputSchema cannot be compiled: ${compiled.message}` });
     else callable.push(tool);
@@ -514,36 +515,21 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
       turnsVersion = t.version;
       depth++;
     }
-    const expected_tools = a.scenario.agent_workflow.map((c) => ({ name: c.name, arguments: c.arguments, explanation: c.explanation }));
-    const mock_outputs = mock.result.mock_workflow.map((m) => ({ name: m.name, output: m.output, grounding: m.grounding }));
     const stageProviders: Record<string, string> = {};
     if (a.source === 'offline') stageProviders.scenarios = OFFLINE_PROVIDER;
     if (mock.source === 'offline') stageProviders.mock = OFFLINE_PROVIDER;
-    const interpreter = await interpretedBy(expected_tools.map((c) => c.name));
+    const interpreter = await interpretedBy(a.scenario.agent_workflow.map((c) => c.name));
     if (interpreter) stageProviders.interpret = interpreter;
     const promptVersionsOfRecord: Record<string, string> = { interpret: interpretVersion, scenarios: a.promptVersion, mock: mock.version };
     if (turnsVersion) promptVersionsOfRecord.turns = turnsVersion;
-    const body = { prompt: a.scenario.prompt, expected_tools, mock_outputs, conversation };
-    const checks = computeChecks(spec, body);
-    if (!checks.schemaValid) {
-      // Unreachable when stage 2's checks hold; the harness must never carry an invalid call.
-      discarded(ctx, 'record:schema-invalid');
-      return;
-    }
-    if (checks.integrityViolations.length) discarded(ctx, 'integrity:unresolved-values', checks.integrityViolations.length);
-    const record: HarnessRecord = {
-      formatVersion: FORMAT_VERSION,
+    const record = assembleRecord(spec, {
       id: a.id,
       tier: a.tier,
       category: a.category,
-      title: a.scenario.title,
-      prompt: a.scenario.prompt,
-      expected_tools,
-      mock_outputs,
-      expected_response: mock.result.expected_response,
+      scenario: a.scenario,
+      mockWorkflow: mock.result.mock_workflow,
+      expectedResponse: mock.result.expected_response,
       conversation,
-      novelty_reason: a.scenario.novelty_reason,
-      agent_followup: a.scenario.agent_followup,
       provenance: {
         provider: llm.provider.id,
         model: llm.provider.model,
@@ -551,10 +537,14 @@ async function runLlm(o: RunPipelineOptions, llm: StructuredLlm, cacheDir: strin
         seed,
         promptVersions: promptVersionsOfRecord,
         ...(Object.keys(stageProviders).length ? { stageProviders } : {}),
-        toolHashes: toolHashesOf(ctx, a.scenario.agent_workflow),
       },
-      checks,
-    };
+    });
+    if (!record.checks.schemaValid) {
+      // Unreachable when stage 2's checks hold; the harness must never carry an invalid call.
+      discarded(ctx, 'record:schema-invalid');
+      return;
+    }
+    if (record.checks.integrityViolations.length) discarded(ctx, 'integrity:unresolved-values', record.checks.integrityViolations.length);
     if (slots.has(record.id)) {
       discarded(ctx, 'record:duplicate-id');
       return;

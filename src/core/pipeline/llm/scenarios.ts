@@ -22,7 +22,7 @@
  * different tools (else it becomes simple); a "simple" one at most four calls (else complex).
  */
 import type { Tier } from '../../harness/format';
-import { canonicalJson, sha256, toolHash } from '../../harness/hash';
+import { canonicalJson, sha256 } from '../../harness/hash';
 import type { Tool } from '../../spec/model';
 import { OFFLINE_PROMPT_VERSIONS, scenariosOffline } from '../offline';
 import type { PromptValues } from '../../llm/prompts';
@@ -487,14 +487,4 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     }
   }
   return { groups, covered, promptTokens, maxDepth };
-}
-
-/** The hashes of a scenario's tools, keyed by name (for provenance). */
-export function toolHashesOf(ctx: StageContext, calls: readonly AgentCall[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of [...new Set(calls.map((c) => c.name))].sort()) {
-    const tool = ctx.spec.tools.find((t) => t.name === name);
-    if (tool) out[name] = toolHash(tool);
-  }
-  return out;
 }

@@ -13,9 +13,9 @@
  */
 import type { HarnessManifest, HarnessRecord, ManifestCounts, SkippedTool } from '../../harness/format';
 import { FORMAT_VERSION } from '../../harness/format';
-import { specHash, toolHash, toolHashes } from '../../harness/hash';
+import { specHash, toolHashes } from '../../harness/hash';
 import type { Spec } from '../../spec/model';
-import { computeChecks } from '../../checks/recordChecks';
+import { assembleRecord } from '../assembleRecord';
 import { recordCounts } from '../runWriter';
 import { mockOffline } from './mock';
 import { analysisSteps, buildScenario, callabilitySteps, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
@@ -131,7 +131,6 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
     coverageRound += extra.length;
   }
 
-  const toolByName = new Map(spec.tools.map((t) => [t.name, t] as const));
   const records: HarnessRecord[] = [];
   const usedIds = new Set<string>();
   for (const b of built) {
@@ -144,41 +143,22 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
       if (split) conversation = split.turns;
       else bump(discarded, 'turns:single-turn');
     }
-    const expected_tools = scenario.agent_workflow.map((c) => ({ name: c.name, arguments: c.arguments, explanation: c.explanation }));
-    const mock_outputs = mock.mock_workflow.map((m) => ({ name: m.name, output: m.output, grounding: m.grounding }));
-    const toolHashes: Record<string, string> = {};
-    for (const name of [...new Set(expected_tools.map((c) => c.name))].sort()) {
-      const tool = toolByName.get(name);
-      if (tool) toolHashes[name] = toolHash(tool);
-    }
     const n = Number(plan.key.split(':')[1] ?? 0) + 1;
     let id = `${plan.tier === 'simple' ? 's' : 'c'}${String(n).padStart(3, '0')}-${slug(scenario.title)}`;
     while (usedIds.has(id)) id = `${id}-x`;
     usedIds.add(id);
-    const body = { prompt: scenario.prompt, expected_tools, mock_outputs, conversation };
-    records.push({
-      formatVersion: FORMAT_VERSION,
-      id,
-      tier: plan.tier,
-      category: b.category,
-      title: scenario.title,
-      prompt: scenario.prompt,
-      expected_tools,
-      mock_outputs,
-      expected_response: mock.expected_response,
-      conversation,
-      novelty_reason: scenario.novelty_reason,
-      agent_followup: scenario.agent_followup,
-      provenance: {
-        provider: OFFLINE_PROVIDER,
-        model: OFFLINE_MODEL,
-        temperature: null,
-        seed,
-        promptVersions: { ...OFFLINE_PROMPT_VERSIONS },
-        toolHashes,
-      },
-      checks: computeChecks(spec, body),
-    });
+    records.push(
+      assembleRecord(spec, {
+        id,
+        tier: plan.tier,
+        category: b.category,
+        scenario,
+        mockWorkflow: mock.mock_workflow,
+        expectedResponse: mock.expected_response,
+        conversation,
+        provenance: { provider: OFFLINE_PROVIDER, model: OFFLINE_MODEL, temperature: null, seed, promptVersions: { ...OFFLINE_PROMPT_VERSIONS } },
+      }),
+    );
   }
 
   const manifestCounts = recordCounts(spec, records, { repaired, discarded, coverageRound, skipped });

@@ -17,6 +17,7 @@
  * call supplies is written into the user's prompt, so referential integrity holds by
  * construction.
  */
+import { skipIfDuplicate } from '../duplicateTools';
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
 import { idLikeValues, isIdLike, schemaLiterals } from '../../checks/integrity';
@@ -178,11 +179,11 @@ export function* callabilitySteps(spec: Spec, seed: number): Steps<{ callable: T
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
   for (const info of analysis.tools) {
-    if (seen.has(info.name)) {
-      skipped.push({ tool: info.name, reason: 'duplicate tool name (the first definition is used)' });
+    const duplicate = skipIfDuplicate(seen, info.name);
+    if (duplicate) {
+      skipped.push(duplicate);
       continue;
     }
-    seen.add(info.name);
     if (info.broken) {
       skipped.push({ tool: info.name, reason: info.broken });
       continue;
