@@ -1,4 +1,5 @@
 /** Runs every benchmark in one process and prints a table (and JSON with --json). */
+import { runAgentsBench } from './agents';
 import { runFoundationBench, type BenchResult } from './foundation';
 import { runGenerateBench } from './generate';
 import { runResumeBench } from './resume';
@@ -9,6 +10,8 @@ async function main(): Promise<void> {
   if (process.env.AGENT_SEER_BENCH_GEN !== '0') results.push(...(await runGenerateBench()));
   // Kill/resume trials of the built CLI; AGENT_SEER_BENCH_RESUME=0 skips them.
   if (process.env.AGENT_SEER_BENCH_RESUME !== '0') results.push(...(await runResumeBench()));
+  // 200 scenarios of an agent under a 60/min limit (about 10 minutes); AGENT_SEER_BENCH_AGENT=0 skips it.
+  if (process.env.AGENT_SEER_BENCH_AGENT !== '0') results.push(...(await runAgentsBench()));
   if (process.argv.includes('--json')) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
     return;

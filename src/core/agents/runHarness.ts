@@ -5,6 +5,7 @@
  * it stopped) when the scenario ends. A scenario whose trajectory has an outcome is not run again,
  * so a re-run of a finished run makes no call and an interrupted one does only what is left.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessRecord } from '../harness/format';
@@ -77,6 +78,8 @@ async function finishedTrajectory(file: string): Promise<Trajectory | undefined>
 /** Runs the agent; throws on cancellation and on faults no scenario can get past (bad key, quota, outage). */
 export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult> {
   const runs = Math.max(1, o.runs ?? 1);
+  // Every waiting call and tool call listens on the run's signal: many at once are expected.
+  setMaxListeners(0, o.signal);
   const agent = `${o.provider.id}:${o.provider.model}`;
   const stats = new LlmStats();
   const guard = new CallGuard(o.limits);
