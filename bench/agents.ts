@@ -79,7 +79,7 @@ export async function runAgentsBench(): Promise<BenchResult[]> {
     arrivals.push(now);
     accepted++;
     const reply = agent(req);
-    return { ...reply, delayMs: Math.round((300 + 500 * random()) * scale) } as FakeReply;
+    return { ...reply, delayMs: Math.round((300 + 500 * random()) * scale) };
   });
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-agents-'));
   try {
