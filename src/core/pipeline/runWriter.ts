@@ -11,6 +11,11 @@ import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeFileAt
 import type { Spec } from '../spec/model';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
 
+/** The counts of a run before its first record: only the skipped tools are known. */
+export function emptyCounts(spec: Spec, skipped: ManifestCounts['skipped']): ManifestCounts {
+  return recordCounts(spec, [], { repaired: {}, discarded: {}, coverageRound: 0, skipped });
+}
+
 /** Counts of a set of records (the parts derivable from the records themselves). */
 export function recordCounts(
   spec: Spec,
