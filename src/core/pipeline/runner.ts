@@ -41,8 +41,8 @@ export { GENERATION_TEMPLATES } from './llmRun';
 export type { PipelineLlmCounts, PipelineProgress, PipelineStage } from './progress';
 export type { PipelineLlmProvider, PipelineResult, RunPipelineOptions } from './runOptions';
 
-/** Coverage follow-up rounds per group (and global rounds after them). */
-export const DEFAULT_COVERAGE_ROUNDS = 2;
+import { DEFAULT_COVERAGE_ROUNDS } from '../workspace/defaults';
+export { DEFAULT_COVERAGE_ROUNDS };
 
 /** Builds a client for the pipeline (the shared recipe in app/llmClient.ts): its cache under `<cacheDir or outDir/.cache>/llm`. */
 export function createPipelineLlm(options: {

@@ -10,6 +10,8 @@ export const DEFAULT_SIMPLE = 10;
 export const DEFAULT_COMPLEX = 10;
 /** Seed of the offline generator and of sampling when the caller names none. */
 export const DEFAULT_SEED = 1;
+/** Coverage follow-up rounds per group of the LLM generator (and global rounds after them). */
+export const DEFAULT_COVERAGE_ROUNDS = 2;
 /** LLM calls in flight at once (`--concurrency`, `agentSeer.generation.concurrency`), and judge workers. */
 export const DEFAULT_CONCURRENCY = 4;
 /** Requests per minute: none (`agentSeer.generation.rpm` 0 means none). */
