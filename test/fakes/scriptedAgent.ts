@@ -5,6 +5,8 @@
  * stands is read from the request itself (user turns so far, tool results since the last one),
  * so the same agent serves any number of scenarios at once.
  */
+import { userTurns } from '../../src/core/agents/agentLoop';
+import type { HarnessRecord } from '../../src/core/harness/format';
 import type { FakeReply, FakeRequest } from './fakeLlmServer';
 
 /** A call a scripted agent makes. */
@@ -85,5 +87,27 @@ export function openaiAgent(plan: AgentPlan): (req: FakeRequest) => FakeReply {
       }),
       contentType: 'application/json',
     };
+  };
+}
+
+/**
+ * The oracle's plan for the records of a harness: each scenario's expected calls in their turns.
+ * With `change`, the first argument of every call (in key order) gets `change(value)` instead:
+ * an agent that picks the right tools and fills one parameter wrong.
+ */
+export function oraclePlan(records: readonly HarnessRecord[], change?: (value: unknown) => unknown): AgentPlan {
+  const byPrompt = new Map(records.map((r) => [userTurns(r)[0]!, r]));
+  return (first, turn) => {
+    const r = byPrompt.get(first);
+    if (!r) return [];
+    const idx = r.conversation.length ? (r.conversation[turn]?.calls ?? []) : turn === 0 ? r.expected_tools.map((_, i) => i) : [];
+    return idx.map((i) => {
+      const c = r.expected_tools[i]!;
+      if (!change) return { name: c.name, arguments: c.arguments };
+      const args = { ...c.arguments };
+      const k = Object.keys(args)[0];
+      if (k !== undefined) args[k] = change(args[k]);
+      return { name: c.name, arguments: args };
+    });
   };
 }

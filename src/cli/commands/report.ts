@@ -1,9 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
+import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
+import { LEADERBOARD_WARNING } from '../../core/report/leaderboard';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../core/report/analyze';
 import { renderHtml } from '../../core/report/render/html';
 import { renderMarkdown } from '../../core/report/render/markdown';
@@ -29,6 +31,8 @@ export interface ReportArgs {
   judges: string[];
   minTc?: string;
   minCoh?: string;
+  /** Gate on every agent's exact call match (the leaderboard). */
+  minScore?: string;
   /** Spec files; each harness takes the one whose hash matches its manifest. */
   specs: string[];
   seed?: string;
@@ -72,11 +76,25 @@ export function thresholdFailures(model: ReportModel, minTc: number | undefined,
 }
 
 /**
+ * Agents whose exact call match is below `--min-score`; one message each. Every agent must pass
+ * (not only the best): a gate that one good agent could satisfy would let a regressed one through.
+ * With no runs at all the gate cannot pass, so a CI job that lost its runs does not go green.
+ */
+export function scoreFailures(model: ReportModel, minScore: number | undefined): string[] {
+  if (minScore === undefined) return [];
+  if (!model.leaderboard.length) return [`no agent runs with scored trajectories in these harnesses, so --min-score ${minScore} cannot pass`];
+  return model.leaderboard
+    .filter((a) => a.overall.exactCallMatch.mean === null || a.overall.exactCallMatch.mean < minScore)
+    .map((a) => `agent ${a.agent}: exact call match ${f3(a.overall.exactCallMatch.mean)} is below --min-score ${minScore}`);
+}
+
+/**
  * `agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
- * [--min-tc X] [--min-coh X] [--spec FILE]… [--seed N] [--resamples B]`
+ * [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N] [--resamples B]`
  *
  * Output on stdout (or --out), progress and warnings on stderr. Exit 1 when a server's mean under
- * the primary judge is below a threshold (a CI gate), 2 on bad input (no harness, unknown judge).
+ * the primary judge, or an agent's exact call match, is below a threshold (a CI gate), 2 on bad
+ * input (no harness, unknown judge).
  */
 export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   if (!args.dirs.length) throw new UsageError('report needs at least one harness folder');
@@ -84,6 +102,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const format = args.format as ReportFormat;
   const minTc = threshold('--min-tc', args.minTc);
   const minCoh = threshold('--min-coh', args.minCoh);
+  const minScore = threshold('--min-score', args.minScore);
   const seed = intOption('seed', args.seed, undefined, 0);
   const resamples = intOption('resamples', args.resamples, undefined, 1, MAX_OPTION.resamples);
   // Checked before the work, so a bad --out is not found only after the report is computed.
@@ -122,8 +141,16 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
         io.err(`agent-seer: warning: ${rel(dir)}: ${found.error}${found.notFound ? ' (pass --spec FILE)' : ''}`);
       }
     }
-    progress(`read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}`);
-    inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec });
+    const runs = await readRuns(dir);
+    for (const p of runs.problems) {
+      warnings.push(`${rel(p.file)}: ${p.message}`);
+      io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
+    }
+    const runCount = runs.agents.reduce((n, a) => n + a.runs.length, 0);
+    progress(
+      `read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}${runCount ? `, ${runCount} runs of ${runs.agents.length} agents` : ''}`,
+    );
+    inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
   }
 
   let model: ReportModel;
@@ -145,7 +172,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     io.out(text.replace(/\n$/, ''));
   }
 
-  const failures = thresholdFailures(model, minTc, minCoh);
+  // The leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
+  for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING)) io.err(`agent-seer: warning: ${w}`);
+  const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore)];
   for (const f of failures) io.err(`agent-seer: ${f}`);
   return failures.length ? EXIT.failed : EXIT.ok;
 }
@@ -157,6 +186,7 @@ export const options = {
   judge: { type: 'string', multiple: true, default: [] },
   'min-tc': { type: 'string' },
   'min-coh': { type: 'string' },
+  'min-score': { type: 'string' },
   spec: { type: 'string', multiple: true, default: [] },
   seed: { type: 'string' },
   resamples: { type: 'string' },
@@ -164,16 +194,22 @@ export const options = {
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
-                     [--min-tc X] [--min-coh X] [--spec FILE]… [--seed N] [--resamples B]
+                     [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N]
+                     [--resamples B]
                                              the paper's tables and figures for harnesses (one
-                                             row per server; several --judge: agreement too);
+                                             row per server; several --judge: agreement too),
+                                             and the leaderboard of the agents in their runs/;
                                              --min-tc/--min-coh: exit 1 when a server's mean
-                                             under the first judge is below (a CI gate)`;
+                                             under the first judge is below (a CI gate);
+                                             --min-score: when an agent's exact call match is
+                                             below`;
 
 /** `agent-seer report --help`. */
 export const usage = `Usage: agent-seer report <harness-dir…> [options]
 
-The paper's tables and figures for one or more judged harnesses, one row per server.
+The paper's tables and figures for one or more judged harnesses, one row per server. When a
+harness has runs (<harness-dir>/runs/<agent>/<run>/, from agent-seer run or serve), the report
+starts with a leaderboard of the agents, re-scored from their trajectories.
 
 Options:
   --format md|html|json  output format (default md)
@@ -182,12 +218,14 @@ Options:
   --min-tc X, --min-coh X
                          exit 1 when a server's mean TC / Coh under the first judge is below X
                          (between 0 and 1): a CI gate
+  --min-score X          exit 1 when any agent's exact call match on the leaderboard is below X
+                         (between 0 and 1), or when no harness has scored runs
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling
   --resamples B          bootstrap resamples (at most ${MAX_OPTION.resamples})
   -h, --help             this text
 
-Exit 0; 1 when a --min-tc/--min-coh gate fails; 2 on bad input.`;
+Exit 0; 1 when a --min-tc/--min-coh/--min-score gate fails; 2 on bad input.`;
 
 /** Runs `report` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
@@ -199,6 +237,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io): Pr
       judges: values.judge,
       minTc: values['min-tc'],
       minCoh: values['min-coh'],
+      minScore: values['min-score'],
       specs: values.spec,
       seed: values.seed,
       resamples: values.resamples,

@@ -112,7 +112,8 @@ export function recordFile(harness: { dir: string; files: ReadonlyMap<string, st
   return harness.files.get(record.id) ?? join(harness.dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`);
 }
 
-function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+/** The first three issues of a zod error on one line (`path: message; …`). */
+export function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
   return error.issues
     .slice(0, 3)
     .map((i) => `${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message}`)
@@ -126,7 +127,11 @@ function oneLine(message: string): string {
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }
 
-async function readJson(file: string, problems: HarnessProblem[]): Promise<{ ok: true; value: unknown } | { ok: false }> {
+/**
+ * Reads a JSON file of a harness folder (bounded); a missing, unreadable, empty, binary or
+ * malformed file becomes one problem instead of a throw.
+ */
+export async function readJson(file: string, problems: HarnessProblem[]): Promise<{ ok: true; value: unknown } | { ok: false }> {
   let text: string;
   try {
     text = await readBoundedFile(file);

@@ -6,9 +6,12 @@
  */
 import { analyzeSpec, type ServerProfile } from '../complexity';
 import type { HarnessManifest, HarnessRecord } from '../harness/format';
+import type { AgentRuns } from '../agents/readRuns';
+import { specHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
+import { leaderboardOf } from './leaderboard';
 import { agreementOf } from './agreement';
-import { finite, labelledCi, type Bootstrap } from './common';
+import { finite, summarize, type Bootstrap } from './common';
 import { mean } from '../util/mean';
 import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
 import {
@@ -30,12 +33,11 @@ import {
   type GraphEdge,
   type JudgeReport,
   type ReportModel,
-  type ScoreSummary,
   type ServerReport,
   type ServerStructure,
   type ToolScore,
 } from './schema';
-import { DEFAULT_RESAMPLES, gini, harmonicMean, median, minimum, pearson, sd, spearman, type Correlation } from './stats';
+import { DEFAULT_RESAMPLES, gini, harmonicMean, minimum, pearson, sd, spearman, type Correlation } from './stats';
 import { byCodeUnit } from '../util/byCodeUnit';
 
 /** One harness to report on. */
@@ -46,6 +48,8 @@ export interface HarnessInput {
   records: readonly HarnessRecord[];
   /** The spec the harness was generated from, for the complexity profile and tool-level correlations. */
   spec?: Spec;
+  /** Agents' runs against the harness (`readRuns`), for the leaderboard. */
+  runs?: readonly AgentRuns[];
 }
 
 /** Options of {@link analyzeHarnesses}. */
@@ -83,20 +87,6 @@ export function availableJudges(inputs: readonly HarnessInput[]): string[] {
 const corr = (c: Correlation): CorrelationStat => ({ r: finite(c.r), p: finite(c.p), n: c.n });
 const EPS = 1e-9;
 const present = (xs: readonly (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
-
-/** Mean, CI, sd, median, perfect and below-0.5 shares of some scores. */
-function summarize(scores: readonly number[], boot: Bootstrap, label: string): ScoreSummary {
-  const n = scores.length;
-  return {
-    n,
-    mean: finite(mean(scores)),
-    ci: labelledCi(scores, boot, label),
-    sd: finite(sd(scores)),
-    median: finite(median(scores)),
-    perfect: n ? scores.filter((s) => s >= 1 - EPS).length / n : null,
-    belowHalf: n ? scores.filter((s) => s < 0.5).length / n : null,
-  };
-}
 
 function histogram(scores: readonly number[]): number[] {
   const bins = new Array<number>(10).fill(0);
@@ -565,6 +555,18 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     }
   }
 
+  const board = leaderboardOf(
+    inputs.map((input, i) => ({
+      name: servers[i]?.name ?? '',
+      records: input.records,
+      spec: input.spec,
+      specHash: input.manifest?.spec.hash ?? (input.spec ? specHash(input.spec) : undefined),
+      runs: input.runs ?? [],
+    })),
+    boot,
+  );
+  warnings.push(...board.warnings);
+
   return {
     reportVersion: REPORT_VERSION,
     settings: { resamples: boot.resamples, seed: boot.seed, level: boot.level },
@@ -572,6 +574,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     judges: perJudge.map((p) => p.report),
     structure: servers.map(structureOf),
     agreement,
+    leaderboard: board.rows,
     warnings,
   };
 }

@@ -267,6 +267,64 @@ export const JudgePair = z
   .meta({ id: 'JudgePair' });
 export type JudgePair = z.infer<typeof JudgePair>;
 
+/** One agent's scores over a set of scenarios (all of them, or one tier). */
+export const AgentScores = z
+  .object({
+    scenarios: Count.describe('Scenarios with at least one scored trajectory.'),
+    scenarioRuns: Count.describe('Trajectories scored: a scenario counts once per run.'),
+    exactCallMatch: ScoreSummary.describe(
+      "Per scenario: expected calls the agent made with the right tool and every argument right, over the scenario's expected calls, averaged over its runs. Mean and CI over scenarios.",
+    ),
+    nameMatch: ScoreSummary.describe(
+      'Per scenario: expected calls whose tool the agent called, over expected calls, averaged over its runs. Mean and CI over scenarios.',
+    ),
+    argumentAccuracy: ScoreSummary.describe(
+      'Per scenario: arguments `ok` over the arguments of the name-matched pairs plus those of missed calls, averaged over its runs. Mean and CI over scenarios.',
+    ),
+    passRate: Share.describe('Per scenario: share of its runs passed (every expected call exact, no extra call); mean over scenarios.'),
+    passHatK: Share.describe(
+      "pass^k (τ-bench) with the row's k: C(passes, k) / C(runs, k) per scenario, mean over scenarios; null when k is 1 (it equals passRate) or nothing was scored.",
+    ),
+  })
+  .meta({ id: 'AgentScores' });
+export type AgentScores = z.infer<typeof AgentScores>;
+
+/** Verdicts of the leaderboard's error counts: per parameter (as the scorer gives them) and per call. */
+export const AGENT_ERROR_VERDICTS = ['wrong', 'missing', 'extra', 'missed-call', 'extra-call'] as const;
+
+/** How many of an agent's mistakes the leaderboard lists. */
+export const TOP_ERRORS = 5;
+
+/** A kind of mistake an agent made, and how often. */
+export const AgentError = z
+  .object({
+    server: z.string(),
+    tool: z.string(),
+    parameter: z.string().nullable().describe('Top-level parameter; null for a whole call (missed-call, extra-call).'),
+    verdict: z
+      .enum(AGENT_ERROR_VERDICTS)
+      .describe(
+        'wrong: a different value; missing: left out (and not its default); extra: a parameter the oracle does not set (and not its default); missed-call: an expected call of the tool never made; extra-call: a call no expected call took.',
+      ),
+    count: Count.describe('Occurrences over every run of every scenario.'),
+  })
+  .meta({ id: 'AgentError' });
+export type AgentError = z.infer<typeof AgentError>;
+
+/** One agent on the leaderboard. */
+export const LeaderboardRow = z
+  .object({
+    agent: z.string().describe("The agent's folder under <harness>/runs/; the same folder name in several harnesses is one agent."),
+    ids: z.array(z.string()).describe('Agent ids its trajectories record (provider:model, or mcp-client).'),
+    runs: Count.describe('Run folders (the most any one harness has for this agent).'),
+    k: Count.describe('k of pass^k: the fewest runs any of its scored scenarios has.'),
+    overall: AgentScores,
+    tiers: z.object({ simple: AgentScores, complex: AgentScores }).describe('The same scores over simple-tier and complex-tier scenarios.'),
+    topErrors: z.array(AgentError).max(TOP_ERRORS).describe('Its five most frequent mistakes (tool, parameter, verdict), most frequent first.'),
+  })
+  .meta({ id: 'LeaderboardRow' });
+export type LeaderboardRow = z.infer<typeof LeaderboardRow>;
+
 /** The whole report. */
 export const ReportModel = z
   .object({
@@ -282,6 +340,11 @@ export const ReportModel = z
     judges: z.array(JudgeReport).min(1).describe('One entry per reported judge; the first is the primary one.'),
     structure: z.array(ServerStructure).describe('One entry per server, in the order of judges[i].servers.'),
     agreement: z.array(JudgePair).describe('Pairwise judge agreement; empty with fewer than two judges.'),
+    leaderboard: z
+      .array(LeaderboardRow)
+      .describe(
+        "Agents run against the harnesses (every trajectory under each harness's runs/, re-scored against its records), by exact call match, then argument accuracy, then name match; empty when no harness has runs.",
+      ),
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
   })
   .describe("Agent Seer report: the paper's tables and figures for one or more harnesses.");

@@ -16,7 +16,7 @@ import {
   REPORT_ASPECT_ORDER,
   TC_DIMENSIONS,
 } from '../vocabulary';
-import type { JudgePair, JudgeReport, PairedAgreement, ReportModel, ScoreSummary, ServerReport } from './schema';
+import type { AgentScores, JudgePair, JudgeReport, LeaderboardRow, PairedAgreement, ReportModel, ScoreSummary, ServerReport } from './schema';
 
 /** One table. */
 export interface ReportTable {
@@ -361,9 +361,70 @@ function agreementSection(p: JudgePair, i: number): ReportSection {
   };
 }
 
+const passK = (row: LeaderboardRow, s: AgentScores): string => (s.passHatK === null ? '—' : `${f3(s.passHatK)} (k = ${row.k})`);
+const agentCells = (row: LeaderboardRow, s: AgentScores): string[] => [
+  count(s.scenarios),
+  count(s.scenarioRuns),
+  withCi(s.exactCallMatch),
+  withCi(s.nameMatch),
+  withCi(s.argumentAccuracy),
+  pct(s.passRate),
+  passK(row, s),
+];
+
+function leaderboardSection(model: ReportModel): ReportSection {
+  const level = Math.round(model.settings.level * 100);
+  const board = model.leaderboard;
+  return {
+    id: 'leaderboard',
+    title: 'Agent leaderboard',
+    tables: [
+      table(
+        'leaderboard',
+        'Agents by exact call match',
+        `Every trajectory under each harness's runs/ folder, re-scored against the harness's records. Per scenario (averaged over its runs): exact = expected calls made with every argument right, name = expected calls whose tool was called, arguments = arguments right; means with ${level}% bootstrap CIs over scenarios (B = ${model.settings.resamples}). Pass = runs with every call exact and nothing extra; pass^k = all k runs of a scenario pass. Ordered by exact call match, then argument accuracy.`,
+        ['Agent', 'Scenarios', 'Scenario runs', 'Exact call match [95% CI]', 'Name match [95% CI]', 'Argument accuracy [95% CI]', 'Pass rate', 'pass^k'],
+        board.map((r) => [r.agent, ...agentCells(r, r.overall)]),
+      ),
+      table(
+        'leaderboard-tiers',
+        'Agents by tier',
+        'The same scores over simple-tier and complex-tier scenarios.',
+        [
+          'Agent',
+          'Tier',
+          'Scenarios',
+          'Scenario runs',
+          'Exact call match [95% CI]',
+          'Name match [95% CI]',
+          'Argument accuracy [95% CI]',
+          'Pass rate',
+          'pass^k',
+        ],
+        board.flatMap((r) => (['simple', 'complex'] as const).map((t) => [r.agent, t, ...agentCells(r, r.tiers[t])])),
+        [L, L, R, R, R, R, R, R, R],
+      ),
+      table(
+        'leaderboard-errors',
+        'Most frequent mistakes',
+        `Each agent's most frequent mistakes over every run: wrong = another value, missing = left out, extra = a parameter the oracle does not set, missed call = an expected call never made, extra call = a call no expected call took. Parameter "—" = the whole call.`,
+        ['Agent', 'Server', 'Tool', 'Parameter', 'Verdict', 'Count'],
+        board.flatMap((r) => r.topErrors.map((e) => [r.agent, e.server, e.tool, e.parameter ?? '—', e.verdict.replace('-', ' '), count(e.count)])),
+        [L, L, L, L, L, R],
+      ),
+    ],
+  };
+}
+
 /** Every table of a report, grouped into sections, in reading order. */
 export function reportTables(model: ReportModel): ReportSection[] {
-  return [...model.judges.map((j) => judgeSection(j, model)), structureSection(model), ...model.agreement.map(agreementSection)];
+  return [
+    // The leaderboard first when agents were run: it is what a report over runs is for.
+    ...(model.leaderboard.length ? [leaderboardSection(model)] : []),
+    ...model.judges.map((j) => judgeSection(j, model)),
+    structureSection(model),
+    ...model.agreement.map(agreementSection),
+  ];
 }
 
 /** A one-line summary of the primary judge's numbers per server (for the CLI and headers). */

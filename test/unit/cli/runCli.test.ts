@@ -7,32 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { userTurns } from '../../../src/core/agents/agentLoop';
 import type { HarnessRecord } from '../../../src/core/harness/format';
 import { readHarness } from '../../../src/core/harness/store';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
 import { startFakeOpenAI } from '../../fakes/fakeOpenAI';
-import { geminiAgent, openaiAgent, type AgentPlan } from '../../fakes/scriptedAgent';
+import { geminiAgent, openaiAgent, oraclePlan } from '../../fakes/scriptedAgent';
 import { cli } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
-
-function oraclePlan(records: readonly HarnessRecord[], change?: (value: unknown) => unknown): AgentPlan {
-  const byPrompt = new Map(records.map((r) => [userTurns(r)[0]!, r]));
-  return (first, turn) => {
-    const r = byPrompt.get(first);
-    if (!r) return [];
-    const idx = r.conversation.length ? (r.conversation[turn]?.calls ?? []) : turn === 0 ? r.expected_tools.map((_, i) => i) : [];
-    return idx.map((i) => {
-      const c = r.expected_tools[i]!;
-      if (!change) return { name: c.name, arguments: c.arguments };
-      const args = { ...c.arguments };
-      const k = Object.keys(args)[0];
-      if (k !== undefined) args[k] = change(args[k]);
-      return { name: c.name, arguments: args };
-    });
-  };
-}
 
 describe('agent-seer run', () => {
   let root: string;

@@ -9,11 +9,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- browser globals inside page.evaluate callbacks (this file compiles without the DOM lib) */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { analyzeSpec } from '../../../../src/core/complexity';
 import type { HarnessRecord } from '../../../../src/core/harness/format';
 import { readHarness, stableJson } from '../../../../src/core/harness/store';
@@ -26,6 +24,7 @@ import { escapeMarkdown, renderMarkdown } from '../../../../src/core/report/rend
 import { REPORT_SCHEMA_FILE, ReportModel, reportJsonSchema } from '../../../../src/core/report/schema';
 import { pearson, spearman } from '../../../../src/core/report/stats';
 import { repoRoot } from '../../fixturePaths';
+import { closeBrowser, ensureBundle, figures, loadPage, openReport, whenDrawn } from './reportPage';
 import { HOSTILE, JUDGE_A, JUDGE_B, judgedHarness, type JudgedHarness } from './reportSetup.test';
 
 const SCREENSHOT = '/tmp/agent-seer-report.png';
@@ -495,90 +494,12 @@ test('HTML escaping helpers: JSON and inline script cannot end their element', (
   assert.ok(webview.includes("script-src 'nonce-abcdefgh12345678';"), 'scripts stay nonce-only');
 });
 
-// ---- The page in headless Chromium ----
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-let browser: Browser | undefined;
-
-/** Builds dist/report.js when it is missing or older than its sources. */
-function ensureBundle(): void {
-  const bundle = join(repoRoot, 'dist', 'report.js');
-  const sources = ['media/report/report.ts', 'src/core/report/tables.ts', 'src/core/vocabulary.ts'].map((f) => join(repoRoot, f));
-  const stale = !existsSync(bundle) || sources.some((f) => statSync(f).mtimeMs > statSync(bundle).mtimeMs);
-  if (stale) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-}
+// ---- The page in headless Chromium (helpers in reportPage.ts) ----
 
 after(async () => {
-  await browser?.close();
+  await closeBrowser();
   for (const h of [fs, git]) if (h) rmSync(h.dir, { recursive: true, force: true });
 });
-
-interface PageLog {
-  errors: string[];
-  violations: string[];
-}
-
-/** Opens a page with its console errors and CSP violations recorded (and alert() stubbed). */
-async function loadPage(html: string, file: string): Promise<{ page: Page; log: PageLog }> {
-  writeFileSync(file, html);
-  browser ??= await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const log: PageLog = { errors: [], violations: [] };
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') log.errors.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => log.errors.push(`pageerror: ${e.message}`));
-  // Recorded from the page itself: alert() calls and CSP violations.
-  await page.addInitScript(() => {
-    const w = window as unknown as { __alerts: string[]; __csp: string[] };
-    w.__alerts = [];
-    w.__csp = [];
-    window.alert = (m?: unknown) => void w.__alerts.push(String(m));
-    document.addEventListener('securitypolicyviolation', (e: { violatedDirective: string; blockedURI: string }) =>
-      w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-  await page.goto(`file://${file}`);
-  return { page, log };
-}
-
-/** Waits until the page script says every chart is drawn, then collects the CSP violations so far. */
-async function whenDrawn(page: Page, log: PageLog): Promise<void> {
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 15_000 });
-  log.violations.push(...(await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp)));
-}
-
-async function openReport(html: string, file: string): Promise<{ page: Page; log: PageLog }> {
-  const opened = await loadPage(html, file);
-  await whenDrawn(opened.page, opened.log);
-  return opened;
-}
-
-/** Per figure: whether it has a canvas and how many of its pixels are painted. */
-async function figures(page: Page): Promise<Record<string, { empty: boolean; painted: number }>> {
-  return page.evaluate(() => {
-    const out: Record<string, { empty: boolean; painted: number }> = {};
-    for (const fig of Array.from<any>(document.querySelectorAll('figure[data-figure]'))) {
-      const canvas = fig.querySelector('canvas');
-      let painted = 0;
-      if (canvas && canvas.width && canvas.height) {
-        const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray();
-        for (let i = 3; i < data.length; i += 4) if ((data[i] ?? 0) > 0) painted++;
-      }
-      out[fig.dataset.figure ?? ''] = { empty: fig.dataset.empty === 'true', painted };
-    }
-    return out;
-  });
-}
 
 test('the HTML report renders in Chromium under its CSP: figures drawn, no errors, hostile text inert', async () => {
   ensureBundle();

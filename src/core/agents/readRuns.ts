@@ -1,0 +1,89 @@
+/**
+ * Reading back every trajectory under a harness's `runs/` folder: `runs/<agent>/<run>/<scenario>.json`,
+ * as `agent-seer run` (`<run>` = 1, 2, …) and `agent-seer serve` (`mcp-client/<time>`) write them.
+ * Like `readHarness`, it never throws for bad content: a file that is not a trajectory is one
+ * problem and the others are still read. Scores are not read from anywhere: whoever reports
+ * re-scores the calls against the harness's records.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describeIssues, readJson, type HarnessProblem } from '../harness/store';
+import { byCodeUnit } from '../util/byCodeUnit';
+import { RUNS_DIR } from '../workspace/layout';
+import { Trajectory } from './trajectory';
+
+/** One run of one agent: its folder name and the trajectories found in it. */
+export interface AgentRun {
+  run: string;
+  trajectories: Trajectory[];
+}
+
+/** Every run of one agent folder. */
+export interface AgentRuns {
+  /** The agent's folder name under `runs/`. */
+  agent: string;
+  runs: AgentRun[];
+}
+
+/** What {@link readRuns} found. */
+export interface RunsRead {
+  /** Agent folders with at least one run folder, by name. */
+  agents: AgentRuns[];
+  problems: HarnessProblem[];
+}
+
+/** Sub-folders of a folder, sorted; a folder that does not exist has none, any other failure is a problem. */
+async function folders(dir: string, problems: HarnessProblem[]): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort(byCodeUnit);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot list runs: ${code ?? (e as Error).message}` });
+    return [];
+  }
+}
+
+/** Run folder names in run order: numbers numerically (2 before 10), then the rest (serve's timestamps) by name. */
+function byRunOrder(a: string, b: string): number {
+  const na = /^\d+$/.test(a) ? Number(a) : NaN;
+  const nb = /^\d+$/.test(b) ? Number(b) : NaN;
+  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb;
+  if (!Number.isNaN(na) || !Number.isNaN(nb)) return Number.isNaN(na) ? 1 : -1;
+  return byCodeUnit(a, b);
+}
+
+/** Reads every trajectory of every run of every agent of the harness in `harnessDir`. */
+export async function readRuns(harnessDir: string): Promise<RunsRead> {
+  const problems: HarnessProblem[] = [];
+  const root = join(harnessDir, RUNS_DIR);
+  const agents: AgentRuns[] = [];
+  for (const agent of await folders(root, problems)) {
+    const runs: AgentRun[] = [];
+    for (const run of (await folders(join(root, agent), problems)).sort(byRunOrder)) {
+      const dir = join(root, agent, run);
+      let names: string[];
+      try {
+        names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort(byCodeUnit);
+      } catch (e) {
+        problems.push({ file: dir, message: `cannot list trajectories: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+        continue;
+      }
+      const trajectories: Trajectory[] = [];
+      for (const name of names) {
+        const file = join(dir, name);
+        const read = await readJson(file, problems);
+        if (!read.ok) continue;
+        const parsed = Trajectory.safeParse(read.value);
+        if (parsed.success) trajectories.push(parsed.data);
+        else problems.push({ file, message: `invalid trajectory: ${describeIssues(parsed.error)}` });
+      }
+      runs.push({ run, trajectories });
+    }
+    if (runs.length) agents.push({ agent, runs });
+  }
+  return { agents, problems };
+}
