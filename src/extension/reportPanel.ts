@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { findHarnessSpec } from '../core/harness/specLookup';
+import { readRuns } from '../core/agents/readRuns';
 import { analyzeHarnesses, type HarnessInput } from '../core/report/analyze';
 import { isReadyMessage, isReportViewState, type ToWebview } from '../core/report/protocol';
 import { renderHtml } from '../core/report/render/html';
@@ -24,7 +25,15 @@ export async function buildReport(harnesses: readonly LoadedHarness[]): Promise<
   for (const h of harnesses) {
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(h.dir));
     const found = await findHarnessSpec(h.dir, h.manifest, { cwd: folder?.uri.fsPath ?? h.dir });
-    inputs.push({ dir: h.dir, records: h.records, ...(h.manifest ? { manifest: h.manifest } : {}), ...(found.ok ? { spec: found.spec } : {}) });
+    // The agents' runs feed the leaderboard, as on the command line.
+    const runs = await readRuns(h.dir);
+    inputs.push({
+      dir: h.dir,
+      records: h.records,
+      runs: runs.agents,
+      ...(h.manifest ? { manifest: h.manifest } : {}),
+      ...(found.ok ? { spec: found.spec } : {}),
+    });
   }
   return analyzeHarnesses(inputs);
 }

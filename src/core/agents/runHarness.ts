@@ -40,11 +40,11 @@ export interface RunSummary {
   runs: number;
   scenarios: number;
   expectedCalls: number;
-  /** Expected calls matched exactly (name and every argument), over all expected calls. */
+  /** Mean over scenario runs of expected calls matched exactly (name and every argument) over expected calls. */
   exactCallMatch: number;
-  /** Expected calls whose tool the agent called, over all expected calls. */
+  /** Mean over scenario runs of expected calls whose tool the agent called over expected calls. */
   nameMatch: number;
-  /** Arguments right over all arguments compared. */
+  /** Mean over scenario runs of arguments right over arguments compared. */
   argumentAccuracy: number;
   /** The paper's tool-calling score by the LLM judge in oracle mode: not computed by `run` yet. */
   tc: null;
@@ -134,8 +134,9 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   }
   const all = scored.flat();
   const expectedCalls = all.reduce((n, s) => n + s.calls.length, 0);
-  const callShare = (f: (c: ScenarioScore['calls'][number]) => boolean): number =>
-    expectedCalls ? all.reduce((n, s) => n + s.calls.filter(f).length, 0) / expectedCalls : 1;
+  // Means over scenario runs (every scenario has the same number of runs): the leaderboard's
+  // definitions, so `run` and `report` print the same figures.
+  const meanOf = (f: (s: ScenarioScore) => number): number => mean(all.map(f)) ?? 0;
   const perScenario = o.records.map((r) => ({ runs: runs, passes: scored.filter((run) => run.find((s) => s.id === r.id)?.passed).length }));
   return {
     summary: {
@@ -143,9 +144,9 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
       runs,
       scenarios: o.records.length,
       expectedCalls: expectedCalls / runs,
-      exactCallMatch: callShare((c) => c.exact),
-      nameMatch: callShare((c) => c.name),
-      argumentAccuracy: mean(all.map((s) => s.argumentAccuracy)) ?? 0,
+      exactCallMatch: meanOf((s) => s.exactCallMatch),
+      nameMatch: meanOf((s) => s.nameMatch),
+      argumentAccuracy: meanOf((s) => s.argumentAccuracy),
       tc: null,
       passRate: all.length ? all.filter((s) => s.passed).length / all.length : 0,
       passAtK: runs > 1 ? passHatK(perScenario, runs) : null,
