@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
-import { userTurns } from '../../../../src/core/agents/agentLoop';
 import { runScenario, trajectoryFile } from '../../../../src/core/agents/runHarness';
 import { scenarioFailures } from '../../../../src/core/agents/scenarioFailures';
 import { Trajectory } from '../../../../src/core/agents/trajectory';
@@ -22,19 +21,8 @@ import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import type { Spec } from '../../../../src/core/spec/model';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../../fakes/fakeLlmServer';
-import { geminiAgent, type AgentPlan, type PlannedCall } from '../../../fakes/scriptedAgent';
+import { geminiAgent, planFrom } from '../../../fakes/scriptedAgent';
 import { specsDir } from '../../fixturePaths';
-
-/** Each record's expected calls, turn by turn, passed through `edit`. */
-function planFrom(records: readonly HarnessRecord[], edit: (call: PlannedCall, record: HarnessRecord, index: number) => PlannedCall = (c) => c): AgentPlan {
-  const byPrompt = new Map(records.map((r) => [userTurns(r)[0]!, r]));
-  return (firstPrompt, turn) => {
-    const r = byPrompt.get(firstPrompt);
-    if (!r) return [];
-    const indices = r.conversation.length ? (r.conversation[turn]?.calls ?? []) : turn === 0 ? r.expected_tools.map((_, i) => i) : [];
-    return indices.map((i) => edit({ name: r.expected_tools[i]!.name, arguments: r.expected_tools[i]!.arguments }, r, i));
-  };
-}
 
 describe('one scenario run and its failures in the record file', () => {
   let root: string;
