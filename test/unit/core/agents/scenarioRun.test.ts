@@ -117,4 +117,28 @@ describe('one scenario run and its failures in the record file', () => {
     const failures = scenarioFailures(again.score, again.trajectory.calls, await readFile(recordFile(harness, target), 'utf8'));
     assert.ok(failures.length >= 1 && failures.every((f) => f.kind === 'call' && f.actual === '' && /was not made$/.test(f.message)));
   });
+
+  it('cancelling while the model hangs stops the scenario promptly', async () => {
+    gemini.reset();
+    gemini.respondWith({ hang: true });
+    const abort = new AbortController();
+    const started = Date.now();
+    const running = runScenario({
+      spec,
+      specHash: specHash(spec),
+      record: target,
+      provider: new GeminiProvider({ apiKey: 'k', baseUrl: gemini.url, model: 'gemini-2.5-flash' }),
+      dir: join(root, 'runs', 'cancel'),
+      guard: new CallGuard({ retry: { maxRetries: 0 } }),
+      rerun: true,
+      signal: abort.signal,
+    });
+    await new Promise<void>((r) => {
+      const wait = () => (gemini.inFlight > 0 ? r() : setTimeout(wait, 10));
+      wait();
+    });
+    abort.abort(new Error('cancelled'));
+    await assert.rejects(running);
+    assert.ok(Date.now() - started < 5000, `stopped after ${Date.now() - started} ms`);
+  });
 });
