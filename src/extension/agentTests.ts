@@ -147,8 +147,12 @@ export class AgentTests extends Disposable {
         await this.runHarnessItems(kind, dir, harnessItems, run, settle, abort.signal);
       }
     } catch (err) {
-      run.appendOutput(`Agent Seer: the run failed: ${errorMessage(err)}\r\n`);
-      this.log.error(`Test run failed: ${errorMessage(err)}`);
+      // A fault outside one scenario (the provider could not be built, a harness vanished) is an error on every scenario left, not a skip.
+      const message = errorMessage(err);
+      run.appendOutput(`Agent Seer: the run failed: ${message}\r\n`);
+      this.log.error(`Test run failed: ${message}`);
+      if (!abort.signal.aborted)
+        for (const item of items) if (!outcomes.has(item.id)) settle(item, { state: 'errored', messages: [new vscode.TestMessage(`not run: ${message}`)] });
     } finally {
       // Whatever did not finish (cancelled, or stopped by a fault) is shown as skipped, never as passed.
       for (const item of items) if (!outcomes.has(item.id)) settle(item, { state: 'skipped', messages: [] });
