@@ -3,6 +3,7 @@
  * Kept short: each part lives in its own module.
  */
 import * as vscode from 'vscode';
+import { AgentTests } from './agentTests';
 import { registerCommands } from './commands';
 import { SpecDiagnostics } from './diagnostics';
 import { HarnessModel } from './harnessModel';
@@ -11,6 +12,7 @@ import { JudgmentDiagnostics } from './judgmentDiagnostics';
 import { createLog, errorMessage } from './log';
 import { Secrets } from './secrets';
 import { registerReportSerializer } from './reportPanel';
+import { chatProviderFor } from './providerChoice';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
 import { SpecsTree } from './specsTree';
@@ -29,6 +31,8 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const harnesses = new HarnessModel(log);
     const harnessTree = new HarnessTree(harnesses, model);
     const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
+    // The provider is built when a run starts, with the services (for the keys) by then complete.
+    const agentTests = new AgentTests(harnesses, log, (kind, scope) => chatProviderFor({ kind }, services, scope, 'generate'));
     const services: ExtensionServices = {
       log,
       model,
@@ -37,13 +41,14 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       harnesses,
       harnessTree,
       judgmentDiagnostics,
+      agentTests,
       approval: new ServerApproval(context.workspaceState),
       secrets: new Secrets(context.secrets),
       extensionUri: context.extensionUri,
       inputValues: new Map(),
     };
     context.subscriptions.push(
-      ...[model, specsTree, diagnostics, harnesses, harnessTree, judgmentDiagnostics],
+      ...[model, specsTree, diagnostics, harnesses, harnessTree, judgmentDiagnostics, agentTests],
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
       vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),

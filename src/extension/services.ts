@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { AgentTests } from './agentTests';
 import type { SpecDiagnostics } from './diagnostics';
 import type { HarnessModel } from './harnessModel';
 import type { HarnessTree } from './harnessTree';
@@ -17,6 +18,8 @@ export interface ExtensionServices {
   harnesses: HarnessModel;
   harnessTree: HarnessTree;
   judgmentDiagnostics: JudgmentDiagnostics;
+  /** The Testing view's controller and run profiles (agents run against harnesses). */
+  agentTests: AgentTests;
   approval: ServerApproval;
   secrets: Secrets;
   /** The extension's folder (prompts/, media/, README.md). */

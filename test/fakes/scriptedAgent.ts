@@ -18,6 +18,20 @@ export interface PlannedCall {
 /** Calls to make in a given user turn of the scenario whose first user message is `firstPrompt`. */
 export type AgentPlan = (firstPrompt: string, turn: number) => readonly PlannedCall[];
 
+/** The plan that makes each record's expected calls, turn by turn, passed through `edit` (to inject a defect). */
+export function planFrom(
+  records: readonly HarnessRecord[],
+  edit: (call: PlannedCall, record: HarnessRecord, index: number) => PlannedCall = (c) => c,
+): AgentPlan {
+  const byPrompt = new Map(records.map((r) => [userTurns(r)[0]!, r]));
+  return (firstPrompt, turn) => {
+    const r = byPrompt.get(firstPrompt);
+    if (!r) return [];
+    const indices = r.conversation.length ? (r.conversation[turn]?.calls ?? []) : turn === 0 ? r.expected_tools.map((_, i) => i) : [];
+    return indices.map((i) => edit({ name: r.expected_tools[i]!.name, arguments: r.expected_tools[i]!.arguments }, r, i));
+  };
+}
+
 interface Progress {
   firstPrompt: string;
   turn: number;

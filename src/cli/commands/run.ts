@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
@@ -6,7 +5,7 @@ import { findHarnessSpec } from '../../core/harness/specLookup';
 import { createProvider, LlmConfigError, LlmQuotaError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
 import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
-import { harnessFolderName, RUNS_DIR } from '../../core/workspace/layout';
+import { agentRunsDir } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
@@ -106,7 +105,7 @@ async function runCommand(
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
   }
-  const out = args.out ? pathOption('--out', args.out, io.cwd) : join(dir, RUNS_DIR, harnessFolderName(`${provider.id}-${provider.model}`));
+  const out = args.out ? pathOption('--out', args.out, io.cwd) : agentRunsDir(dir, provider);
   const abort = signal ?? new AbortController().signal;
   io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
   let result: RunHarnessResult;

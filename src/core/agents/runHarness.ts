@@ -6,7 +6,7 @@
  * so a re-run of a finished run makes no call and an interrupted one does only what is left.
  */
 import { setMaxListeners } from 'node:events';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessRecord } from '../harness/format';
 import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
@@ -75,6 +75,73 @@ async function finishedTrajectory(file: string): Promise<Trajectory | undefined>
   }
 }
 
+export interface RunScenarioOptions {
+  spec: Spec;
+  specHash: string;
+  record: HarnessRecord;
+  provider: ToolCallingProvider;
+  /** The run's folder: the trajectory is `<dir>/<record file stem>.json`. */
+  dir: string;
+  guard: CallGuard;
+  stats?: LlmStats;
+  maxSteps?: number;
+  /**
+   * Run again even when a finished trajectory is there (the editor's Run and Rerun). Default
+   * false: a finished scenario is scored from its file, as `agent-seer run` resumes.
+   */
+  rerun?: boolean;
+  signal: AbortSignal;
+}
+
+/** One scenario's run: its trajectory (with the outcome), its score, and whether it was taken from disk. */
+export interface ScenarioRun {
+  trajectory: Trajectory;
+  score: ScenarioScore;
+  skipped: boolean;
+  schemaWarnings: string[];
+}
+
+/** The file of a scenario's trajectory in a run folder. */
+export function trajectoryFile(dir: string, scenarioId: string): string {
+  return join(dir, `${recordFileStem(scenarioId)}.json`);
+}
+
+/** Runs the agent on one scenario (or scores a finished one), writing its trajectory into `dir`. */
+export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
+  const { record } = o;
+  const agent = `${o.provider.id}:${o.provider.model}`;
+  await mkdir(o.dir, { recursive: true });
+  const file = trajectoryFile(o.dir, record.id);
+  if (!o.rerun) {
+    const finished = await finishedTrajectory(file);
+    if (finished) return { trajectory: finished, score: scoreScenario(o.spec, record, finished.calls), skipped: true, schemaWarnings: [] };
+  } else {
+    // The mock writes the file at the first call only: an agent that makes none must not be scored on the last run's calls.
+    await rm(file, { force: true });
+  }
+  const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: o.dir, agent });
+  const outcome: AgentOutcome = await runAgentOnScenario(server, {
+    provider: o.provider,
+    guard: o.guard,
+    signal: o.signal,
+    ...(o.stats ? { stats: o.stats } : {}),
+    ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+  });
+  const written = Trajectory.parse(
+    JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? {
+      formatVersion: 1,
+      scenarioId: record.id,
+      specHash: o.specHash,
+      agent,
+      calls: [],
+      complete: false,
+    },
+  );
+  const trajectory = Trajectory.parse({ ...written, outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies } });
+  await writeFileAtomic(file, stableJson(trajectory));
+  return { trajectory, score: scoreScenario(o.spec, record, trajectory.calls), skipped: false, schemaWarnings: outcome.schemaWarnings };
+}
+
 /** Runs the agent; throws on cancellation and on faults no scenario can get past (bad key, quota, outage). */
 export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult> {
   const runs = Math.max(1, o.runs ?? 1);
@@ -94,36 +161,21 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
     const queue = [...o.records];
     const worker = async (): Promise<void> => {
       for (let record = queue.shift(); record; record = queue.shift()) {
-        const file = join(dir, `${recordFileStem(record.id)}.json`);
-        let trajectory = await finishedTrajectory(file);
-        const skipped = trajectory !== undefined;
-        if (!trajectory) {
-          const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: dir, agent });
-          const outcome: AgentOutcome = await runAgentOnScenario(server, {
-            provider: o.provider,
-            guard,
-            stats,
-            signal: o.signal,
-            ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
-          });
-          for (const w of outcome.schemaWarnings) warnings.add(w);
-          const written = Trajectory.parse(
-            JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? {
-              formatVersion: 1,
-              scenarioId: record.id,
-              specHash: o.specHash,
-              agent,
-              calls: [],
-              complete: false,
-            },
-          );
-          trajectory = { ...written, outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies } };
-          await writeFileAtomic(file, stableJson(Trajectory.parse(trajectory)));
-        }
-        if (trajectory.outcome?.stoppedBy === 'step-limit') stepLimited++;
-        const score = scoreScenario(o.spec, record, trajectory.calls);
-        scores.push(score);
-        o.onScenario?.({ run, scenarioId: record.id, skipped, score });
+        const done = await runScenario({
+          spec: o.spec,
+          specHash: o.specHash,
+          record,
+          provider: o.provider,
+          dir,
+          guard,
+          stats,
+          signal: o.signal,
+          ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+        });
+        for (const w of done.schemaWarnings) warnings.add(w);
+        if (done.trajectory.outcome?.stoppedBy === 'step-limit') stepLimited++;
+        scores.push(done.score);
+        o.onScenario?.({ run, scenarioId: record.id, skipped: done.skipped, score: done.score });
       }
     };
     const width = Math.max(1, Math.min(o.limits?.concurrency ?? DEFAULT_CONCURRENCY, o.records.length));

@@ -171,3 +171,8 @@ export function toFunctionParameters(schema: unknown): { parameters: Json; warni
   if (parameters.type === undefined) parameters.type = 'object';
   return { parameters, warnings: [...warnings] };
 }
+
+/** Whether a provider can offer tools (Gemini and OpenAI-compatible can; the VS Code language-model adapter cannot yet). */
+export function isToolCallingProvider(p: object): p is ToolCallingProvider {
+  return typeof (p as Partial<ToolCallingProvider>).completeWithTools === 'function';
+}

@@ -2,7 +2,7 @@
  * Every folder and file name Agent Seer reads or writes, and how a server's snapshot file and
  * harness folder are named. It imports nothing of ours, so any layer may read it.
  */
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Where snapshots are written by default, relative to a workspace folder (`agentSeer.snapshotFolder`). */
 export const SNAPSHOT_FOLDER = '.agentseer/specs';
@@ -72,3 +72,8 @@ export function workspaceRootOf(configFile: string): string {
 
 /** Folder of agent runs inside a harness folder: `runs/<agent>/<run>/<scenario>.json` trajectories. */
 export const RUNS_DIR = 'runs';
+
+/** Folder of one agent's runs in a harness (`<harness>/runs/<provider>-<model>`), for `agent-seer run` and the editor's Testing view. */
+export function agentRunsDir(harnessDir: string, agent: { id: string; model: string }): string {
+  return join(harnessDir, RUNS_DIR, harnessFolderName(`${agent.id}-${agent.model}`));
+}

@@ -12,7 +12,6 @@ import { AGENT_SYSTEM, runAgentOnScenario, userTurns } from '../../../../src/cor
 import { HarnessMockServer, type ServedHarness } from '../../../../src/core/agents/mockServer';
 import { scoreScenario } from '../../../../src/core/agents/score';
 import { Trajectory } from '../../../../src/core/agents/trajectory';
-import type { HarnessRecord } from '../../../../src/core/harness/format';
 import { specHash } from '../../../../src/core/harness/hash';
 import { readHarness } from '../../../../src/core/harness/store';
 import { CallGuard, GeminiProvider, OpenAICompatibleProvider, toFunctionParameters } from '../../../../src/core/llm';
@@ -21,19 +20,8 @@ import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../../fakes/fakeLlmServer';
 import { startFakeOpenAI } from '../../../fakes/fakeOpenAI';
-import { geminiAgent, openaiAgent, type AgentPlan, type PlannedCall } from '../../../fakes/scriptedAgent';
+import { geminiAgent, openaiAgent, planFrom } from '../../../fakes/scriptedAgent';
 import { specsDir } from '../../fixturePaths';
-
-/** The plan that makes each record's expected calls, turn by turn, passed through `edit`. */
-function planFrom(records: readonly HarnessRecord[], edit: (call: PlannedCall, record: HarnessRecord, index: number) => PlannedCall = (c) => c): AgentPlan {
-  const byPrompt = new Map(records.map((r) => [userTurns(r)[0]!, r]));
-  return (firstPrompt, turn) => {
-    const r = byPrompt.get(firstPrompt);
-    if (!r) return [];
-    const indices = r.conversation.length ? (r.conversation[turn]?.calls ?? []) : turn === 0 ? r.expected_tools.map((_, i) => i) : [];
-    return indices.map((i) => edit({ name: r.expected_tools[i]!.name, arguments: r.expected_tools[i]!.arguments }, r, i));
-  };
-}
 
 describe('agent loop with native function calling', () => {
   let root: string;
