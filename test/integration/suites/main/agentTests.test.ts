@@ -94,7 +94,7 @@ describe('Testing view: agents against harnesses', () => {
       const trajectory = JSON.parse(readFileSync(trajectoryPath, 'utf8')) as { calls: { arguments: Record<string, unknown> }[] };
       assert.ok(trajectory.calls.some((c) => c.arguments[param] === 'changed-by-the-agent'));
 
-      await vscode.commands.executeCommand('workbench.view.testing');
+      await vscode.commands.executeCommand('workbench.view.extension.test');
       await screenshot('testing-view-agent-run');
     } finally {
       await fake.close();
