@@ -73,22 +73,10 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
           json_schema: { name: 'reply', schema, strict: this.strict === 'auto' ? isStrictCompatible(schema) : this.strict },
         }
       : undefined;
-    let completion: OpenAI.Chat.ChatCompletion;
-    try {
-      completion = await this.client.chat.completions.create(
-        {
-          ...this.extraBody,
-          model: this.model,
-          messages,
-          temperature: request.temperature,
-          ...(responseFormat ? { response_format: responseFormat } : {}),
-          stream: false,
-        } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        { signal: request.signal, maxRetries: 0 },
-      );
-    } catch (e) {
-      throw this.translate(e, request.signal);
-    }
+    const completion = await this.create(
+      { messages, temperature: request.temperature, ...(responseFormat ? { response_format: responseFormat } : {}) },
+      request.signal,
+    );
     const choice = completion.choices?.[0];
     return {
       text: choice?.message?.content ?? choice?.message?.refusal ?? '',
@@ -123,25 +111,11 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
       else
         for (const r of m.results) messages.push({ role: 'tool', tool_call_id: r.callId, content: JSON.stringify(r.isError ? { error: r.output } : r.output) });
     }
-    let completion: OpenAI.Chat.ChatCompletion;
-    try {
-      completion = await this.client.chat.completions.create(
-        {
-          ...this.extraBody,
-          model: this.model,
-          messages,
-          temperature: request.temperature,
-          tools: request.tools.map((t) => ({
-            type: 'function' as const,
-            function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
-          })),
-          stream: false,
-        } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        { signal: request.signal, maxRetries: 0 },
-      );
-    } catch (e) {
-      throw this.translate(e, request.signal);
-    }
+    const tools = request.tools.map((t) => ({
+      type: 'function' as const,
+      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
+    }));
+    const completion = await this.create({ messages, temperature: request.temperature, tools }, request.signal);
     const choice = completion.choices?.[0];
     const calls = (choice?.message?.tool_calls ?? []).flatMap((c, i) => {
       if (c.type !== 'function') return [];
@@ -159,6 +133,24 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
       usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
       finishReason: choice?.finish_reason ?? undefined,
     };
+  }
+
+  /** One non-streaming chat completion with the extra body, our model, no SDK retries, and typed errors. */
+  private async create(
+    params: Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'model' | 'stream'>,
+    signal: AbortSignal,
+  ): Promise<OpenAI.Chat.ChatCompletion> {
+    try {
+      return await this.client.chat.completions.create(
+        { ...this.extraBody, ...params, model: this.model, stream: false } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        {
+          signal,
+          maxRetries: 0,
+        },
+      );
+    } catch (e) {
+      throw this.translate(e, signal);
+    }
   }
 
   /** SDK errors to our typed errors; aborts pass through untouched. */
