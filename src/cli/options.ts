@@ -57,3 +57,17 @@ export async function outputFileOption(flag: string, raw: string, cwd: string): 
   }
   return file;
 }
+
+/**
+ * A `PROVIDER[:MODEL]` option (`--judge`, `--agent`) for the model providers: `gemini` or
+ * `openai`, the model after the first colon. `expected` is how the flag's help spells its forms.
+ */
+export function providerModelOption(flag: string, raw: string, expected: string): { provider: 'gemini' | 'openai'; model?: string } {
+  const value = raw.trim();
+  const colon = value.indexOf(':');
+  const provider = colon < 0 ? value : value.slice(0, colon).trim();
+  const model = colon < 0 ? undefined : value.slice(colon + 1).trim();
+  if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`${flag} takes ${expected}, got "${raw}"`);
+  if (model === '') throw new UsageError(`${flag} ${raw}: the model after ':' is empty`);
+  return { provider, ...(model ? { model } : {}) };
+}

@@ -6,12 +6,12 @@ import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessRes
 import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/app/llmClient';
 import { throttleProgress } from '../../core/app/throttle';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, LlmConfigError, LlmQuotaError, LlmStopError } from '../../core/llm';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, LlmConfigError, LlmStopError } from '../../core/llm';
 import { CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
 import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption, pathOption } from '../options';
+import { intOption, pathOption, providerModelOption } from '../options';
 import { renderTable } from '../table';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
@@ -30,13 +30,8 @@ export interface JudgeArgs {
 
 /** A `--judge` value as provider and model: `gemini` alone means the paper's judge, gemini-2.5-flash. */
 export function parseJudgeOption(raw: string): { provider: 'offline' } | { provider: 'gemini' | 'openai'; model?: string } {
-  const value = raw.trim();
-  if (value === OFFLINE_JUDGE_ID) return { provider: 'offline' };
-  const colon = value.indexOf(':');
-  const provider = colon < 0 ? value : value.slice(0, colon);
-  const model = colon < 0 ? undefined : value.slice(colon + 1).trim();
-  if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--judge takes offline, gemini[:MODEL] or openai:MODEL, got "${raw}"`);
-  if (model === '') throw new UsageError(`--judge ${raw}: the model after ':' is empty`);
+  if (raw.trim() === OFFLINE_JUDGE_ID) return { provider: 'offline' };
+  const { provider, model } = providerModelOption('--judge', raw, 'offline, gemini[:MODEL] or openai:MODEL');
   return { provider, model: model ?? (provider === 'gemini' ? DEFAULT_GEMINI_JUDGE_MODEL : undefined) };
 }
 
@@ -163,9 +158,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     }
     if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
-      io.err(
-        `agent-seer: finished judgments are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'} to judge the rest`,
-      );
+      io.err(`agent-seer: finished judgments are saved; re-run the same command once ${e.resumeWhen} to judge the rest`);
       return EXIT.failed;
     }
     throw e;

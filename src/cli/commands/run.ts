@@ -2,7 +2,7 @@ import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness'
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
-import { createProvider, LlmConfigError, LlmQuotaError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
+import { createProvider, isToolCallingProvider, LlmConfigError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
 import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
 import { agentRunsDir } from '../../core/workspace/layout';
@@ -10,17 +10,13 @@ import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
 import { renderTable } from '../table';
-import { intOption, pathOption } from '../options';
+import { intOption, pathOption, providerModelOption } from '../options';
 
-/** `--agent gemini[:MODEL]` or `openai:MODEL`. */
+/** `--agent gemini[:MODEL]` or `openai:MODEL` (an OpenAI-compatible endpoint serves no default model). */
 function parseAgent(raw: string): { provider: 'gemini' | 'openai'; model?: string } {
-  const colon = raw.indexOf(':');
-  const provider = colon < 0 ? raw.trim() : raw.slice(0, colon).trim();
-  const model = colon < 0 ? undefined : raw.slice(colon + 1).trim();
-  if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`--agent takes gemini[:MODEL] or openai:MODEL, got "${raw}"`);
-  if (model === '') throw new UsageError(`--agent ${raw}: the model after ':' is empty`);
-  if (provider === 'openai' && !model) throw new UsageError('--agent openai needs a model: openai:MODEL');
-  return { provider, ...(model ? { model } : {}) };
+  const agent = providerModelOption('--agent', raw, 'gemini[:MODEL] or openai:MODEL');
+  if (agent.provider === 'openai' && !agent.model) throw new UsageError('--agent openai needs a model: openai:MODEL');
+  return agent;
 }
 
 const f3 = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
@@ -93,18 +89,20 @@ async function runCommand(
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
   const found = await findHarnessSpec(dir, read.manifest, { ...(args.spec ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}), cwd: io.cwd });
   if (!found.ok) throw new UsageError(found.notFound ? `${found.error}: pass --spec FILE` : found.error);
-  let provider: ToolCallingProvider;
+  let chat;
   try {
-    provider = createProvider({
+    chat = createProvider({
       provider: agent.provider,
       ...(agent.model ? { model: agent.model } : {}),
       ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
       env: io.env,
-    }) as unknown as ToolCallingProvider;
+    });
   } catch (e) {
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
   }
+  if (!isToolCallingProvider(chat)) throw new UsageError(`${chat.id}:${chat.model} cannot call tools`);
+  const provider: ToolCallingProvider = chat;
   const out = args.out ? pathOption('--out', args.out, io.cwd) : agentRunsDir(dir, provider);
   const abort = signal ?? new AbortController().signal;
   io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
@@ -128,9 +126,7 @@ async function runCommand(
     }
     if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
-      io.err(
-        `agent-seer: finished scenarios are saved; re-run the same command once ${e instanceof LlmQuotaError ? 'the quota resets' : 'the endpoint answers again'}`,
-      );
+      io.err(`agent-seer: finished scenarios are saved; re-run the same command once ${e.resumeWhen}`);
       return EXIT.failed;
     }
     throw e;

@@ -12,6 +12,7 @@ import type { HarnessRecord } from '../harness/format';
 import type { CallGuard, LlmStats } from '../llm';
 import { toFunctionParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage } from '../llm/toolCalling';
 import type { HarnessMockServer } from './mockServer';
+import type { Trajectory } from './trajectory';
 
 /** The system instruction of the built-in agent (the harness gives no other context). */
 export const AGENT_SYSTEM = 'You are an assistant with tools. Use the tools to do what the user asks, then answer the user briefly with what you found or did.';
@@ -38,6 +39,8 @@ export interface AgentOutcome {
   stoppedBy: 'answered' | 'step-limit';
   /** Changes made to the tools' schemas to offer them (see `toFunctionParameters`). */
   schemaWarnings: string[];
+  /** The calls as the mock server recorded them (also on disk when it has a trajectory folder). */
+  trajectory: Trajectory;
 }
 
 /** The user's turns of a record: its conversation's prompts, or its single prompt. */
@@ -75,7 +78,15 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
     for (const turn of userTurns(session.replay.record)) {
       messages.push({ role: 'user', content: turn });
       for (;;) {
-        if (steps >= maxSteps) return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'step-limit', schemaWarnings: [...warnings] };
+        if (steps >= maxSteps)
+          return {
+            scenarioId: session.replay.record.id,
+            replies,
+            steps,
+            stoppedBy: 'step-limit',
+            schemaWarnings: [...warnings],
+            trajectory: session.trajectory,
+          };
         steps++;
         const reply = await options.guard.run(
           options.provider.model,
@@ -98,7 +109,7 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
         messages.push({ role: 'tool', results });
       }
     }
-    return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'answered', schemaWarnings: [...warnings] };
+    return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'answered', schemaWarnings: [...warnings], trajectory: session.trajectory };
   } finally {
     await client.close();
   }

@@ -6,7 +6,7 @@
  * so a re-run of a finished run makes no call and an interrupted one does only what is left.
  */
 import { setMaxListeners } from 'node:events';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessRecord } from '../harness/format';
 import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
@@ -115,9 +115,6 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
   if (!o.rerun) {
     const finished = await finishedTrajectory(file);
     if (finished) return { trajectory: finished, score: scoreScenario(o.spec, record, finished.calls), skipped: true, schemaWarnings: [] };
-  } else {
-    // The mock writes the file at the first call only: an agent that makes none must not be scored on the last run's calls.
-    await rm(file, { force: true });
   }
   const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: o.dir, agent });
   const outcome: AgentOutcome = await runAgentOnScenario(server, {
@@ -127,16 +124,9 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
     ...(o.stats ? { stats: o.stats } : {}),
     ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
   });
-  const written = Trajectory.parse(
-    JSON.parse(await readFile(file, 'utf8').catch(() => 'null')) ?? {
-      formatVersion: 1,
-      scenarioId: record.id,
-      specHash: o.specHash,
-      agent,
-      calls: [],
-      complete: false,
-    },
-  );
+  // The session's own record of the calls (a rerun whose agent calls nothing must not keep the
+  // last run's calls: the file is rewritten whole here).
+  const written = outcome.trajectory;
   const trajectory = Trajectory.parse({ ...written, outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies } });
   await writeFileAtomic(file, stableJson(trajectory));
   return { trajectory, score: scoreScenario(o.spec, record, trajectory.calls), skipped: false, schemaWarnings: outcome.schemaWarnings };

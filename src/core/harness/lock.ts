@@ -8,6 +8,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_FILE } from './layout';
+import { processAlive } from '../util/processAlive';
 
 /** What holds a folder: written into the lock file. */
 export interface LockHolder {
@@ -41,16 +42,6 @@ export interface FolderLock {
 
 /** A lock file nobody could read for this long was left by a process that died writing it. */
 const UNREADABLE_STALE_MS = 5000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function readHolder(file: string): Promise<LockHolder | undefined> {
   try {
@@ -98,7 +89,7 @@ export async function lockFolder(dir: string, purpose: string): Promise<FolderLo
     const holder = await readHolder(file);
     // No readable holder: one still writing its file (give it a moment), or one that died
     // between creating and writing it (stale once it is a few seconds old).
-    const stale = holder ? holder.hostname === hostname() && holder.pid !== process.pid && !alive(holder.pid) : await unreadableAndOld(file);
+    const stale = holder ? holder.hostname === hostname() && holder.pid !== process.pid && !processAlive(holder.pid) : await unreadableAndOld(file);
     if (!holder && !stale) {
       await new Promise((r) => setTimeout(r, 100));
       continue;

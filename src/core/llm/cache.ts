@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiscardReason, Usage } from './types';
+import { processAlive } from '../util/processAlive';
 
 /** What determines a reply; hashed into the cache key. */
 export interface CacheKeyParts {
@@ -105,16 +106,6 @@ export class MemoryCache implements ReplyCache {
 /** A temp file older than this is an orphan whatever its writer's pid says (pids get reused). */
 export const ORPHAN_TMP_AGE_MS = 10 * 60_000;
 
-/** Whether a process with this pid is running (a pid we may not signal still exists). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the `*.tmp` files an atomic writer left behind when it was killed between writing and
  * renaming (`<name>.<pid>.<random>.tmp`, as `DiskCache` and `writeFileAtomic` name them) under
@@ -145,7 +136,7 @@ export async function removeOrphanTmpFiles(dir: string, now: number = Date.now()
         () => undefined,
       );
       if (age === undefined) continue;
-      const orphan = age > ORPHAN_TMP_AGE_MS || (pid !== process.pid && !pidAlive(pid));
+      const orphan = age > ORPHAN_TMP_AGE_MS || (pid !== process.pid && !processAlive(pid));
       if (
         orphan &&
         (await unlink(path).then(

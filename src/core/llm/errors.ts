@@ -60,6 +60,10 @@ export class LlmNetworkError extends Error {
  */
 export class LlmStopError extends Error {
   override readonly name: string = 'LlmStopError';
+  /** When re-running makes sense, for messages ("re-run once …"). */
+  get resumeWhen(): string {
+    return 'the provider answers again';
+  }
 }
 
 /**
@@ -68,6 +72,9 @@ export class LlmStopError extends Error {
  */
 export class LlmQuotaError extends LlmStopError {
   override readonly name = 'LlmQuotaError';
+  override get resumeWhen(): string {
+    return 'the quota resets';
+  }
   constructor(
     message: string,
     /** The wait the server asked for, when it said. */
@@ -83,6 +90,9 @@ export class LlmQuotaError extends LlmStopError {
  */
 export class LlmOutageError extends LlmStopError {
   override readonly name = 'LlmOutageError';
+  override get resumeWhen(): string {
+    return 'the endpoint answers again';
+  }
 }
 
 /** Whether an error body names a quota that resets daily or needs billing (not a per-minute limit). */
