@@ -93,7 +93,10 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   const choice = args.provider ?? (await pickProvider('generate'));
   if (!choice) return { status: 'cancelled-before-start' };
   const config = readConfig(folder.uri);
-  const out = await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, harnessName), 'agentSeer.harnessFolder');
+  // The setting as the user wrote it is checked first (the message names it); then the harness's
+  // own folder, which a symlink inside the harness folder could still lead elsewhere.
+  const base = await resolveInside(folder.uri.fsPath, config.harnessFolder, 'agentSeer.harnessFolder');
+  const out = base.ok ? await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, harnessName), 'the harness folder') : base;
   if (!out.ok) {
     services.log.error(out.message);
     void vscode.window.showErrorMessage(`Agent Seer: ${out.message}`);
