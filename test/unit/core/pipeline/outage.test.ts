@@ -19,6 +19,7 @@ import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { geminiRetryInfoBody, startFakeGemini } from '../../../fakes/fakeGemini';
 import type { FakeLlmServer, FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
 import { startFakeOpenAI } from '../../../fakes/fakeOpenAI';
+import { schemaOnlyModel } from '../../../fakes/schemaOnly';
 import { cli } from '../../cliRunner';
 import { specsDir } from '../../fixturePaths';
 import { createResponder, firstPrompt, type Responder } from '../../pipelineResponder';
@@ -115,6 +116,27 @@ describe('LLM outages and quotas', () => {
     // (plus the calls already in flight at the default concurrency of 4).
     assert.ok(openai.requests.length <= (8 + 4) * 6, `${openai.requests.length} requests`);
     assert.equal((await readHarness(dir)).manifest?.status, 'failed');
+  });
+
+  it('a model that satisfies the response schema and nothing else: the run never reports complete', async () => {
+    gemini.reset();
+    gemini.respondWith(schemaOnlyModel);
+    const dir = out();
+    const r = await generate(gemini, dir);
+    const s = JSON.parse(r.out) as {
+      status: string;
+      items: { llm: number; discarded: number; offline: number; degradedShare: number; offlineRecords: number };
+    };
+    // Whatever the model's replies lead to, a run whose work the model did not really do says so.
+    assert.notEqual(s.status, 'complete', JSON.stringify(s.items));
+    assert.ok(r.code === EXIT.partial || r.code === EXIT.failed, `exit ${r.code}`);
+    assert.ok(s.items.degradedShare > 0.1, JSON.stringify(s.items));
+    const h = await readHarness(dir);
+    assert.equal(h.manifest?.status, s.status);
+    // Every record an offline stage stood in for names that stage in its provenance, and the
+    // summary counts exactly those.
+    const withOffline = h.records.filter((rec) => Object.values(rec.provenance.stageProviders ?? {}).includes('offline'));
+    assert.equal(s.items.offlineRecords, withOffline.length);
   });
 
   it('30% of the items failing permanently: partial, exit 3, the summary says how many failed and why', async () => {
