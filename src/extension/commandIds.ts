@@ -14,6 +14,11 @@ export const COMMAND_IDS = [
   'agentSeer.judge',
   'agentSeer.openReport',
   'agentSeer.toggleLowestFirst',
+  'agentSeer.openScenario',
+  'agentSeer.openScenarioJson',
+  'agentSeer.addServer',
+  'agentSeer.openSnapshot',
+  'agentSeer.generateExample',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

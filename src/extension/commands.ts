@@ -5,11 +5,13 @@
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import type { CommandId } from './commandIds';
-import { errorMessage } from './log';
+import { errorMessage, showError } from './log';
 import type { ExtensionServices } from './services';
 import { generateEvals, type GenerateArgs } from './generateCommand';
 import { judge, type JudgeArgs } from './judgeCommand';
 import { openReport } from './reportPanel';
+import { addServer, generateExample, openSnapshot } from './firstUse';
+import { openScenario, openScenarioJson } from './scenarioPanel';
 import { snapshotServer, type SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
 
@@ -58,6 +60,11 @@ export const COMMANDS = {
   'agentSeer.judge': (s, target, args) => judge(s, target, (args as JudgeArgs | undefined) ?? {}),
   'agentSeer.openReport': (s, target) => openReport(s, target),
   'agentSeer.toggleLowestFirst': (s) => s.harnessTree.toggleLowestFirst(),
+  'agentSeer.openScenario': (s, node) => openScenario(s, node),
+  'agentSeer.openScenarioJson': (s, node) => openScenarioJson(s, node),
+  'agentSeer.addServer': (s) => addServer(s),
+  'agentSeer.openSnapshot': (s, uri) => openSnapshot(s, uri instanceof vscode.Uri ? uri : undefined),
+  'agentSeer.generateExample': (s) => generateExample(s),
   'agentSeer.setApiKey': async (s, provider) => {
     const which =
       provider === 'gemini' || provider === 'openai'
@@ -76,7 +83,7 @@ export function registerCommands(services: ExtensionServices): vscode.Disposable
         return await (handler as Handler)(services, ...args);
       } catch (err) {
         services.log.error(`${id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        void vscode.window.showErrorMessage(`Agent Seer: ${errorMessage(err)}`);
+        void showError(services.log, `Agent Seer: ${errorMessage(err)}`);
         return undefined;
       }
     }),

@@ -9,9 +9,11 @@ import { SpecDiagnostics } from './diagnostics';
 import { HarnessModel } from './harnessModel';
 import { HarnessTree } from './harnessTree';
 import { JudgmentDiagnostics } from './judgmentDiagnostics';
-import { createLog, errorMessage } from './log';
+import { createLog, errorMessage, showError } from './log';
 import { Secrets } from './secrets';
 import { registerReportSerializer } from './reportPanel';
+import { registerScenarioPanel } from './scenarioPanel';
+import { registerMenuContext } from './menuContext';
 import { chatProviderFor } from './providerChoice';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
@@ -53,13 +55,14 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),
       registerReportSerializer(services),
+      registerScenarioPanel(services),
+      registerMenuContext(model),
     );
     log.info('Agent Seer activated');
     return services;
   } catch (err) {
     // Activation failure is shown, not swallowed.
-    log.error(`Activation failed: ${errorMessage(err)}`);
-    void vscode.window.showErrorMessage(`Agent Seer failed to start: ${errorMessage(err)}`);
+    void showError(log, `Agent Seer failed to start: ${errorMessage(err)}`);
     throw err;
   }
 }

@@ -9,12 +9,13 @@ import { runPipeline, type PipelineProgress, type PipelineResult } from '../core
 import type { Spec } from '../core/spec/model';
 import { resolveSpecPath } from '../core/app/resolveSpec';
 import { throttleProgress } from '../core/app/throttle';
+import { describePipelineProgress } from '../core/app/progressWords';
 import { EDITOR_PROGRESS_EVERY_MS } from '../core/workspace/defaults';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 import { resolveInside } from '../core/util/insideFolder';
 import { readConfig, type Config } from './config';
-import { errorMessage } from './log';
+import { errorMessage, showError, showWarning } from './log';
 import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
 import type { SnapshotOutcome } from './snapshotCommand';
@@ -26,6 +27,17 @@ export interface GenerateArgs {
 }
 
 export type GenerateOutcome = { status: 'cancelled-before-start' | 'no-spec' | 'untrusted' } | { status: 'failed'; message: string } | PipelineResult;
+
+/** A server without a snapshot: its tools are listed first (trust gate and confirmation included); the written snapshot, or undefined. */
+async function snapshotFirst(
+  server: string,
+  snapshot: () => Thenable<SnapshotOutcome | undefined>,
+): Promise<Extract<SnapshotOutcome, { status: 'written' }> | undefined> {
+  const choice = await vscode.window.showWarningMessage(`"${server}" has no snapshot yet: its tools must be listed first.`, { modal: true }, 'Snapshot Tools');
+  if (!choice) return undefined;
+  const outcome = await snapshot();
+  return outcome?.status === 'written' ? outcome : undefined;
+}
 
 /**
  * The spec behind whatever the command was invoked on, and its harness folder's name: named after
@@ -40,22 +52,29 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
   else if (node?.kind === 'server') {
     if (node.snapshot) file = node.snapshot.file;
     else {
-      // No snapshot yet: take one (trust gate and confirmation included), then generate from it.
-      const choice = await vscode.window.showWarningMessage(
-        `"${node.definition.name}" has no snapshot yet: its tools must be listed first.`,
-        { modal: true },
-        'Snapshot Tools',
+      const outcome = await snapshotFirst(node.definition.name, () =>
+        vscode.commands.executeCommand<SnapshotOutcome | undefined>('agentSeer.snapshotTools', node),
       );
-      if (!choice) return undefined;
-      const outcome = await vscode.commands.executeCommand<SnapshotOutcome | undefined>('agentSeer.snapshotTools', node);
-      if (outcome?.status !== 'written') return undefined;
+      if (!outcome) return undefined;
       file = outcome.file;
     }
   } else {
     await services.model.ready;
     const specs = services.model.specs;
     if (!specs.length) {
-      void vscode.window.showInformationMessage('No tool specs in this workspace. Take a snapshot of a server first.');
+      // Say what is missing and offer each way to get a spec.
+      const choice = await vscode.window.showInformationMessage(
+        'Agent Seer: there is no tool spec in this workspace yet. Snapshot a server from .vscode/mcp.json, open a snapshot file, or try the example.',
+        'Add a Server',
+        'Open a Snapshot',
+        'Try the Example',
+      );
+      const next = {
+        'Add a Server': 'agentSeer.addServer',
+        'Open a Snapshot': 'agentSeer.openSnapshot',
+        'Try the Example': 'agentSeer.generateExample',
+      } as const;
+      if (choice) void vscode.commands.executeCommand(next[choice]);
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(
@@ -68,22 +87,35 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file));
   if (!folder) return undefined;
   const snapshots = await resolveInside(folder.uri.fsPath, readConfig(folder.uri).snapshotFolder, 'agentSeer.snapshotFolder');
-  const load = await resolveSpecPath(file, { snapshotFolders: snapshots.ok ? [snapshots.path] : [], workspaceRoots: [folder.uri.fsPath] });
+  const context = { snapshotFolders: snapshots.ok ? [snapshots.path] : [], workspaceRoots: [folder.uri.fsPath] };
+  let load = await resolveSpecPath(file, context);
+  // An MCP config, as the CLI takes it: choose its server when it has several, and take the
+  // server's snapshot first when there is none yet.
+  if (!load.ok && load.chooseServer) {
+    const server = await vscode.window.showQuickPick(load.chooseServer, {
+      title: `Generate evals for which server of ${vscode.workspace.asRelativePath(file)}?`,
+    });
+    if (!server) return undefined;
+    load = await resolveSpecPath(file, { ...context, server });
+  }
+  if (!load.ok && load.snapshotMissing) {
+    const missing = load.snapshotMissing;
+    const definition = services.model.definitions.find((d) => d.file === missing.configFile && d.name === missing.server);
+    if (definition) {
+      const outcome = await snapshotFirst(definition.name, () =>
+        vscode.commands.executeCommand<SnapshotOutcome | undefined>('agentSeer.snapshotTools', { kind: 'server', definition }),
+      );
+      if (!outcome) return undefined;
+      load = await resolveSpecPath(file, { ...context, server: missing.server });
+    }
+  }
   if (!load.ok) {
     const where = load.problem.line ? `:${load.problem.line}:${load.problem.column}` : '';
-    void vscode.window.showErrorMessage(`${vscode.workspace.asRelativePath(load.problem.file)}${where}: ${load.problem.message}`);
+    void showError(services.log, `Agent Seer: ${vscode.workspace.asRelativePath(load.problem.file)}${where}: ${load.problem.message}`);
     return undefined;
   }
   for (const w of load.warnings) services.log.warn(w);
   return { spec: load.spec, folder, harnessName: load.harnessName };
-}
-
-function describe(p: PipelineProgress): string {
-  const order = ['interpret', 'scenarios', 'mock', 'turns'] as const;
-  const active = order.find((s) => p.stages[s].done < p.stages[s].total) ?? p.stage;
-  const s = p.stages[active];
-  const llm = p.llm.calls || p.llm.cacheHits ? ` · ${p.llm.calls} LLM calls, ${p.llm.cacheHits} cached` : '';
-  return `${active} ${s.done}/${s.total} · ${p.records} records${llm}`;
 }
 
 export async function generateEvals(services: ExtensionServices, target: unknown, args: GenerateArgs = {}): Promise<GenerateOutcome> {
@@ -98,8 +130,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   const base = await resolveInside(folder.uri.fsPath, config.harnessFolder, 'agentSeer.harnessFolder');
   const out = base.ok ? await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, harnessName), 'the harness folder') : base;
   if (!out.ok) {
-    services.log.error(out.message);
-    void vscode.window.showErrorMessage(`Agent Seer: ${out.message}`);
+    void showError(services.log, `Agent Seer: ${out.message}`);
     return { status: 'failed', message: out.message };
   }
   const outDir = out.path;
@@ -113,7 +144,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
       provider = { chat };
     } catch (err) {
       const message = errorMessage(err);
-      void vscode.window.showErrorMessage(`Agent Seer: ${message}`);
+      void showError(services.log, `Agent Seer: ${message}`);
       return { status: 'failed', message };
     }
   }
@@ -125,8 +156,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   } catch (err) {
     // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
     if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
-    services.log.error(err.message);
-    void vscode.window.showErrorMessage(`Agent Seer: ${err.message}`);
+    void showError(services.log, `Agent Seer: ${err.message}`);
     return { status: 'failed', message: err.message };
   }
   await services.harnesses.reload(outDir);
@@ -158,7 +188,7 @@ function runWithProgress(
           ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
           signal: abort.signal,
           // Progress arrives on every counter change: show at most a few updates a second.
-          onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describe(p) })),
+          onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),
         });
       } finally {
         sub.dispose();
@@ -174,12 +204,12 @@ function reportOutcome(services: ExtensionServices, result: PipelineResult): Pip
     `Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`,
   );
   if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
-  else if (result.status === 'cancelled')
-    void vscode.window.showWarningMessage(`Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
+  else if (result.status === 'cancelled') void showWarning(services.log, `Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
   else if (result.status === 'partial') {
-    void vscode.window.showWarningMessage(
+    void showWarning(
+      services.log,
       `Agent Seer: generation partial (${summary}): ${result.error ?? 'some LLM items failed'}. Run again to retry them; finished replies are cached.`,
     );
-  } else void vscode.window.showErrorMessage(`Agent Seer: generation failed: ${result.error ?? 'unknown error'}`);
+  } else void showError(services.log, `Agent Seer: generation failed: ${result.error ?? 'unknown error'}`);
   return result;
 }

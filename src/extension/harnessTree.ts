@@ -1,13 +1,17 @@
 /**
  * The Harnesses tree: server → run → tier → category → scenario → turn → call, read from the
- * in-memory HarnessModel. Opening a scenario opens its record file.
+ * in-memory HarnessModel. Every scenario shows its honest verdict (core/judge/verdict.ts: fail,
+ * outdated judgment, pass, not judged) as a coloured icon; run, tier and category nodes add them
+ * up. Opening a scenario opens the scenario panel; its record JSON is an inline action.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { judgmentScores, type HarnessRecord } from '../core/harness/format';
+import type { HarnessRecord } from '../core/harness/format';
 import { toolHashes } from '../core/harness/hash';
 import { staleTools } from '../core/harness/stale';
 import { recordFile } from '../core/harness/store';
+import { countVerdicts, describeCounts, headlineScore, recordVerdict, type RecordVerdict, type VerdictCounts, type VerdictState } from '../core/judge/verdict';
+import type { Spec } from '../core/spec/model';
 import type { HarnessModel, LoadedHarness } from './harnessModel';
 import { Disposable } from './lifecycle';
 import type { WorkspaceModel } from './workspaceModel';
@@ -26,21 +30,26 @@ export const HARNESS_CONTEXT = {
   scenario: 'agentSeer.scenario',
 } as const;
 
-/** The score shown for a record: an LLM judge's TC when there is one, else the exact score. */
-export function displayScore(record: HarnessRecord): { label: string; value: number; judge: string } | undefined {
-  const entries = Object.entries(record.judgments ?? {}).map(([judge, j]) => ({ judge, ...judgmentScores(j) }));
-  for (const { judge, tc, coh } of entries) {
-    if (tc === null) continue;
-    return { label: `TC ${tc.toFixed(2)}${coh === null ? '' : ` · Coh ${coh.toFixed(2)}`}`, value: tc, judge };
-  }
-  for (const { judge, exact } of entries) if (exact !== null) return { label: `exact ${exact.toFixed(2)}`, value: exact, judge };
-  return undefined;
+/** The score shown for a record (the one rule lives in core/judge/verdict.ts). */
+export const displayScore = headlineScore;
+
+/** Icon and theme colour of each verdict state (the Testing view's colours, so themes agree). */
+const STATE_ICONS: Record<VerdictState, { icon: string; color: string; words: string }> = {
+  fail: { icon: 'error', color: 'testing.iconFailed', words: 'Failed' },
+  stale: { icon: 'history', color: 'testing.iconQueued', words: 'Judgment outdated: the record or its spec changed since it was judged' },
+  pass: { icon: 'pass', color: 'testing.iconPassed', words: 'Passed' },
+  'not-judged': { icon: 'circle-outline', color: 'testing.iconUnset', words: 'Not judged' },
+};
+
+/** The icon of a verdict state. */
+export function stateIcon(state: VerdictState): vscode.ThemeIcon {
+  const s = STATE_ICONS[state];
+  return new vscode.ThemeIcon(s.icon, new vscode.ThemeColor(s.color));
 }
 
-function scoreColor(value: number): vscode.ThemeColor {
-  if (value >= 0.9) return new vscode.ThemeColor('testing.iconPassed');
-  if (value >= 0.7) return new vscode.ThemeColor('list.warningForeground');
-  return new vscode.ThemeColor('testing.iconFailed');
+/** The worst state among counts, for an aggregate node's icon (undefined when nothing was judged). */
+function worst(c: VerdictCounts): VerdictState | undefined {
+  return c.fail ? 'fail' : c.stale ? 'stale' : c.pass ? 'pass' : undefined;
 }
 
 export class HarnessTree extends Disposable implements vscode.TreeDataProvider<HarnessNode> {
@@ -50,6 +59,8 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
   private lowestFirst = false;
   /** Tool hashes per indexed spec object (a re-read spec is a new object, so this never goes stale). */
   private readonly hashCache = new WeakMap<object, Record<string, string>>();
+  /** Verdicts per record object, with the spec object they were computed against (both are replaced when re-read). */
+  private readonly verdictCache = new WeakMap<HarnessRecord, { spec: Spec | undefined; verdict: RecordVerdict }>();
 
   /** Switches between the tier/category layout and lowest-score-first; returns the new mode. */
   toggleLowestFirst(): boolean {
@@ -73,18 +84,49 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
    * workspace: the file the manifest names, else the one spec of the same name.
    */
   currentToolHashes(harness: LoadedHarness): Record<string, string> | undefined {
+    const entry = this.specEntry(harness);
+    if (!entry) return undefined;
+    // Every scenario item asks; hash each indexed spec once (a re-read spec is a new object).
+    let hashes = this.hashCache.get(entry.spec);
+    if (!hashes) this.hashCache.set(entry.spec, (hashes = toolHashes(entry.spec)));
+    return hashes;
+  }
+
+  /** The workspace's spec of a harness: the file the manifest names, else the one spec of the same name. */
+  private specEntry(harness: LoadedHarness): WorkspaceModel['specs'][number] | undefined {
     const m = harness.manifest;
     if (!m) return undefined;
     const specs = this.workspace.specs;
     const source = m.spec.source ? path.resolve(harness.dir, m.spec.source) : undefined;
     const byFile = specs.find((s) => s.file === source || s.file === m.spec.source);
     const byName = specs.filter((s) => s.spec.name === m.spec.name);
-    const entry = byFile ?? (byName.length === 1 ? byName[0] : undefined);
-    if (!entry) return undefined;
-    // Every scenario item asks; hash each indexed spec once (a re-read spec is a new object).
-    let hashes = this.hashCache.get(entry.spec);
-    if (!hashes) this.hashCache.set(entry.spec, (hashes = toolHashes(entry.spec)));
-    return hashes;
+    return byFile ?? (byName.length === 1 ? byName[0] : undefined);
+  }
+
+  /** The spec in the workspace a harness was generated from, when it is there. */
+  currentSpec(harness: LoadedHarness): Spec | undefined {
+    return this.specEntry(harness)?.spec;
+  }
+
+  /** A record's verdict against the workspace's spec (cached until the record or spec is re-read). */
+  verdictOf(harness: LoadedHarness, record: HarnessRecord): RecordVerdict {
+    const spec = this.currentSpec(harness);
+    const cached = this.verdictCache.get(record);
+    if (cached && cached.spec === spec) return cached.verdict;
+    const verdict = recordVerdict(record, spec ? { spec } : {});
+    this.verdictCache.set(record, { spec, verdict });
+    return verdict;
+  }
+
+  /** Verdict counts of some records of a harness. */
+  countsOf(harness: LoadedHarness, records: readonly HarnessRecord[]): VerdictCounts {
+    return countVerdicts(records.map((r) => this.verdictOf(harness, r).state));
+  }
+
+  /** Record ids in the order the tree lists them (what previous/next walks). */
+  siblingsOf(harness: LoadedHarness): string[] {
+    const walk = (n: HarnessNode): string[] => (n.kind === 'scenario' ? [n.record.id] : this.getChildren(n).flatMap(walk));
+    return walk({ kind: 'run', harness });
   }
 
   /** Tools of a record that changed in the workspace's spec since it was generated. */
@@ -150,52 +192,85 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         const current = this.currentToolHashes(node.harness);
         const stale = current ? node.harness.records.filter((r) => staleTools(r, current).length).length : 0;
         const staleText = stale ? ` · ${stale} stale` : '';
+        const counts = describeCounts(this.countsOf(node.harness, node.harness.records));
         item.description = m
-          ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}`
-          : `${node.harness.records.length} records`;
+          ? `${counts} · ${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}`
+          : `${counts} · ${node.harness.records.length} records`;
         item.tooltip = new vscode.MarkdownString().appendText(
-          m
-            ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
-            : 'No valid manifest',
+          `${vscode.workspace.asRelativePath(node.harness.dir)}\n${counts}\n` +
+            (m
+              ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model} (${m.status})\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
+              : 'No valid manifest') +
+            (stale ? `\n${stale} records use tools that changed in the spec since they were generated` : ''),
         );
-        item.iconPath = new vscode.ThemeIcon(m?.status === 'complete' ? 'beaker' : m?.status === 'running' ? 'sync' : 'warning');
+        // A run that did not complete keeps its warning; otherwise the worst verdict colours it.
+        const runState = worst(this.countsOf(node.harness, node.harness.records));
+        item.iconPath =
+          m?.status === 'running'
+            ? new vscode.ThemeIcon('sync')
+            : m?.status !== 'complete'
+              ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+              : runState
+                ? new vscode.ThemeIcon('beaker', new vscode.ThemeColor(STATE_ICONS[runState].color))
+                : new vscode.ThemeIcon('beaker');
         item.contextValue = HARNESS_CONTEXT.run;
         item.resourceUri = vscode.Uri.file(node.harness.dir);
         item.id = `hrun:${node.harness.dir}`;
         return item;
       }
       case 'tier': {
-        const n = node.harness.records.filter((r) => r.tier === node.tier).length;
+        const records = node.harness.records.filter((r) => r.tier === node.tier);
+        const counts = this.countsOf(node.harness, records);
         const item = new vscode.TreeItem(node.tier, C.Collapsed);
-        item.description = `${n}`;
-        item.iconPath = new vscode.ThemeIcon(node.tier === 'complex' ? 'layers' : 'circle-outline');
+        item.description = `${records.length} · ${describeCounts(counts)}`;
+        item.tooltip = new vscode.MarkdownString().appendText(`${node.tier}: ${records.length} records\n${describeCounts(counts)}`);
+        const state = worst(counts);
+        item.iconPath = new vscode.ThemeIcon(
+          node.tier === 'complex' ? 'layers' : 'circle-outline',
+          state ? new vscode.ThemeColor(STATE_ICONS[state].color) : undefined,
+        );
         item.id = `htier:${node.harness.dir}#${node.tier}`;
         return item;
       }
       case 'category': {
+        const records = node.harness.records.filter((r) => r.tier === node.tier && r.category === node.category);
+        const counts = this.countsOf(node.harness, records);
         const item = new vscode.TreeItem(node.category, C.Collapsed);
-        item.iconPath = new vscode.ThemeIcon('folder');
+        item.description = `${records.length} · ${describeCounts(counts)}`;
+        item.tooltip = new vscode.MarkdownString().appendText(`${node.category} (${node.tier}): ${records.length} records\n${describeCounts(counts)}`);
+        const state = worst(counts);
+        item.iconPath = new vscode.ThemeIcon('folder', state ? new vscode.ThemeColor(STATE_ICONS[state].color) : undefined);
         item.id = `hcat:${node.harness.dir}#${node.tier}#${node.category}`;
         return item;
       }
       case 'scenario': {
         const r = node.record;
         const item = new vscode.TreeItem(r.title, C.Collapsed);
-        const score = displayScore(r);
+        const verdict = this.verdictOf(node.harness, r);
+        const score = verdict.score;
         const shape = `${r.expected_tools.length} call${r.expected_tools.length === 1 ? '' : 's'}${r.conversation.length ? ` · ${r.conversation.length} turns` : ''}`;
         const stale = this.staleToolsOf(node.harness, r);
         item.description = `${stale.length ? 'stale · ' : ''}${score ? `${score.label} · ${shape}` : shape}`;
-        const tip = new vscode.MarkdownString().appendText(score ? `${r.prompt}\n\n${score.label} (${score.judge})` : r.prompt);
+        // The full label first: the sidebar cuts titles and descriptions at its width.
+        const tip = new vscode.MarkdownString().appendText(
+          `${r.title}\n${STATE_ICONS[verdict.state].words}${score ? ` · ${score.label} (${score.judge})` : ''}\n\n${r.prompt}`,
+        );
+        if (verdict.failures.length)
+          tip.appendText(
+            `\n\nFails:\n${verdict.failures
+              .slice(0, 8)
+              .map((f) => `- ${f}`)
+              .join('\n')}`,
+          );
+        if (verdict.failures.length > 8) tip.appendText(`\n…and ${verdict.failures.length - 8} more (open the scenario)`);
+        if (verdict.staleJudges === null && r.judgments)
+          tip.appendText('\n\nWhether the judgment is current cannot be told: the spec is not in the workspace.');
         if (stale.length) tip.appendText(`\n\nStale: ${stale.join(', ')} changed in the spec since this scenario was generated; generate again to refresh it.`);
         item.tooltip = tip;
-        const icon = r.conversation.length ? 'comment-discussion' : 'comment';
-        item.iconPath = score
-          ? new vscode.ThemeIcon(score.value >= 0.9 ? 'pass' : score.value >= 0.7 ? 'warning' : 'error', scoreColor(score.value))
-          : new vscode.ThemeIcon(icon);
+        item.iconPath = stateIcon(verdict.state);
         item.contextValue = HARNESS_CONTEXT.scenario;
-        const file = vscode.Uri.file(recordFile(node.harness, r));
-        item.resourceUri = file;
-        item.command = { command: 'vscode.open', title: 'Open Scenario', arguments: [file] };
+        item.resourceUri = vscode.Uri.file(recordFile(node.harness, r));
+        item.command = { command: 'agentSeer.openScenario', title: 'Open Scenario', arguments: [node] };
         item.id = `hscn:${node.harness.dir}#${r.id}`;
         return item;
       }

@@ -15,7 +15,9 @@ import { PromptLibrary } from '../core/llm/prompts';
 import * as path from 'node:path';
 import type { HarnessNode } from './harnessTree';
 import type { LoadedHarness } from './harnessModel';
-import { errorMessage } from './log';
+import { errorMessage, showError, showWarning } from './log';
+import { recordVerdict, type RecordVerdict } from '../core/judge/verdict';
+import { countWords } from '../core/app/progressWords';
 import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
 import { readConfig } from './config';
@@ -28,7 +30,7 @@ export interface JudgeArgs {
 export type JudgeOutcome =
   | { status: 'no-harness' | 'cancelled-before-start' | 'no-spec' | 'untrusted' }
   | { status: 'failed' | 'cancelled'; message: string }
-  | { status: 'done'; judgeId: string; result: JudgeHarnessResult | { records: 1 } };
+  | { status: 'done'; judgeId: string; result: JudgeHarnessResult | { records: 1; verdict: RecordVerdict } };
 
 export async function judge(services: ExtensionServices, target: unknown, args: JudgeArgs = {}): Promise<JudgeOutcome> {
   const node = target as HarnessNode | undefined;
@@ -37,6 +39,15 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   else {
     await services.harnesses.ready;
     const all = services.harnesses.all;
+    if (!all.length) {
+      // An empty picker explains nothing: say what is missing and offer the way there.
+      const choice = await vscode.window.showInformationMessage(
+        'Agent Seer: there is no harness to judge yet. Generate evals from a tool spec first.',
+        'Generate Evals',
+      );
+      if (choice === 'Generate Evals') void vscode.commands.executeCommand('agentSeer.generateEvals');
+      return { status: 'no-harness' };
+    }
     const pick =
       all.length === 1
         ? all[0]
@@ -52,7 +63,7 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(harness.dir));
   const found = await findHarnessSpec(harness.dir, harness.manifest, { cwd: folder?.uri.fsPath ?? harness.dir });
   if (!found.ok) {
-    void vscode.window.showErrorMessage(`Agent Seer: ${found.error}`);
+    void showError(services.log, `Agent Seer: ${found.error}`);
     return { status: 'no-spec' };
   }
   for (const w of found.warnings) services.log.warn(w);
@@ -76,7 +87,7 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
       }));
     } catch (err) {
       const message = errorMessage(err);
-      void vscode.window.showErrorMessage(`Agent Seer: ${message}`);
+      void showError(services.log, `Agent Seer: ${message}`);
       return { status: 'failed', message };
     }
   }
@@ -95,26 +106,27 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
         if (scenario) {
           const judgment = await judgeRecord(scenario, spec, { ...(llm ? { llm } : {}), ...(prompts ? { prompts } : {}), signal: abort.signal });
           // The record file is rewritten: not while a generation or judge run holds the folder.
+          const judged = { ...scenario, judgments: { ...(scenario.judgments ?? {}), [judgeId]: judgment } };
           const lock = await lockFolder(dir, 'judge');
           try {
-            await writeRecord(dir, { ...scenario, judgments: { ...(scenario.judgments ?? {}), [judgeId]: judgment } });
+            await writeRecord(dir, judged);
           } finally {
             await lock.release();
           }
-          return { status: 'done', judgeId, result: { records: 1 } };
+          return { status: 'done', judgeId, result: { records: 1, verdict: recordVerdict(judged, { spec }) } };
         }
         const result = await judgeHarness(dir, {
           judges: [{ id: judgeId, ...(llm ? { llm } : {}) }],
           spec,
           signal: abort.signal,
           ...(prompts ? { prompts } : {}),
-          onProgress: (p) => progress.report({ message: `${p.done}/${p.total}`, increment: 100 / Math.max(1, p.total) }),
+          onProgress: (p) => progress.report({ message: countWords('judge', p.done, p.total), increment: 100 / Math.max(1, p.total) }),
         });
         return { status: 'done', judgeId, result };
       } catch (err) {
         const message = errorMessage(err);
         if (abort.signal.aborted) return { status: 'cancelled', message };
-        void vscode.window.showErrorMessage(`Agent Seer: judging failed: ${message}`);
+        void showError(services.log, `Agent Seer: judging failed: ${message}`);
         return { status: 'failed', message };
       } finally {
         sub.dispose();
@@ -122,6 +134,15 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
     },
   );
   await services.harnesses.reload(dir);
+  if (outcome.status === 'done' && 'verdict' in outcome.result && scenario) {
+    // One scenario: say how it came out, with the first reason when it fails.
+    const v = outcome.result.verdict;
+    const score = v.score ? ` (${v.score.label})` : '';
+    const text = `Agent Seer: "${scenario.title}" ${v.state === 'pass' ? 'passed' : v.state === 'fail' ? 'failed' : 'was judged'}${score} with ${judgeId}.${v.failures[0] ? ` ${v.failures[0]}${v.failures.length > 1 ? ` (and ${v.failures.length - 1} more)` : ''}` : ''}`;
+    services.log.info(text);
+    if (v.state === 'fail') void showWarning(services.log, text);
+    else void vscode.window.showInformationMessage(text);
+  }
   if (outcome.status === 'done' && 'judges' in outcome.result) {
     const s = outcome.result.judges[0];
     if (s) {

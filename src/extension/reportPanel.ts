@@ -14,7 +14,7 @@ import type { ReportModel } from '../core/report/schema';
 import type { LoadedHarness } from './harnessModel';
 import type { HarnessNode } from './harnessTree';
 import { Disposable } from './lifecycle';
-import { errorMessage } from './log';
+import { errorMessage, showError } from './log';
 import type { ExtensionServices } from './services';
 
 export const REPORT_VIEW_TYPE = 'agentSeer.report';
@@ -172,8 +172,7 @@ export async function openReport(services: ExtensionServices, target: unknown): 
       harnesses.map((h) => h.dir),
     );
   } catch (err) {
-    services.log.error(`Cannot build the report: ${errorMessage(err)}`);
-    void vscode.window.showErrorMessage(`Agent Seer: cannot build the report: ${errorMessage(err)}`);
+    void showError(services.log, `Agent Seer: cannot build the report: ${errorMessage(err)}`);
     return undefined;
   }
 }

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import { describeLaunch } from '../core/spec/launchApproval';
+import { workspaceRootOf } from '../core/workspace/layout';
 
 const APPROVED_KEY = 'agentSeer.approvedServers';
 
@@ -14,9 +15,13 @@ export type ApprovalOutcome = 'approved' | 'declined';
 export class ServerApproval {
   constructor(private readonly state: vscode.Memento) {}
 
-  /** The workspace folder a definition's `${workspaceFolder}` stands for. */
+  /**
+   * The folder a definition's `${workspaceFolder}` stands for: its workspace folder, else (a config
+   * VS Code does not place in one, e.g. reached through a symlink) the folder the config belongs to,
+   * as the CLI reads it, so the confirmation never shows the variable unresolved.
+   */
   private folderOf(def: ServerDefinition): string {
-    return vscode.workspace.getWorkspaceFolder(vscode.Uri.file(def.file))?.uri.fsPath ?? '';
+    return vscode.workspace.getWorkspaceFolder(vscode.Uri.file(def.file))?.uri.fsPath ?? workspaceRootOf(def.file);
   }
 
   isApproved(def: ServerDefinition): boolean {

@@ -9,7 +9,7 @@ import { listServerTools } from '../core/spec/live';
 import { writeSnapshot } from '../core/spec/snapshotWriter';
 import { resolveInside } from '../core/util/insideFolder';
 import { readConfig } from './config';
-import { errorMessage } from './log';
+import { errorMessage, showError } from './log';
 import type { ServerApproval } from './serverApproval';
 import { requireTrust } from './trust';
 import type { WorkspaceModel } from './workspaceModel';
@@ -35,8 +35,7 @@ export async function snapshotServer(def: ServerDefinition, deps: SnapshotDeps):
   const config = readConfig(folder.uri);
   const out = await resolveInside(folder.uri.fsPath, config.snapshotFolder, 'agentSeer.snapshotFolder');
   if (!out.ok) {
-    deps.log.error(out.message);
-    void vscode.window.showErrorMessage(`Agent Seer: ${out.message}`);
+    void showError(deps.log, `Agent Seer: ${out.message}`);
     return { status: 'failed', message: out.message };
   }
   const outDir = out.path;
@@ -82,12 +81,22 @@ export async function snapshotServer(def: ServerDefinition, deps: SnapshotDeps):
         // Index the new file now rather than waiting for the file watcher.
         await deps.model.indexFor(file)?.updateFile(file);
         deps.model.notifyChanged();
+        // Say it worked, and offer the next step.
+        void vscode.window
+          .showInformationMessage(
+            `Agent Seer: snapshot of "${def.name}" written: ${listing.spec.tools.length} tools in ${vscode.workspace.asRelativePath(file)}.`,
+            'Generate Evals',
+            'Open',
+          )
+          .then((choice) => {
+            if (choice === 'Generate Evals') void vscode.commands.executeCommand('agentSeer.generateEvals', vscode.Uri.file(file));
+            else if (choice === 'Open') void vscode.window.showTextDocument(vscode.Uri.file(file));
+          });
         return { status: 'written', file, tools: listing.spec.tools.length } as const;
       } catch (err) {
         if (abort.signal.aborted) return { status: 'cancelled' } as const;
         const message = errorMessage(err);
-        deps.log.error(`Snapshot of "${def.name}" failed: ${message}`);
-        void vscode.window.showErrorMessage(`Snapshot of "${def.name}" failed: ${message}`);
+        void showError(deps.log, `Agent Seer: snapshot of "${def.name}" failed: ${message}`);
         return { status: 'failed', message } as const;
       } finally {
         sub.dispose();

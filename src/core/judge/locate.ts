@@ -72,3 +72,16 @@ export function judgmentDiagnostics(text: string, judgeId?: string): JudgmentDia
   }
   return out;
 }
+
+/**
+ * Where the scenario panel's "Open JSON" lands in a record's text: the call's `name` in
+ * `expected_tools[callIndex]`, else the record's `title` (null call, or a call the text lacks).
+ * Offset 0 when the text does not parse.
+ */
+export function recordCallOffset(text: string, callIndex: number | null): number {
+  const root = parseTree(text);
+  if (!root) return 0;
+  const node = (callIndex === null ? undefined : findNodeAtLocation(root, ['expected_tools', callIndex, 'name'])) ?? findNodeAtLocation(root, ['title']);
+  // The property's key reads better than its value as a place to land.
+  return node?.parent?.children?.[0]?.offset ?? node?.offset ?? 0;
+}

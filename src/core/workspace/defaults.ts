@@ -57,3 +57,9 @@ export const SETTING_DEFAULTS = Object.freeze({
   'openai.model': '',
   'openai.baseUrl': '',
 });
+
+/**
+ * A judged record passes when its headline score (an LLM judge's TC, else the exact argument
+ * score) is at least this and no exact check fails. The editor's trees and scenario panel use it.
+ */
+export const PASS_THRESHOLD = 0.9;
