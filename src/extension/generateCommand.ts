@@ -9,7 +9,7 @@ import { runPipeline, type PipelineProgress, type PipelineResult } from '../core
 import type { Spec } from '../core/spec/model';
 import { resolveSpecPath } from '../core/app/resolveSpec';
 import { throttleProgress } from '../core/app/throttle';
-import { describePipelineProgress } from '../core/app/progressWords';
+import { describePipelineProgress } from '../core/pipeline/progressWords';
 import { EDITOR_PROGRESS_EVERY_MS } from '../core/workspace/defaults';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';

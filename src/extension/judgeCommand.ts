@@ -17,7 +17,7 @@ import type { HarnessNode } from './harnessTree';
 import type { LoadedHarness } from './harnessModel';
 import { errorMessage, showError, showWarning } from './log';
 import { recordVerdict, type RecordVerdict } from '../core/judge/verdict';
-import { countWords } from '../core/app/progressWords';
+import { countWords } from '../core/pipeline/progressWords';
 import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
 import type { ExtensionServices } from './services';
 import { readConfig } from './config';

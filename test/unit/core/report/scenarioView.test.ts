@@ -6,8 +6,6 @@ import { recordCallOffset } from '../../../../src/core/judge/locate';
 import { stableJson } from '../../../../src/core/harness/store';
 import { isScenarioMessage, isScenarioViewState, parseScenarioMessage } from '../../../../src/core/report/scenarioProtocol';
 import { scenarioViewModel } from '../../../../src/core/report/scenarioView';
-import { describePipelineProgress } from '../../../../src/core/app/progressWords';
-import { ZERO_LLM, type PipelineProgress } from '../../../../src/core/pipeline/progress';
 import { readRuns } from '../../../../src/core/agents/readRuns';
 import { readHarness } from '../../../../src/core/harness/store';
 import { readFileSync } from 'node:fs';
@@ -133,23 +131,4 @@ test('"Open JSON" lands on the call\'s name in the record text, else the title',
   assert.equal(text.slice(top, top + 7), '"title"');
   assert.equal(text.slice(recordCallOffset(text, 9), recordCallOffset(text, 9) + 7), '"title"');
   assert.equal(recordCallOffset('not json {', 0), 0);
-});
-
-test('generation progress reads as words: "Writing scenario 550 of 800"', () => {
-  const zero = { done: 0, total: 0 };
-  const p: PipelineProgress = {
-    stage: 'write',
-    stages: { interpret: zero, scenarios: zero, mock: zero, turns: zero, write: { done: 550, total: 800 } },
-    records: 550,
-    llm: ZERO_LLM,
-  };
-  assert.equal(describePipelineProgress(p), 'Writing scenario 550 of 800');
-  const llm: PipelineProgress = {
-    ...p,
-    stage: 'mock',
-    stages: { ...p.stages, interpret: { done: 12, total: 12 }, mock: { done: 3, total: 20 }, write: { done: 2, total: 20 } },
-    records: 2,
-    llm: { ...ZERO_LLM, calls: 17, cacheHits: 4 },
-  };
-  assert.equal(describePipelineProgress(llm), 'Writing mock outputs for scenario 3 of 20 · 2 records written · 17 LLM calls, 4 from the cache');
 });

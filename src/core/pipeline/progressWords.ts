@@ -2,7 +2,7 @@
  * Progress in the user's words for the editor's notifications: "Writing scenario 550 of 800"
  * rather than "write 550/800". The one mapping from stage names to words.
  */
-import type { PipelineProgress, PipelineStage } from '../pipeline/progress';
+import type { PipelineProgress, PipelineStage } from './progress';
 
 /** What a stage's counter counts, as a phrase that a number follows. */
 export const STAGE_WORDS: Readonly<Record<PipelineStage | 'judge', string>> = {
