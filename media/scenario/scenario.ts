@@ -53,7 +53,8 @@ function jsonTree(value: unknown, key?: string, open = true): HTMLElement {
     const d = el('details', 'j-node');
     d.open = open;
     const summary = el('summary');
-    summary.append(...keyEl(), el('span', 'j-punct', openB), el('span', 'j-count', ` ${entries.length} ${Array.isArray(value) ? 'items' : 'keys'} `));
+    const noun = Array.isArray(value) ? 'item' : 'key';
+    summary.append(...keyEl(), el('span', 'j-punct', openB), el('span', 'j-count', ` ${entries.length} ${noun}${entries.length === 1 ? '' : 's'} `));
     d.append(summary);
     const body = el('div', 'j-body');
     for (const [k, v] of entries) body.append(jsonTree(v, k, true));
@@ -193,6 +194,10 @@ function draw(m: ScenarioViewModel): void {
   }
 
   const conv = section(m.turns.length > 1 ? 'Conversation' : 'Task', 'conv');
+  if (m.turns.length > 1) {
+    // A multi-turn record also has the whole task in one message: what an agent gets in single-turn mode.
+    conv.append(el('h3', undefined, 'Single-turn task'), el('p', 'user', m.prompt));
+  }
   for (const t of m.turns) {
     const turn = el('div', 'turn');
     turn.append(el('h3', undefined, m.turns.length > 1 ? `Turn ${t.index + 1}` : 'User'), el('p', 'user', t.prompt));

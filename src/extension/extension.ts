@@ -32,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
     const harnesses = new HarnessModel(log);
     const harnessTree = new HarnessTree(harnesses, model);
+    const harnessView = vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true });
     const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
     // The provider is built when a run starts, with the services (for the keys) by then complete.
     const agentTests = new AgentTests(harnesses, log, (kind, scope) => chatProviderFor({ kind }, services, scope, 'generate'));
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       diagnostics,
       harnesses,
       harnessTree,
+      harnessView,
       judgmentDiagnostics,
       agentTests,
       approval: new ServerApproval(context.workspaceState),
@@ -52,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     context.subscriptions.push(
       ...[model, specsTree, diagnostics, harnesses, harnessTree, judgmentDiagnostics, agentTests],
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
-      vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
+      harnessView,
       ...registerCommands(services),
       registerReportSerializer(services),
       registerScenarioPanel(services),

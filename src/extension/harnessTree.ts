@@ -176,6 +176,32 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
     }
   }
 
+  /** The node above another (what `TreeView.reveal` walks up): nodes carry their harness, so only the server node needs a look-up. */
+  getParent(node: HarnessNode): HarnessNode | undefined {
+    switch (node.kind) {
+      case 'server':
+        return undefined;
+      case 'run':
+        return this.getChildren().find((s) => s.kind === 'server' && s.runs.includes(node.harness));
+      case 'tier':
+        return { kind: 'run', harness: node.harness };
+      case 'category':
+        return { kind: 'tier', harness: node.harness, tier: node.tier };
+      case 'scenario':
+        return this.lowestFirst
+          ? { kind: 'run', harness: node.harness }
+          : { kind: 'category', harness: node.harness, tier: node.record.tier, category: node.record.category };
+      case 'turn':
+        return { kind: 'scenario', harness: node.harness, record: node.record };
+      case 'call': {
+        const turn = node.record.conversation.findIndex((t) => t.calls.includes(node.call));
+        return turn >= 0
+          ? { kind: 'turn', harness: node.harness, record: node.record, turn }
+          : { kind: 'scenario', harness: node.harness, record: node.record };
+      }
+    }
+  }
+
   getTreeItem(node: HarnessNode): vscode.TreeItem {
     const C = vscode.TreeItemCollapsibleState;
     switch (node.kind) {

@@ -186,11 +186,9 @@ export class ScenarioPanel extends Disposable {
         case 'rendered':
           this.rendered = m;
           return;
-        case 'navigate': {
-          const to = m.to === 'previous' ? this.model?.position.previous : this.model?.position.next;
-          if (to) await this.load(this.harnessDir, to);
+        case 'navigate':
+          await this.navigate(m.to);
           return;
-        }
         case 'openJson':
           await this.openJson(m.call);
           return;
@@ -198,6 +196,14 @@ export class ScenarioPanel extends Disposable {
     } catch (err) {
       this.services.log.error(`Scenario panel: ${errorMessage(err)}`);
     }
+  }
+
+  /** Shows the previous or next scenario of the tree's order in this panel; false at either end. */
+  async navigate(to: 'previous' | 'next'): Promise<boolean> {
+    const id = to === 'previous' ? this.model?.position.previous : this.model?.position.next;
+    if (!id) return false;
+    await this.load(this.harnessDir, id);
+    return true;
   }
 
   /** Opens the record file beside the panel, at the call (or the record's title). */

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import type { AgentTests } from './agentTests';
 import type { SpecDiagnostics } from './diagnostics';
 import type { HarnessModel } from './harnessModel';
-import type { HarnessTree } from './harnessTree';
+import type { HarnessNode, HarnessTree } from './harnessTree';
 import type { JudgmentDiagnostics } from './judgmentDiagnostics';
 import type { Secrets } from './secrets';
 import type { ServerApproval } from './serverApproval';
@@ -17,6 +17,8 @@ export interface ExtensionServices {
   diagnostics: SpecDiagnostics;
   harnesses: HarnessModel;
   harnessTree: HarnessTree;
+  /** The Harnesses view (tests reveal nodes in it). */
+  harnessView: vscode.TreeView<HarnessNode>;
   judgmentDiagnostics: JudgmentDiagnostics;
   /** The Testing view's controller and run profiles (agents run against harnesses). */
   agentTests: AgentTests;

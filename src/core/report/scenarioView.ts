@@ -89,6 +89,8 @@ export interface ScenarioViewModel {
   state: VerdictState;
   failures: string[];
   scoreLabel: string | null;
+  /** The whole task in one message (what an agent is shown in single-turn mode). */
+  prompt: string;
   /** The user's turns; a single-turn record has one, its prompt, answered by the expected response. */
   turns: { index: number; prompt: string; followup: string; calls: number[] }[];
   calls: ScenarioCall[];
@@ -199,6 +201,7 @@ export function scenarioViewModel(input: {
     state: verdict.state,
     failures: verdict.failures,
     scoreLabel: verdict.score ? `${verdict.score.label} (${verdict.score.judge})` : null,
+    prompt: record.prompt,
     turns,
     calls,
     expectedResponse: record.expected_response,
