@@ -62,19 +62,20 @@ async function specOf(target: unknown, services: ExtensionServices): Promise<{ s
     await services.model.ready;
     const specs = services.model.specs;
     if (!specs.length) {
-      // Say what is missing and offer each way to get a spec.
-      const choice = await vscode.window.showInformationMessage(
-        'Agent Seer: there is no tool spec in this workspace yet. Snapshot a server from .vscode/mcp.json, open a snapshot file, or try the example.',
-        'Add a Server',
-        'Open a Snapshot',
-        'Try the Example',
-      );
+      // Say what is missing and offer each way to get a spec (not awaited: the command ends now).
       const next = {
         'Add a Server': 'agentSeer.addServer',
         'Open a Snapshot': 'agentSeer.openSnapshot',
         'Try the Example': 'agentSeer.generateExample',
       } as const;
-      if (choice) void vscode.commands.executeCommand(next[choice]);
+      void vscode.window
+        .showInformationMessage(
+          'Agent Seer: there is no tool spec in this workspace yet. Snapshot a server from .vscode/mcp.json, open a snapshot file, or try the example.',
+          'Add a Server',
+          'Open a Snapshot',
+          'Try the Example',
+        )
+        .then((choice) => choice && vscode.commands.executeCommand(next[choice]));
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(

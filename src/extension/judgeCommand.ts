@@ -41,11 +41,10 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
     const all = services.harnesses.all;
     if (!all.length) {
       // An empty picker explains nothing: say what is missing and offer the way there.
-      const choice = await vscode.window.showInformationMessage(
-        'Agent Seer: there is no harness to judge yet. Generate evals from a tool spec first.',
-        'Generate Evals',
-      );
-      if (choice === 'Generate Evals') void vscode.commands.executeCommand('agentSeer.generateEvals');
+      // Not awaited: the command ends now, whatever the user does with the message.
+      void vscode.window
+        .showInformationMessage('Agent Seer: there is no harness to judge yet. Generate evals from a tool spec first.', 'Generate Evals')
+        .then((choice) => choice && vscode.commands.executeCommand('agentSeer.generateEvals'));
       return { status: 'no-harness' };
     }
     const pick =
