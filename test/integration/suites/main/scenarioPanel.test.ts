@@ -224,6 +224,33 @@ describe('Scenario panel', () => {
     }
   });
 
+  it('first use: Try the Example Spec generates a harness offline; Add a Server opens .vscode/mcp.json as it is', async function () {
+    this.timeout(90_000);
+    const api = await activateApi();
+    const snapshot = join(workspaceRoot(), '.agentseer', 'specs', 'example-filesystem.json');
+    const harness = join(workspaceRoot(), 'evals', 'example-filesystem');
+    try {
+      const outcome = await vscode.commands.executeCommand<{ status: string; outputDir: string; counts: { records: number } }>('agentSeer.generateExample');
+      assert.equal(outcome.status, 'complete', JSON.stringify(outcome).slice(0, 300));
+      assert.equal(outcome.outputDir, harness);
+      assert.ok(outcome.counts.records > 0);
+      assert.ok(
+        api.model.specs.some((s) => s.file === snapshot),
+        'the example spec is indexed',
+      );
+    } finally {
+      rmSync(harness, { recursive: true, force: true });
+      rmSync(snapshot, { force: true });
+      await api.harnesses.rescan();
+      await api.model.rescan();
+    }
+    const mcpJson = join(workspaceRoot(), '.vscode', 'mcp.json');
+    const before = readFileSync(mcpJson, 'utf8');
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor>('agentSeer.addServer');
+    assert.equal(editor.document.uri.fsPath, mcpJson);
+    assert.equal(readFileSync(mcpJson, 'utf8'), before, 'an existing mcp.json is opened, never rewritten');
+  });
+
   it('opens the walkthrough', async function () {
     this.timeout(30_000);
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#agentSeer.gettingStarted`, false);
