@@ -30,9 +30,6 @@ export const HARNESS_CONTEXT = {
   scenario: 'agentSeer.scenario',
 } as const;
 
-/** The score shown for a record (the one rule lives in core/judge/verdict.ts). */
-export const displayScore = headlineScore;
-
 /** Icon and theme colour of each verdict state (the Testing view's colours, so themes agree). */
 const STATE_ICONS: Record<VerdictState, { icon: string; color: string; words: string }> = {
   fail: { icon: 'error', color: 'testing.iconFailed', words: 'Failed' },
@@ -150,7 +147,7 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
       case 'run': {
         if (this.lowestFirst) {
           return node.harness.records
-            .map((record) => ({ record, score: displayScore(record)?.value ?? Number.POSITIVE_INFINITY }))
+            .map((record) => ({ record, score: headlineScore(record)?.value ?? Number.POSITIVE_INFINITY }))
             .sort((a, b) => a.score - b.score || a.record.id.localeCompare(b.record.id))
             .map(({ record }) => ({ kind: 'scenario', harness: node.harness, record }));
         }
