@@ -11,8 +11,9 @@
  * ```
  */
 import { mean } from '../util/mean';
-import { applyCascades, CASCADE_RULES, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
+import { applyCascades, CASCADE_RULES, WRONG_VALUE_MAX, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
 import { callFails, EXACT_ARGUMENT_SUBS, type CallFacts, type ExactArgumentSub } from './facts';
+import type { GroundedValue } from '../checks/grounding';
 import {
   ARGUMENT_REPORT_KEYS,
   ARGUMENT_SUBS,
@@ -130,8 +131,14 @@ export function turnExact(facts: readonly CallFacts[]): CascadeTriggers & {
     complete: facts.length > 0 && checkable.length === facts.length,
     misnamedParam: failing.name,
     missingRequired: failing.completeness,
+    // Like the two above, per call: one call's ungrounded ID is not diluted by the turn's other calls.
+    wrongValue: checkable.some((f) => (f.scores?.value ?? 10) <= WRONG_VALUE_MAX),
   };
 }
+
+/** Why an ungrounded value is a finding, in a developer's words. */
+const ungroundedReason = (g: GroundedValue): string =>
+  `'${g.param}' = ${JSON.stringify(g.value).slice(0, 80)} (${g.class}) occurs in neither the user's words so far, nor an earlier output, nor the parameter's schema`;
 
 /** Findings that point at each exact failure of the turn's calls. */
 export function exactFindings(turn: number, facts: readonly CallFacts[]): StoredFinding[] {
@@ -159,6 +166,7 @@ export function exactFindings(turn: number, facts: readonly CallFacts[]): Stored
     const messageFor = (param: string, kinds: readonly string[]): string =>
       f.errors.find((e) => kinds.includes(e.kind) && (e.param ?? '(arguments)').split('.')[0] === param)?.message ?? param;
     for (const p of f.missingRequired) add('completeness', p === '(arguments)' ? null : p, messageFor(p, ['missing-required', 'other']), 'missing');
+    for (const g of f.ungrounded) add('value', g.param, ungroundedReason(g), 'ungrounded');
     for (const m of f.misnamed) add('name', m.param, `'${m.param}' is not a parameter of '${f.name}'; the schema's name is '${m.suggestion}'`, 'misnamed');
     for (const p of f.extra) add('relevancy', p, messageFor(p, ['unknown-param']), 'extra');
     for (const p of f.typeErrors) add('type', p === '(arguments)' ? null : p, messageFor(p, ['type']), 'wrong_type');
@@ -245,8 +253,9 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
       if (ex.failing[sub] && j >= PASS_MIN) {
         final = Math.min(j, e);
         why = `exact checks find ${describeFailure(sub, ctx.facts)}`;
-      } else if (sub !== 'format' && !ex.failing[sub] && ex.complete && j <= FAIL_MAX && !cascadeExplains(sub, raw, ex)) {
-        // Format stays the judge's call when ajv sees nothing: schemas rarely declare every format.
+      } else if (sub !== 'format' && sub !== 'value' && !ex.failing[sub] && ex.complete && j <= FAIL_MAX && !cascadeExplains(sub, raw, ex)) {
+        // Format stays the judge's call when ajv sees nothing (schemas rarely declare every format), and
+        // so does value: a grounded value can still be the wrong one.
         final = 10;
         why = `exact checks find no ${sub === 'completeness' ? 'missing required parameter' : sub === 'name' ? 'wrong parameter name' : sub === 'type' ? 'type error' : 'parameter outside the schema'}`;
       }
@@ -351,7 +360,7 @@ function exactScore(ex: ReturnType<typeof turnExact>, facts: readonly CallFacts[
     return known === null ? null : round4((known * (nCalls - unknown)) / nCalls);
   }
   if (!ex.complete) return null;
-  const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, s === 'value' ? null : ex.scores[s]])) as ArgumentScores;
+  const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, ex.scores[s]])) as ArgumentScores;
   const capped = applyCascades(args, ex).scores;
   const values = EXACT_ARGUMENT_SUBS.map((s) => capped[s]).filter((v): v is number => v !== null);
   return values.length === EXACT_ARGUMENT_SUBS.length ? round4((mean(values) ?? 0) / 10) : null;
@@ -365,11 +374,13 @@ function describeFailure(sub: ExactArgumentSub, facts: readonly CallFacts[]): st
         ? f.missingRequired.map((p) => `missing required '${p}'`)
         : sub === 'name'
           ? f.misnamed.map((m) => `'${m.param}' should be '${m.suggestion}'`)
-          : sub === 'type'
-            ? f.typeErrors.map((p) => `a type error in '${p}'`)
-            : sub === 'format'
-              ? f.formatErrors.map((p) => `a format error in '${p}'`)
-              : f.extra.map((p) => `'${p}' is not in the schema`);
+          : sub === 'value'
+            ? f.ungrounded.map((g) => `'${g.param}' found nowhere`)
+            : sub === 'type'
+              ? f.typeErrors.map((p) => `a type error in '${p}'`)
+              : sub === 'format'
+                ? f.formatErrors.map((p) => `a format error in '${p}'`)
+                : f.extra.map((p) => `'${p}' is not in the schema`);
     for (const item of list) parts.push(`${item} (call ${f.callIndex} ${f.name})`);
   }
   return parts.slice(0, 5).join('; ') || sub;

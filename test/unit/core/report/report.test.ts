@@ -436,7 +436,7 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
   close(s.exact.mean, avg(exact), 'exact mean');
   assert.equal(s.tc.n, 0);
   assert.equal(s.argumentFailures.n, read.records.length, 'exact argument sub-scores are read');
-  assert.equal(s.argumentFailures.means.value_accuracy, null, 'value accuracy needs an LLM');
+  assert.equal(typeof s.argumentFailures.means.value_accuracy, 'number', 'value accuracy from grounding, without a model');
   assert.deepEqual(
     analyzeHarnesses([{ manifest: read.manifest, records: read.records }], { resamples: 10 }).judges.map((j) => j.judge),
     [JUDGE_A, JUDGE_B, 'offline'],
