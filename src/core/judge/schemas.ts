@@ -216,6 +216,11 @@ export const StoredJudgment = Judgment.extend({
    */
   exact: z.number().nullable(),
   /**
+   * The six argument sub-scores behind `exact` (`arguments.value`, …, 0–1, means over turns), from
+   * exact checks alone whichever judge this is. Optional: judgments before judge-3 lack it.
+   */
+  exactArguments: z.record(z.string(), z.number().nullable()).nullable().optional(),
+  /**
    * Where the argument values of the judged calls come from (`checks/grounding.ts`): counts by
    * source; null when the record could not be laid out. Optional: judgments before judge-3 lack it.
    */
