@@ -13,12 +13,14 @@
  * Booleans and nulls are switches, not data: they are not listed. Each value gets a class:
  * `id` (identifier-like, by the rules of `idLikeReason` in `integrity.ts`, or an integer under an
  * ID-like name), `path` (starts with `/`, `~/`, `./`, `../` or a drive), `date` (ISO date or
- * date-time), `amount` (any other number, or a numeric string), `name` (a single-line string under
+ * date-time), `setting` (a number under a paging or limit knob: a name with `page`, `per`, `limit`,
+ * `offset` or `skip` in it, one starting with `max`/`min`, or just `count`, `top`, `first` or
+ * `size`), `amount` (any other number, or a numeric string), `name` (a single-line string under
  * a parameter named like a name: `name`, `title`, `owner`, `repo`, `channel`, `branch`, `email`…),
  * `text` (other strings with spaces: queries, messages, bodies) and `token` (other one-word
  * strings: `desc`, `json`). Ungrounded `id`, `path`, `name`, `date` and `amount` values are
- * findings ({@link FINDING_CLASSES}); ungrounded text and tokens count against the grounding
- * rate only, since an assistant may word a message or pick a mode itself.
+ * findings ({@link FINDING_CLASSES}); ungrounded settings, text and tokens count against the
+ * grounding rate only, since a caller may pick a page size, word a message or pick a mode itself.
  *
  * ## Matching
  * - **Identifiers and paths are case-sensitive** (`obj_ZsUq` is not `obj_zsuq`) and match whole:
@@ -46,7 +48,7 @@ import { findTool } from './validateCall';
 import { isRecord } from '../util/isRecord';
 
 /** What kind of data a value is (see the module doc). */
-export type ValueClass = 'id' | 'path' | 'name' | 'date' | 'amount' | 'text' | 'token';
+export type ValueClass = 'id' | 'path' | 'name' | 'date' | 'amount' | 'setting' | 'text' | 'token';
 
 /** Classes whose ungrounded values are findings: data the user or a tool must have supplied. */
 export const FINDING_CLASSES: ReadonlySet<ValueClass> = new Set(['id', 'path', 'name', 'date', 'amount']);
@@ -132,12 +134,24 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d
 const PATH_START = /^(\/|~\/|\.\.?\/|[A-Za-z]:[\\/])/;
 const NUMERIC = /^[-+]?\d+(\.\d+)?$/;
 
+const SETTING_WORDS = new Set(['page', 'per', 'limit', 'offset', 'skip']);
+const SETTING_ALONE = new Set(['count', 'top', 'first', 'size']);
+
+/** Whether a number parameter is a paging or limit knob (`per_page`, `pageSize`, `maxResults`, `limit`, `count`). */
+function isSetting(param: string): boolean {
+  const words = nameWords(param);
+  const first = words[0];
+  if (first === undefined) return false;
+  return words.some((w) => SETTING_WORDS.has(w)) || first === 'max' || first === 'min' || (words.length === 1 && SETTING_ALONE.has(first));
+}
+
 /** The class of a value under a parameter name (last path segment that is not an index). */
 export function valueClass(param: string, value: string | number): ValueClass {
-  if (typeof value === 'number') return Number.isInteger(value) && isIdName(param) ? 'id' : 'amount';
+  const number = (): ValueClass => (isIdName(param) ? 'id' : isSetting(param) ? 'setting' : 'amount');
+  if (typeof value === 'number') return Number.isInteger(value) && isIdName(param) ? 'id' : number();
   if (ISO_DATE.test(value)) return 'date';
   if (PATH_START.test(value) && !value.includes('\n')) return 'path';
-  if (NUMERIC.test(value)) return isIdName(param) ? 'id' : 'amount';
+  if (NUMERIC.test(value)) return number();
   const reason = idLikeReason(param, value);
   if (reason === 'path') return 'path';
   if (reason) return 'id';
@@ -266,6 +280,7 @@ export function foundInText(text: string, value: string | number, cls: ValueClas
     case 'date':
       return dateIn(text, value);
     case 'amount':
+    case 'setting':
       return containsId(text, value) || numbersIn(text, user).includes(Number(value));
     case 'text':
       if (containsWords(text, value)) return true;
@@ -301,7 +316,7 @@ function outputLeaves(value: unknown, path: string[] = [], out: { path: string; 
 /** Where in one output a value occurs (the JSON path), or undefined. */
 function foundInOutput(leaves: ReturnType<typeof outputLeaves>, value: string | number, cls: ValueClass): string | undefined {
   for (const { path, leaf, isKey } of leaves) {
-    if (typeof value === 'number' || cls === 'amount') {
+    if (typeof value === 'number' || cls === 'amount' || cls === 'setting') {
       // A number matches a leaf of the same value, or stands on its own in prose.
       const n = Number(value);
       if (!isKey && (leaf === n || (typeof leaf === 'string' && NUMERIC.test(leaf.trim()) && Number(leaf) === n))) return path || '(root)';

@@ -214,14 +214,18 @@ test('classes: which ungrounded values are findings', () => {
   assert.equal(valueClass('labels', 'needs-review'), 'id');
   assert.equal(valueClass('labels', 'bug'), 'name');
   assert.equal(valueClass('order', 'desc'), 'token');
-  assert.equal(valueClass('limit', 10), 'amount');
+  assert.equal(valueClass('amount', 10), 'amount');
+  assert.equal(valueClass('expire_seconds', '3600'), 'amount');
+  // Paging and limit knobs are the caller's own choice: counted, never findings.
+  for (const knob of ['limit', 'per_page', 'pageSize', 'Page', 'maxResults', 'max_count', 'offset', 'count'])
+    assert.equal(valueClass(knob, 10), 'setting', knob);
   assert.equal(valueClass('since', '2026-03-05T10:00:00Z'), 'date');
-  const input = single('Do it', [{ name: 'update_issue', arguments: { comment: 'needs review', assignee: 'kim', minutes: 5 } }]);
+  const input = single('Do it', [{ name: 'update_issue', arguments: { comment: 'needs review', assignee: 'kim', minutes: 5, limit: 7 } }]);
   const all = groundWorkflow({ ...input, spec });
   assert.deepEqual(
     all.filter(isUngroundedFinding).map((g) => g.param),
     ['assignee', 'minutes'],
-    'free text is counted but not a finding',
+    'free text and settings are counted but not findings',
   );
-  assert.deepEqual(groundingCounts(all), { values: 3, user: 0, output: 0, schema: 0, none: 3, findings: 2 });
+  assert.deepEqual(groundingCounts(all), { values: 4, user: 0, output: 0, schema: 0, none: 4, findings: 2 });
 });

@@ -11,6 +11,7 @@ import {
   applyCascades,
   buildView,
   exactFacts,
+  factsText,
   scoreCohTurn,
   scoreTcTurn,
   viewFacts,
@@ -372,6 +373,21 @@ describe('the offline judge: exact checks only', () => {
       s.cascades.map((c) => c.rule),
       ['wrong-value'],
     );
+  });
+
+  it('the LLM judge is told which values are found nowhere, and which are chained', () => {
+    const record = makeRecord({
+      id: 'r',
+      prompt: 'Read the notes in /srv.',
+      calls: [listCall, { name: 'read_file', arguments: { path: '/srv/secret.txt' } }, { name: 'read_file', arguments: { path: '/srv/notes.txt' } }],
+      outputs: [{ files: ['/srv/notes.txt'] }, { text: 'hi' }, { text: 'notes' }],
+    });
+    const built = buildView(record, 'unsupervised');
+    assert.ok(built.ok);
+    const text = factsText(built.view, viewFacts(built.view, spec));
+    assert.match(text, /Ungrounded values .*value accuracy fails for them\):\n {4}call 1 'path' = "\/srv\/secret\.txt" \(path\)/);
+    assert.match(text, /call 2 'path' = "\/srv\/notes\.txt" occurs in the output of call 0/);
+    assert.doesNotMatch(text, /call 2 'path' = "\/srv\/notes\.txt" \(path\)/);
   });
 
   it('an LLM judge that calls an ungrounded value right is overruled; a grounded one it doubts is left to it', () => {
