@@ -14,7 +14,7 @@
  * `id` (identifier-like, by the rules of `idLikeReason` in `integrity.ts`, or an integer under an
  * ID-like name), `path` (starts with `/`, `~/`, `./`, `../` or a drive), `date` (ISO date or
  * date-time), `setting` (a number under a paging or limit knob: a name with `page`, `per`, `limit`,
- * `offset` or `skip` in it, one starting with `max`/`min`, or just `count`, `top`, `first` or
+ * `offset` or `skip` in it, one starting with `max`/`min`, or just `count`, `top`, `first`, `head`, `tail` or
  * `size`), `amount` (any other number, or a numeric string), `name` (a single-line string under
  * a parameter named like a name: `name`, `title`, `owner`, `repo`, `channel`, `branch`, `email`…),
  * `text` (other strings with spaces: queries, messages, bodies) and `token` (other one-word
@@ -135,7 +135,7 @@ const PATH_START = /^(\/|~\/|\.\.?\/|[A-Za-z]:[\\/])/;
 const NUMERIC = /^[-+]?\d+(\.\d+)?$/;
 
 const SETTING_WORDS = new Set(['page', 'per', 'limit', 'offset', 'skip']);
-const SETTING_ALONE = new Set(['count', 'top', 'first', 'size']);
+const SETTING_ALONE = new Set(['count', 'top', 'first', 'head', 'tail', 'size']);
 
 /** Whether a number parameter is a paging or limit knob (`per_page`, `pageSize`, `maxResults`, `limit`, `count`). */
 function isSetting(param: string): boolean {

@@ -217,7 +217,7 @@ test('classes: which ungrounded values are findings', () => {
   assert.equal(valueClass('amount', 10), 'amount');
   assert.equal(valueClass('expire_seconds', '3600'), 'amount');
   // Paging and limit knobs are the caller's own choice: counted, never findings.
-  for (const knob of ['limit', 'per_page', 'pageSize', 'Page', 'maxResults', 'max_count', 'offset', 'count'])
+  for (const knob of ['limit', 'per_page', 'pageSize', 'Page', 'maxResults', 'max_count', 'offset', 'count', 'tail'])
     assert.equal(valueClass(knob, 10), 'setting', knob);
   assert.equal(valueClass('since', '2026-03-05T10:00:00Z'), 'date');
   const input = single('Do it', [{ name: 'update_issue', arguments: { comment: 'needs review', assignee: 'kim', minutes: 5, limit: 7 } }]);
