@@ -12,7 +12,7 @@
  */
 import type { CallError } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
-import { appearsIn, checkIntegrity, textLeaves } from '../checks/integrity';
+import { appearsIn, textLeaves } from '../checks/integrity';
 import { objectShape } from '../checks/jsonSchemaUtil';
 import { compileSchema, findTool, nearestName, validateCall } from '../checks/validateCall';
 import { FINDING_CLASSES, isUngroundedFinding, type GroundedValue } from '../checks/grounding';
@@ -297,25 +297,4 @@ export function valueAtPath(args: unknown, path: string): unknown {
     else return undefined;
   }
   return node;
-}
-
-/**
- * Whether an argument value is grounded exactly: it occurs in a user message the call could see
- * or in an earlier call's output. Used to refute an "ungrounded" finding of the judge.
- */
-export function isGrounded(value: unknown, priorOutputs: readonly unknown[], prompts: readonly string[]): boolean {
-  if (typeof value !== 'string' && typeof value !== 'number') return false;
-  const outputTexts = priorOutputs.flatMap((o) => (o === undefined ? [] : textLeaves(o)));
-  return appearsIn(value, outputTexts, prompts);
-}
-
-/** ID-like argument values found neither in what the user said nor in an earlier output. */
-export function ungroundedIds(
-  spec: Spec,
-  calls: readonly CallLike[],
-  outputs: readonly unknown[],
-  prompt: string,
-  turns?: readonly { prompt: string; calls: readonly number[] }[],
-): { callIndex: number; param: string; value: string | number }[] {
-  return checkIntegrity({ calls, outputs, prompt, turns, spec });
 }
