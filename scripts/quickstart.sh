@@ -13,12 +13,18 @@ echo
 echo "== Generating an evaluation harness (offline provider)"
 node dist/cli.js generate examples/filesystem.json --out evals/filesystem --seed 1
 echo
-echo "== Judging it (offline judge: exact schema checks; --judge gemini for the paper's LLM judge)"
+echo "== Judging it (offline judge: exact schema checks and value grounding; --judge gemini for the paper's LLM judge)"
 node dist/cli.js judge evals/filesystem
 echo
 echo "== Reporting"
 node dist/cli.js report evals/filesystem --format html --out evals/filesystem/report.html
 node dist/cli.js report evals/filesystem --format md --out evals/filesystem/report.md
+echo
+echo "== What the exact judge found (from evals/filesystem/report.md)"
+# The headline and notes, then the value grounding, the exact argument score by sub-dimension
+# and the failing records with the argument at fault.
+sed -n '/^- /p; /^> - /p' evals/filesystem/report.md | head -n 12
+sed -n '/^### Value grounding (exact)/,/^### Simple vs complex/{/^### Simple vs complex/d;p;}' evals/filesystem/report.md
 echo
 echo "The harness is in evals/filesystem/: manifest.json, spec.json and one JSON file per scenario in records/;"
 echo "the report is evals/filesystem/report.html (open it in a browser) and report.md."

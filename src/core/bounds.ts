@@ -23,6 +23,9 @@ export const MAX_SAMPLE_ITEMS = 1_000;
  */
 export const MAX_SAMPLE_VALUES = 20_000;
 
+/** Most exact argument failures a report lists per server (the rest are counted, not listed). */
+export const MAX_REPORT_FAILURES = 200;
+
 /** Maxima of the numeric options of the CLI (and of the same settings in the editor). */
 export const MAX_OPTION = {
   /** Scenarios requested per tier (`--simple`, `--complex`). */

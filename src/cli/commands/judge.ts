@@ -61,7 +61,7 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
   ];
   if (r.judges.some((j) => j.id === OFFLINE_JUDGE_ID)) {
     lines.push(
-      'The offline judge scores only what exact checks decide (argument completeness, names, types, formats, relevancy): see "exact args"; TC and Coh need an LLM judge (--judge gemini).',
+      `The offline judge scores only what exact checks decide (argument completeness, names, value grounding, types, formats, relevancy): see "exact args" (not TC); for model-judged TC and Coh add --judge gemini:${DEFAULT_GEMINI_JUDGE_MODEL}.`,
     );
   }
   for (const j of r.judges) {

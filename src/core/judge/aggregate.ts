@@ -11,8 +11,9 @@
  * ```
  */
 import { mean } from '../util/mean';
-import { applyCascades, CASCADE_RULES, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
+import { applyCascades, CASCADE_RULES, WRONG_VALUE_MAX, type ArgumentScores, type CascadeApplied, type CascadeTriggers } from './cascade';
 import { callFails, EXACT_ARGUMENT_SUBS, type CallFacts, type ExactArgumentSub } from './facts';
+import type { GroundedValue } from '../checks/grounding';
 import {
   ARGUMENT_REPORT_KEYS,
   ARGUMENT_SUBS,
@@ -76,6 +77,8 @@ export interface ScoredTcTurn {
   tc: number | null;
   /** Judge-independent exact argument score (facts only, their cascades), 0–1; null unless every call was checkable. */
   exact: number | null;
+  /** Its six sub-scores over the turn's calls of known tools (0–1); null when it has none. */
+  exactArguments: Record<ExactArgumentSub, number> | null;
   cascades: CascadeApplied[];
   disagreements: Disagreement[];
   findings: StoredFinding[];
@@ -130,8 +133,14 @@ export function turnExact(facts: readonly CallFacts[]): CascadeTriggers & {
     complete: facts.length > 0 && checkable.length === facts.length,
     misnamedParam: failing.name,
     missingRequired: failing.completeness,
+    // Like the two above, per call: one call's ungrounded ID is not diluted by the turn's other calls.
+    wrongValue: checkable.some((f) => (f.scores?.value ?? 10) <= WRONG_VALUE_MAX),
   };
 }
+
+/** Why an ungrounded value is a finding, in a developer's words. */
+const ungroundedReason = (g: GroundedValue): string =>
+  `'${g.param}' = ${JSON.stringify(g.value).slice(0, 80)} (${g.class}) occurs in neither the user's words so far, nor an earlier output, nor the parameter's schema`;
 
 /** Findings that point at each exact failure of the turn's calls. */
 export function exactFindings(turn: number, facts: readonly CallFacts[]): StoredFinding[] {
@@ -159,6 +168,7 @@ export function exactFindings(turn: number, facts: readonly CallFacts[]): Stored
     const messageFor = (param: string, kinds: readonly string[]): string =>
       f.errors.find((e) => kinds.includes(e.kind) && (e.param ?? '(arguments)').split('.')[0] === param)?.message ?? param;
     for (const p of f.missingRequired) add('completeness', p === '(arguments)' ? null : p, messageFor(p, ['missing-required', 'other']), 'missing');
+    for (const g of f.ungrounded) add('value', g.param, ungroundedReason(g), 'ungrounded');
     for (const m of f.misnamed) add('name', m.param, `'${m.param}' is not a parameter of '${f.name}'; the schema's name is '${m.suggestion}'`, 'misnamed');
     for (const p of f.extra) add('relevancy', p, messageFor(p, ['unknown-param']), 'extra');
     for (const p of f.typeErrors) add('type', p === '(arguments)' ? null : p, messageFor(p, ['type']), 'wrong_type');
@@ -245,8 +255,9 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
       if (ex.failing[sub] && j >= PASS_MIN) {
         final = Math.min(j, e);
         why = `exact checks find ${describeFailure(sub, ctx.facts)}`;
-      } else if (sub !== 'format' && !ex.failing[sub] && ex.complete && j <= FAIL_MAX && !cascadeExplains(sub, raw, ex)) {
-        // Format stays the judge's call when ajv sees nothing: schemas rarely declare every format.
+      } else if (sub !== 'format' && sub !== 'value' && !ex.failing[sub] && ex.complete && j <= FAIL_MAX && !cascadeExplains(sub, raw, ex)) {
+        // Format stays the judge's call when ajv sees nothing (schemas rarely declare every format), and
+        // so does value: a grounded value can still be the wrong one.
         final = 10;
         why = `exact checks find no ${sub === 'completeness' ? 'missing required parameter' : sub === 'name' ? 'wrong parameter name' : sub === 'type' ? 'type error' : 'parameter outside the schema'}`;
       }
@@ -302,6 +313,7 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
     dimensions,
     tc,
     exact: exactScore(ex, ctx.facts, nCalls),
+    exactArguments: nCalls > 0 ? roundSubs(exactSubScores(ex, ctx.facts)) : null,
     cascades,
     disagreements,
     findings,
@@ -333,28 +345,34 @@ export function unknownToolCaps(facts: readonly CallFacts[]): ScoreCap[] {
 }
 
 /**
- * The judge-independent exact argument score of a turn: the decidable sub-scores from the facts
- * alone, cascades from the facts' own triggers, mean ÷ 10. A call of a tool the server does not
- * have scores 0 (nothing about it can be right), so the turn gets the known calls' score times
- * their share. Null when some call's schema could not be checked.
+ * The exact argument sub-scores of a turn's known calls (0–1): the decidable sub-scores from the
+ * facts alone, after the cascades the facts set off on their own. Null when no call is of a known
+ * tool or some call's schema could not be checked.
+ */
+function exactSubScores(ex: ReturnType<typeof turnExact>, facts: readonly CallFacts[]): Record<ExactArgumentSub, number> | null {
+  if (facts.some((f) => f.tool === 'uncheckable') || !facts.some((f) => f.tool === 'known')) return null;
+  const capped = applyCascades(Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, ex.scores[s]])) as ArgumentScores, ex).scores;
+  const out = {} as Record<ExactArgumentSub, number>;
+  for (const s of EXACT_ARGUMENT_SUBS) {
+    const v = capped[s];
+    if (v === null) return null;
+    out[s] = v / 10;
+  }
+  return out;
+}
+
+/**
+ * The judge-independent exact argument score of a turn: the mean of {@link exactSubScores}. A call
+ * of a tool the server does not have scores 0 (nothing about it can be right), so the turn gets
+ * the known calls' score times their share. Null when some call's schema could not be checked.
  */
 function exactScore(ex: ReturnType<typeof turnExact>, facts: readonly CallFacts[], nCalls: number): number | null {
   if (nCalls === 0 || facts.some((f) => f.tool === 'uncheckable')) return null;
   const unknown = facts.filter((f) => f.tool === 'unknown').length;
   if (unknown >= nCalls) return 0;
-  if (unknown > 0) {
-    const known = exactScore(
-      { ...ex, complete: true },
-      facts.filter((f) => f.tool !== 'unknown'),
-      nCalls - unknown,
-    );
-    return known === null ? null : round4((known * (nCalls - unknown)) / nCalls);
-  }
-  if (!ex.complete) return null;
-  const args = Object.fromEntries(ARGUMENT_SUBS.map((s) => [s, s === 'value' ? null : ex.scores[s]])) as ArgumentScores;
-  const capped = applyCascades(args, ex).scores;
-  const values = EXACT_ARGUMENT_SUBS.map((s) => capped[s]).filter((v): v is number => v !== null);
-  return values.length === EXACT_ARGUMENT_SUBS.length ? round4((mean(values) ?? 0) / 10) : null;
+  const subs = exactSubScores(ex, facts);
+  if (!subs) return null;
+  return round4(((mean(Object.values(subs)) ?? 0) * (nCalls - unknown)) / nCalls);
 }
 
 function describeFailure(sub: ExactArgumentSub, facts: readonly CallFacts[]): string {
@@ -365,11 +383,13 @@ function describeFailure(sub: ExactArgumentSub, facts: readonly CallFacts[]): st
         ? f.missingRequired.map((p) => `missing required '${p}'`)
         : sub === 'name'
           ? f.misnamed.map((m) => `'${m.param}' should be '${m.suggestion}'`)
-          : sub === 'type'
-            ? f.typeErrors.map((p) => `a type error in '${p}'`)
-            : sub === 'format'
-              ? f.formatErrors.map((p) => `a format error in '${p}'`)
-              : f.extra.map((p) => `'${p}' is not in the schema`);
+          : sub === 'value'
+            ? f.ungrounded.map((g) => `'${g.param}' found nowhere`)
+            : sub === 'type'
+              ? f.typeErrors.map((p) => `a type error in '${p}'`)
+              : sub === 'format'
+                ? f.formatErrors.map((p) => `a format error in '${p}'`)
+                : f.extra.map((p) => `'${p}' is not in the schema`);
     for (const item of list) parts.push(`${item} (call ${f.callIndex} ${f.name})`);
   }
   return parts.slice(0, 5).join('; ') || sub;
@@ -402,12 +422,17 @@ export function scoreCohTurn(turn: number, hasHistory: boolean, reply: CohTurnRe
   return { turn, subdimensions, coh: reply && values.length ? round4(mean(values) ?? 0) : null, manifestations, rationale: reply?.reasoning };
 }
 
+const roundSubs = (subs: Record<ExactArgumentSub, number> | null): Record<ExactArgumentSub, number> | null =>
+  subs && (Object.fromEntries(EXACT_ARGUMENT_SUBS.map((s) => [s, round4(subs[s])])) as Record<ExactArgumentSub, number>);
+
 /** Record-level numbers from scored turns. */
 export interface RecordScores {
   tc: number | null;
   coh: number | null;
   /** Exact argument score (0–1), mean over turns that have one. */
   exact: number | null;
+  /** Exact argument sub-scores (`arguments.<sub>`, 0–1), each the mean over turns that have one; null when no turn has. */
+  exactArguments: Record<string, number | null> | null;
   dimensions: Record<string, number | null>;
   subdimensions: Record<string, number | null>;
   manifestations: Record<string, string[]>;
@@ -436,6 +461,9 @@ export function aggregate(tcTurns: readonly ScoredTcTurn[], cohTurns: readonly S
     tc: meanOrNull(tcTurns.map((t) => t.tc)),
     coh: meanOrNull(cohTurns.map((t) => t.coh)),
     exact: meanOrNull(tcTurns.map((t) => t.exact)),
+    exactArguments: tcTurns.some((t) => t.exactArguments)
+      ? Object.fromEntries(EXACT_ARGUMENT_SUBS.map((s) => [`arguments.${s}`, meanOrNull(tcTurns.map((t) => t.exactArguments?.[s] ?? null))]))
+      : null,
     dimensions,
     subdimensions,
     manifestations,

@@ -15,6 +15,8 @@ export interface CascadeTriggers {
   misnamedParam: boolean;
   /** A required parameter is missing. */
   missingRequired: boolean;
+  /** A call's values are mostly found nowhere (its exact value accuracy is at or below {@link WRONG_VALUE_MAX}). */
+  wrongValue: boolean;
 }
 
 /** One cascade: when it fires and which sub-scores it caps. */
@@ -54,7 +56,7 @@ export const CASCADE_RULES: readonly CascadeRule[] = [
   {
     id: 'wrong-value',
     description: `a wrong value (value accuracy ≤ ${WRONG_VALUE_MAX}) zeroes type, format and relevancy`,
-    fires: (s) => atMost(s.value, WRONG_VALUE_MAX),
+    fires: (s, t) => t.wrongValue || atMost(s.value, WRONG_VALUE_MAX),
     caps: ['type', 'format', 'relevancy'],
   },
 ];

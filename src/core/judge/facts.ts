@@ -2,18 +2,20 @@
  * What a program can decide about tool calls, decided before any judge is asked: the tool
  * exists, required parameters are present, names match the schema, values have the declared
  * types, enums/formats/patterns hold, no parameter is extra (all from `validateCall`, i.e. ajv
- * against the spec). Plus two exact tracings the judge is told about: which argument values
- * also occur in an earlier tool output (chained values, never penalised), which ID-like values
- * occur nowhere earlier; and, in oracle mode, how the agent's calls line up with the reference.
+ * against the spec); and where each argument value comes from (`checks/grounding.ts`): an ID,
+ * path, name, date or amount found neither in the user's words, nor in an earlier output, nor in
+ * its schema is a value-accuracy failure. Plus, in oracle mode, how the agent's calls line up
+ * with the reference.
  *
  * These facts go to the LLM judge as text (`render.ts`) and are enforced on its reply
  * (`scoreTcTurn` in `aggregate.ts`); the offline judge scores from them alone.
  */
 import type { CallError } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
-import { appearsIn, checkIntegrity, textLeaves } from '../checks/integrity';
+import { appearsIn, textLeaves } from '../checks/integrity';
 import { objectShape } from '../checks/jsonSchemaUtil';
 import { compileSchema, findTool, nearestName, validateCall } from '../checks/validateCall';
+import { FINDING_CLASSES, isUngroundedFinding, type GroundedValue } from '../checks/grounding';
 import type { Spec } from '../spec/model';
 import type { ArgumentSub } from '../vocabulary';
 import { isRecord } from '../util/isRecord';
@@ -24,8 +26,13 @@ export interface CallLike {
   arguments: unknown;
 }
 
-/** The argument sub-dimensions exact checks decide (value accuracy always needs judgment). */
-export const EXACT_ARGUMENT_SUBS = ['completeness', 'name', 'type', 'format', 'relevancy'] as const satisfies readonly ArgumentSub[];
+/**
+ * The argument sub-dimensions exact checks decide: all six. Value accuracy is decided in one
+ * direction only (a value found nowhere is wrong; a grounded value may still be the wrong one,
+ * which needs judgment).
+ */
+export const EXACT_ARGUMENT_SUBS = ['completeness', 'name', 'value', 'type', 'format', 'relevancy'] as const satisfies readonly ArgumentSub[];
+/** One argument sub-dimension exact checks decide. */
 export type ExactArgumentSub = (typeof EXACT_ARGUMENT_SUBS)[number];
 
 /** A parameter passed under a name the schema lacks while a close declared name went unused. */
@@ -60,6 +67,10 @@ export interface CallFacts {
   typeErrors: string[];
   /** Top-level parameters with an enum, format, pattern or range error. */
   formatErrors: string[];
+  /** Where each argument value of the call comes from (empty when no grounding was given). */
+  values: GroundedValue[];
+  /** The values that are findings: ids, paths, names, dates or amounts found nowhere. */
+  ungrounded: GroundedValue[];
   /** Exact score per decidable argument sub-dimension, 0–10 (null when the tool is not `known`). */
   scores: Record<ExactArgumentSub, number> | null;
 }
@@ -77,10 +88,14 @@ const share = (failed: number, total: number): number => (total <= 0 ? 10 : Math
  * completeness; `unknown-param` with a close unused declared name → name accuracy, otherwise →
  * relevancy; `type` → type compliance; `enum`, `format` and other value constraints (pattern,
  * range, length) → format compliance. Each decidable sub-dimension is scored 10 × the share of
- * the call's parameters without that failure (required parameters for completeness).
+ * the call's parameters without that failure (required parameters for completeness); value
+ * accuracy 10 × the share of its grounding-checked values (ids, paths, names, dates, amounts) that
+ * are grounded. `grounding` is `groundWorkflow`'s result over the same calls; without it every
+ * value counts as grounded.
  */
-export function exactFacts(spec: Spec, calls: readonly CallLike[]): CallFacts[] {
+export function exactFacts(spec: Spec, calls: readonly CallLike[], grounding: readonly GroundedValue[] = []): CallFacts[] {
   return calls.map((call, callIndex) => {
+    const values = grounding.filter((g) => g.callIndex === callIndex);
     const base: CallFacts = {
       callIndex,
       name: call.name,
@@ -93,6 +108,8 @@ export function exactFacts(spec: Spec, calls: readonly CallLike[]): CallFacts[] 
       extra: [],
       typeErrors: [],
       formatErrors: [],
+      values,
+      ungrounded: values.filter(isUngroundedFinding),
       scores: null,
     };
     const tool = findTool(spec, call.name);
@@ -147,6 +164,7 @@ export function exactFacts(spec: Spec, calls: readonly CallLike[]): CallFacts[] 
     facts.scores = {
       completeness: share(facts.missingRequired.length, uniq([...facts.required, ...facts.missingRequired]).length),
       name: share(facts.misnamed.length, provided),
+      value: share(facts.ungrounded.length, values.filter((g) => FINDING_CLASSES.has(g.class)).length),
       type: notObject ? 0 : share(facts.typeErrors.length, provided),
       format: share(facts.formatErrors.length, provided),
       relevancy: share(facts.extra.length, provided),
@@ -162,6 +180,8 @@ export function callFails(f: CallFacts, sub: ExactArgumentSub): boolean {
       return f.missingRequired.length > 0;
     case 'name':
       return f.misnamed.length > 0;
+    case 'value':
+      return f.ungrounded.length > 0;
     case 'type':
       return f.typeErrors.length > 0;
     case 'format':
@@ -277,25 +297,4 @@ export function valueAtPath(args: unknown, path: string): unknown {
     else return undefined;
   }
   return node;
-}
-
-/**
- * Whether an argument value is grounded exactly: it occurs in a user message the call could see
- * or in an earlier call's output. Used to refute an "ungrounded" finding of the judge.
- */
-export function isGrounded(value: unknown, priorOutputs: readonly unknown[], prompts: readonly string[]): boolean {
-  if (typeof value !== 'string' && typeof value !== 'number') return false;
-  const outputTexts = priorOutputs.flatMap((o) => (o === undefined ? [] : textLeaves(o)));
-  return appearsIn(value, outputTexts, prompts);
-}
-
-/** ID-like argument values found neither in what the user said nor in an earlier output. */
-export function ungroundedIds(
-  spec: Spec,
-  calls: readonly CallLike[],
-  outputs: readonly unknown[],
-  prompt: string,
-  turns?: readonly { prompt: string; calls: readonly number[] }[],
-): { callIndex: number; param: string; value: string | number }[] {
-  return checkIntegrity({ calls, outputs, prompt, turns, spec });
 }

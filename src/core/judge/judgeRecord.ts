@@ -9,6 +9,7 @@
  * accident.
  */
 import { canonicalJson, sha256, specHash } from '../harness/hash';
+import { groundingCounts } from '../checks/grounding';
 import type { HarnessRecord } from '../harness/format';
 import type { StructuredLlm, StructuredResult } from '../llm';
 import { PromptLibrary } from '../llm/prompts';
@@ -20,7 +21,7 @@ import { CohReply, TcReply, type AspectStatus, type StoredJudgment, type Traject
 import { buildView, viewFacts, type JudgeMode, type JudgeView } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
-export const JUDGE_VERSION = 'judge-2';
+export const JUDGE_VERSION = 'judge-3';
 /** The judge samples at temperature 0, as the paper does, for repeatable scores. */
 export const JUDGE_TEMPERATURE = 0;
 /** Judge id of the offline judge. */
@@ -161,6 +162,8 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
       notes: [`not judged: ${built.error}`],
       status: { tc: 'not-judged', coh: 'not-judged' },
       exact: null,
+      exactArguments: null,
+      grounding: null,
       turns: [],
       findings: [],
       disagreements: [],
@@ -256,7 +259,9 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
     }
   }
   if (!llm)
-    notes.push('offline judge: only what exact checks decide is scored (argument completeness, names, types, formats, relevancy); the rest needs an LLM judge');
+    notes.push(
+      'offline judge: only what exact checks decide is scored (argument completeness, names, value grounding, types, formats, relevancy); TC and coherence need an LLM judge',
+    );
 
   const turns: TurnDetail[] = view.turns.map((t, i) => {
     const tcT = tcTurns[i];
@@ -287,6 +292,8 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
     notes,
     status: { tc: tcStatus, coh: cohStatus },
     exact: scores.exact,
+    exactArguments: scores.exactArguments,
+    grounding: groundingCounts(facts.grounding),
     turns,
     findings: tcTurns.flatMap((t) => t.findings),
     disagreements,

@@ -26,8 +26,11 @@ function nodeFor(root: Node, f: StoredFinding): Node | undefined {
   const call = findNodeAtLocation(root, ['expected_tools', f.callIndex]);
   if (!call) return findNodeAtLocation(root, ['prompt']);
   if (f.param) {
-    const value = findNodeAtLocation(call, ['arguments', f.param]);
-    // The key node (the property's first child) reads better than a long value.
+    // A nested value's finding (`filter.ids.0`) lands on its own key or array element.
+    const nested = f.param.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+    const value = findNodeAtLocation(call, ['arguments', f.param]) ?? findNodeAtLocation(call, ['arguments', ...nested]);
+    // The key node (the property's first child) reads better than a long value; an array element is its own node.
+    if (value?.parent?.type === 'array') return value;
     const key = value?.parent?.children?.[0];
     if (key) return key;
     return findNodeAtLocation(call, ['arguments']) ?? findNodeAtLocation(call, ['name']);

@@ -155,8 +155,10 @@ export function factsText(view: JudgeView, facts: ViewFacts): string {
     }
     const ungrounded = facts.ungrounded.filter((u) => t.calls.includes(u.callIndex));
     if (ungrounded.length) {
-      lines.push('  Identifier-like values found neither in the user messages so far nor in any earlier output:');
-      for (const u of ungrounded.slice(0, 30)) lines.push(`    call ${u.callIndex} '${u.param}' = ${quote(u.value)}`);
+      lines.push(
+        "  Ungrounded values (found neither in the user's messages so far, nor in any earlier output, nor in the parameter's schema: value accuracy fails for them):",
+      );
+      for (const u of ungrounded.slice(0, 30)) lines.push(`    call ${u.callIndex} '${u.param}' = ${quote(u.value)} (${u.class})`);
     }
     const a = facts.alignments?.[t.index];
     if (a && view.reference) {

@@ -211,10 +211,23 @@ export const StoredJudgment = Judgment.extend({
   inputHash: z.string(),
   status: z.object({ tc: AspectStatus, coh: AspectStatus }),
   /**
-   * Mean (0–1) of the argument sub-scores exact checks decide (completeness, name, type, format,
-   * relevancy), after cascades. Not TC: the offline judge's headline number.
+   * Mean (0–1) of the argument sub-scores exact checks decide (completeness, name, value
+   * grounding, type, format, relevancy), after cascades. Not TC: the offline judge's headline number.
    */
   exact: z.number().nullable(),
+  /**
+   * The six argument sub-scores behind `exact` (`arguments.value`, …, 0–1, means over turns), from
+   * exact checks alone whichever judge this is. Optional: judgments before judge-3 lack it.
+   */
+  exactArguments: z.record(z.string(), z.number().nullable()).nullable().optional(),
+  /**
+   * Where the argument values of the judged calls come from (`checks/grounding.ts`): counts by
+   * source; null when the record could not be laid out. Optional: judgments before judge-3 lack it.
+   */
+  grounding: z
+    .object({ values: z.number(), user: z.number(), output: z.number(), schema: z.number(), none: z.number(), findings: z.number() })
+    .nullable()
+    .optional(),
   turns: z.array(TurnDetail),
   findings: z.array(StoredFinding),
   disagreements: z.array(Disagreement),

@@ -6,18 +6,10 @@
  */
 import type { HarnessRecord } from '../harness/format';
 import { appearsIn, textLeaves } from '../checks/integrity';
+import { describeSource, groundWorkflow, isUngroundedFinding, type GroundedValue } from '../checks/grounding';
 import type { Spec } from '../spec/model';
 import type { ScoreCap, TurnContext } from './aggregate';
-import {
-  alignWithReference,
-  exactFacts,
-  traceChainedValues,
-  ungroundedIds,
-  valueAtPath,
-  type CallFacts,
-  type ChainedValue,
-  type OracleAlignment,
-} from './facts';
+import { alignWithReference, exactFacts, traceChainedValues, valueAtPath, type CallFacts, type ChainedValue, type OracleAlignment } from './facts';
 import type { Trajectory } from './schemas';
 
 /** How a record is judged. */
@@ -132,8 +124,10 @@ export interface ViewFacts {
   calls: CallFacts[];
   /** Values of later calls that occur in earlier outputs. */
   chained: ChainedValue[];
-  /** ID-like values found nowhere earlier. */
-  ungrounded: { callIndex: number; param: string; value: string | number }[];
+  /** Where every argument value of every judged call comes from (`checks/grounding.ts`). */
+  grounding: GroundedValue[];
+  /** The grounding's findings: ids, paths, names, dates and amounts found nowhere the call could see. */
+  ungrounded: GroundedValue[];
   /** Oracle mode: the alignment of each turn with the reference. */
   alignments?: OracleAlignment[];
   /** One context per turn, for `scoreTcTurn`. */
@@ -142,7 +136,13 @@ export interface ViewFacts {
 
 /** Computes the exact facts of a view against the spec. */
 export function viewFacts(view: JudgeView, spec: Spec): ViewFacts {
-  const calls = exactFacts(spec, view.calls);
+  const grounding = groundWorkflow({
+    calls: view.calls,
+    outputs: view.calls.map((c) => (c.hasOutput ? c.output : undefined)),
+    turns: view.turns.map((t) => ({ prompt: t.prompt, calls: t.calls })),
+    spec,
+  });
+  const calls = exactFacts(spec, view.calls, grounding);
   // Calls in turn order: the order in which outputs become visible.
   const order = view.turns.flatMap((t) => t.calls);
   const position = new Map(order.map((c, i) => [c, i] as const));
@@ -155,20 +155,16 @@ export function viewFacts(view: JudgeView, spec: Spec): ViewFacts {
     callIndex: order[v.callIndex] ?? v.callIndex,
     fromCall: order[v.fromCall] ?? v.fromCall,
   }));
-  const firstPrompt = view.turns[0]?.prompt ?? '';
-  const ungrounded = ungroundedIds(
-    spec,
-    ordered,
-    ordered.map((c) => c.output),
-    firstPrompt,
-    view.turns.length >= 2 ? view.turns.map((t) => ({ prompt: t.prompt, calls: t.calls.map((c) => position.get(c) ?? -1) })) : undefined,
-  ).map((v) => ({ ...v, callIndex: order[v.callIndex] ?? v.callIndex }));
+  const ungrounded = grounding.filter(isUngroundedFinding);
 
   const turnOf = new Map<number, number>();
   view.turns.forEach((t) => t.calls.forEach((c) => turnOf.set(c, t.index)));
   const groundedAt = (callIndex: number, param: string): string | undefined => {
     const call = view.calls[callIndex];
     if (!call) return undefined;
+    // The exact grounding decides where it has the value; a judge's looser path falls back to a search.
+    const exact = grounding.find((g) => g.callIndex === callIndex && g.param === param.replace(/\[(\d+)\]/g, '.$1'));
+    if (exact) return exact.source.kind === 'none' ? undefined : describeSource(exact.source);
     const value = valueAtPath(call.arguments, param);
     if (typeof value !== 'string' && typeof value !== 'number') return undefined;
     const ti = turnOf.get(callIndex) ?? 0;
@@ -238,5 +234,5 @@ export function viewFacts(view: JudgeView, spec: Spec): ViewFacts {
     }
     return { turn: t.index, calls: [...t.calls], facts, caps, groundedAt };
   });
-  return { calls, chained, ungrounded, alignments, turns };
+  return { calls, chained, grounding, ungrounded, alignments, turns };
 }

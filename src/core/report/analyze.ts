@@ -10,6 +10,7 @@ import type { AgentRuns } from '../agents/readRuns';
 import { specHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { leaderboardOf } from './leaderboard';
+import { exactArgumentsOf, modelJudgeHint } from './exactArguments';
 import { agreementOf } from './agreement';
 import { finite, summarize, type Bootstrap } from './common';
 import { mean } from '../util/mean';
@@ -238,6 +239,7 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
     histograms: { tc: histogram(tcOf(rows)), coh: histogram(cohOf(rows)) },
     dimensions: { usage: dim('usage'), selection: dim('selection'), ordering: dim('ordering'), arguments: dim('arguments') },
     argumentFailures: argumentFailures(views),
+    exactArguments: exactArgumentsOf(rows),
     coherenceAspects: aspects,
     coherenceIssues,
     aggregation: {
@@ -528,6 +530,8 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
   if (!available.length) warnings.push('No record has a judgment yet: scores are empty; structure, coverage and graphs are shown.');
   for (const { report } of perJudge) {
     if (report.judge === null) continue;
+    const hint = modelJudgeHint(report.judge, report.corpus);
+    if (hint) warnings.push(hint);
     for (const s of report.servers) {
       const missing = s.n - s.judged;
       if (missing > 0) warnings.push(`${missing} of ${s.n} records of ${s.name} have no score from judge ${report.judge}.`);

@@ -46,6 +46,12 @@ export interface JudgmentView {
   aspects: Record<CohAspect, number | null>;
   /** Coherence failure manifestations (Table 19 codes), one entry per mention. */
   issues: string[];
+  /** Exact argument sub-scores (0–1) whichever the judge; all null when the judgment has none (before judge-3). */
+  exactArgs: Record<ArgumentSubdimension, number | null>;
+  /** Where the argument values come from; null when the judgment does not say. */
+  grounding: { values: number; user: number; output: number; schema: number; none: number; findings: number } | null;
+  /** Unwaived exact findings about arguments, in stored order. */
+  exactFindings: { turn: number; callIndex: number | null; param: string | null; sub: ArgumentSubdimension; kind: string; reason: string }[];
 }
 
 /** What the analysis knows about one record under one judge. */
@@ -167,6 +173,41 @@ function readTurns(j: Judgment, recordDims: DimensionScores): DimensionScores[] 
 
 const score01 = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : null);
 
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+
+/** The grounding counts of a judgment, when it has all of them. */
+function readGrounding(j: Judgment): JudgmentView['grounding'] {
+  const g = (j as Record<string, unknown>).grounding;
+  if (!isRecord(g)) return null;
+  const keys = ['values', 'user', 'output', 'schema', 'none', 'findings'] as const;
+  const out = Object.fromEntries(keys.map((k) => [k, count(g[k])]));
+  return keys.every((k) => out[k] !== undefined) ? (out as NonNullable<JudgmentView['grounding']>) : null;
+}
+
+/** The exact, unwaived argument findings of a judgment (`source: exact`, `arguments.<sub>`). */
+function readExactFindings(j: Judgment): JudgmentView['exactFindings'] {
+  const raw = (j as Record<string, unknown>).findings;
+  // Oracle-mode findings point into an agent's calls, not the record's.
+  const judge = (j as Record<string, unknown>).judge;
+  if (!Array.isArray(raw) || (isRecord(judge) && judge.mode === 'oracle')) return [];
+  const out: JudgmentView['exactFindings'] = [];
+  for (const f of raw) {
+    if (!isRecord(f) || f.source !== 'exact' || f.waived !== undefined || typeof f.subdimension !== 'string') continue;
+    const [dim, key] = f.subdimension.split('.');
+    const alias = dim === 'arguments' && key !== undefined ? ARGUMENT_ALIASES[normaliseKey(key)] : undefined;
+    if (!alias) continue;
+    out.push({
+      turn: count(f.turn) ?? 0,
+      callIndex: count(f.callIndex) ?? null,
+      param: typeof f.param === 'string' ? f.param : null,
+      sub: ARGUMENT_REPORT_KEYS[alias],
+      kind: typeof f.kind === 'string' ? f.kind : 'other',
+      reason: typeof f.reason === 'string' ? f.reason : '',
+    });
+  }
+  return out;
+}
+
 /** Reads one judgment. */
 export function readJudgment(j: Judgment): JudgmentView {
   const scores = judgmentScores(j);
@@ -180,6 +221,9 @@ export function readJudgment(j: Judgment): JudgmentView {
     args: readArgs(j.subdimensions),
     aspects: readAspects(j.subdimensions),
     issues: readIssues(j),
+    exactArgs: readArgs((j as Record<string, unknown>).exactArguments),
+    grounding: readGrounding(j),
+    exactFindings: readExactFindings(j),
   };
 }
 

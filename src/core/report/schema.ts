@@ -128,6 +128,52 @@ export type TierStats = z.infer<typeof TierStats>;
 /** Counts of a histogram over [0, 1] in ten equal bins; the last bin is closed ([0.9, 1.0]). */
 const ScoreHistogram = z.array(Count).length(10).describe('Counts in ten equal bins over [0, 1]; the last bin is closed ([0.9, 1.0]).');
 
+/** Where the argument values of the judged calls come from, summed over records (`checks/grounding.ts`). */
+export const GroundingTally = z
+  .object({
+    values: Count.describe('String and number argument values of the judged calls.'),
+    user: Count.describe("Values found in the user's words of their turn or an earlier one."),
+    output: Count.describe("Values found in an earlier call's output (chained)."),
+    schema: Count.describe("Values that are the parameter's own enum member, const or default."),
+    none: Count.describe('Values found nowhere the call could see.'),
+    findings: Count.describe('Of `none`: identifiers, paths, names, dates and amounts, which are value-accuracy findings.'),
+    rate: Share.describe('Grounding rate: (values − none) / values; null without values.'),
+  })
+  .meta({ id: 'GroundingTally' });
+export type GroundingTally = z.infer<typeof GroundingTally>;
+
+/** One exact argument failure of a record, at the argument at fault. */
+export const ExactFailure = z
+  .object({
+    record: z.string().describe('Record id.'),
+    call: z.number().int().nullable().describe('Index of the call in expected_tools; null when the failure is about the turn.'),
+    tool: z.string().nullable().describe('Tool of the call.'),
+    param: z.string().nullable().describe('Dotted path of the argument at fault; null when none is named.'),
+    subdimension: z.enum(ARGUMENT_SUBDIMENSIONS).describe('Argument sub-dimension that fails (the report key).'),
+    kind: z.string().describe('Finding kind (ungrounded, missing, misnamed, extra, wrong_type, bad_format, other).'),
+    reason: z.string(),
+  })
+  .meta({ id: 'ExactFailure' });
+export type ExactFailure = z.infer<typeof ExactFailure>;
+
+/**
+ * The exact judge's argument view: what a program decides about the arguments (schema checks and
+ * value grounding, with the paper's cascades), whichever judge stored the judgment. Not TC.
+ */
+export const ExactArguments = z
+  .object({
+    records: Count.describe('Records with exact argument sub-scores under this judge.'),
+    grounding: GroundingTally,
+    means: z
+      .object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Num])) as Record<ArgumentSubdimension, typeof Num>)
+      .describe('Mean exact sub-score per argument sub-dimension (0–1), after the cascades the facts set off.'),
+    failingRecords: Count.describe('Records with at least one exact argument failure.'),
+    failures: z.array(ExactFailure).describe('Exact argument failures, by record id then call; at most `MAX_REPORT_FAILURES` (src/core/bounds.ts).'),
+    failuresLeftOut: Count.describe('Failures beyond the listed ones.'),
+  })
+  .meta({ id: 'ExactArguments' });
+export type ExactArguments = z.infer<typeof ExactArguments>;
+
 /** One server (one harness) under one judge: the row of Tables 3, 5, 7, 11, 15 and 16. */
 export const ServerReport = z
   .object({
@@ -136,7 +182,9 @@ export const ServerReport = z
     judged: Count.describe('Records with a TC, Coh or exact score under this judge.'),
     tc: ScoreSummary.describe("Tool-calling score per record (the judge's aggregate)."),
     coh: ScoreSummary.describe('Coherence score per record.'),
-    exact: ScoreSummary.describe("The offline judge's exact argument score per record (argument sub-scores a program decides); not TC."),
+    exact: ScoreSummary.describe(
+      'The exact argument score per record: the mean of the six argument sub-scores a program decides (schema checks and value grounding, after cascades); not TC.',
+    ),
     simpleTc: Num.describe('Mean TC of simple-tier records (Table 3 "Simp.").'),
     complexTc: Num.describe('Mean TC of complex-tier records (Table 7).'),
     tcDelta: Num.describe('complexTc − simpleTc (Table 7 Δ; negative = degradation).'),
@@ -156,6 +204,7 @@ export const ServerReport = z
       .object({ usage: DimensionStats, selection: DimensionStats, ordering: DimensionStats, arguments: DimensionStats })
       .describe('Per-dimension rates and means (Tables 4 and 11).'),
     argumentFailures: ArgumentFailures,
+    exactArguments: ExactArguments,
     coherenceAspects: z
       .object(Object.fromEntries(REPORT_ASPECT_ORDER.map((k) => [k, AspectStats])) as Record<CohAspect, typeof AspectStats>)
       .describe('Coherence aspects on the raw 1–3 scale (Table 8).'),

@@ -88,6 +88,58 @@ const LABELS: Record<string, string> = {
 /** Display label of a dimension, sub-dimension, aspect or variable name. */
 export const label = (k: string): string => LABELS[k] ?? k;
 
+/** Exact failures listed in the Markdown and HTML tables (the JSON lists up to `MAX_REPORT_FAILURES`). */
+export const FAILURES_SHOWN = 30;
+
+/** The exact judge's tables: value grounding, the exact argument score by sub-dimension, and the failing records. */
+function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: string) => string): ReportTable[] {
+  const failures = j.servers.flatMap((s) => s.exactArguments.failures.map((f) => ({ server: s.name, ...f })));
+  const total = j.servers.reduce((n, s) => n + s.exactArguments.failures.length + s.exactArguments.failuresLeftOut, 0);
+  const many = j.servers.length > 1;
+  const shown = failures.slice(0, FAILURES_SHOWN);
+  return [
+    table(
+      id('grounding'),
+      'Value grounding (exact)',
+      "Where each string and number argument value of the expected calls comes from: the user's words of its turn or an earlier one, an earlier call's output (chained), the parameter's own enum, const or default, or nowhere. Rate = share found somewhere. Findings = identifiers, paths, names, dates and amounts found nowhere (value-accuracy failures); free text and one-word modes found nowhere lower the rate only.",
+      ['Server', 'Values', 'User', 'Earlier output', 'Schema', 'Nowhere', 'Findings', 'Rate'],
+      rows.map((s) => {
+        const g = s.exactArguments.grounding;
+        return [s.name, count(g.values), count(g.user), count(g.output), count(g.schema), count(g.none), count(g.findings), pct(g.rate)];
+      }),
+    ),
+    table(
+      id('exact-arguments'),
+      'Exact argument score by sub-dimension',
+      "The paper's six argument sub-dimensions as a program decides them, per record then averaged: completeness (required parameters), name accuracy (a passed name close to an unused declared one), value accuracy (value grounding), type and format compliance (the schema), relevancy (parameters the schema lacks); with the paper's cascades (a wrong name or a missing required parameter caps value, type and format; a value found nowhere caps type, format and relevancy). Labelled exact: it is not the paper's TC, which needs a model judge.",
+      ['Server', 'Records', 'Exact', ...ARGUMENT_SUBDIMENSIONS.map(label), 'Failing records'],
+      rows.map((s) => [
+        s.name,
+        count(s.exactArguments.records),
+        f3(s.exact.mean),
+        ...ARGUMENT_SUBDIMENSIONS.map((k) => f3(s.exactArguments.means[k])),
+        count(s.exactArguments.failingRecords),
+      ]),
+    ),
+    table(
+      id('exact-failures'),
+      'Failing records (exact)',
+      `Each exact argument failure at the argument at fault${total > shown.length ? `; the first ${shown.length} of ${total} (the JSON report lists more)` : ''}.`,
+      [...(many ? ['Server'] : []), 'Record', 'Call', 'Tool', 'Argument', 'Sub-dimension', 'Reason'],
+      shown.map((f) => [
+        ...(many ? [f.server] : []),
+        f.record,
+        f.call === null ? '—' : count(f.call),
+        f.tool ?? '—',
+        f.param ?? '—',
+        label(f.subdimension),
+        f.reason,
+      ]),
+      [...(many ? [L] : []), L, R, L, L, L, L],
+    ),
+  ];
+}
+
 function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
   const id = (s: string) => `${s}-${model.judges.indexOf(j)}`;
   const rows = rowsOf(j);
@@ -98,7 +150,7 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
     table(
       id('scores'),
       'Scores by server',
-      `Table 3. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per record.${hasExact ? " Exact = the offline judge's exact argument score (not TC)." : ''}`,
+      `Table 3. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per record.${hasExact ? ' Exact = the exact argument score (schema checks and value grounding, decided by a program; not TC).' : ''}`,
       ['Server', 'n', 'Judged', 'TC [95% CI]', 'σ', 'Coh [95% CI]', 'Simp.', 'w̄', ...(hasExact ? ['Exact'] : [])],
       rows.map((s) => [
         s.name,
@@ -113,6 +165,8 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
       ]),
     ),
   );
+
+  if (hasExact) tables.push(...exactTables(j, rows, id));
 
   tables.push(
     table(
@@ -431,5 +485,7 @@ export function reportTables(model: ReportModel): ReportSection[] {
 export function headline(model: ReportModel): string[] {
   const j = model.judges[0];
   if (!j) return [];
-  return rowsOf(j).map((s) => `${s.name}: n=${s.n}, TC ${withCi(s.tc)}, Coh ${withCi(s.coh)}${s.exact.n ? `, exact ${f3(s.exact.mean)}` : ''}`);
+  const exact = (s: ServerReport): string =>
+    s.exact.n ? `, exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)})` : ''}` : '';
+  return rowsOf(j).map((s) => `${s.name}: n=${s.n}, TC ${withCi(s.tc)}, Coh ${withCi(s.coh)}${exact(s)}`);
 }

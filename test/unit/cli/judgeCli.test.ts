@@ -67,16 +67,22 @@ describe('agent-seer judge', () => {
     const r = await cli(['judge', dir]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, new RegExp(`Judged ${ids.length} records`));
-    assert.match(r.out, /^offline\s+\d+\s+0\s+0\s+–\s+–\s+1\.000\s+0\s+0/m);
+    assert.match(r.out, /^offline\s+\d+\s+0\s+0\s+–\s+–\s+[01]\.\d{3}\s+0\s+0/m);
     assert.match(r.err, /judging .* against .*filesystem\.json with offline/);
     const all = await judgments(dir);
     for (const id of ids) {
       const j = all.get(id)?.offline;
       assert.ok(j, id);
       assert.equal(j.tc, null, 'the offline judge gives no TC');
-      assert.equal(j.exact, 1, `${id}: the offline generator writes schema-valid calls`);
-      assert.equal(j.subdimensions['arguments.type'], 1);
-      assert.equal(j.subdimensions['arguments.value'], null);
+      // Schema-valid calls (type, format and relevancy may be capped by the wrong-value cascade); value accuracy comes from grounding, and is below 1 exactly where a value is found nowhere.
+      const ungrounded = j.findings.filter((f) => f.subdimension === 'arguments.value');
+      assert.ok(
+        ungrounded.every((f) => f.kind === 'ungrounded' && f.source === 'exact'),
+        id,
+      );
+      for (const sub of ['completeness', 'name']) assert.equal(j.subdimensions[`arguments.${sub}`], 1, `${id} ${sub}`);
+      assert.equal(j.subdimensions['arguments.value'] === 1, ungrounded.length === 0, id);
+      assert.equal(j.exact === 1, ungrounded.length === 0, id);
       assert.deepEqual(j.status, { tc: 'not-scored', coh: 'not-scored' });
     }
     // A second run has nothing to do.
@@ -106,7 +112,8 @@ describe('agent-seer judge', () => {
     const g = summary.judges[1]!;
     assert.equal(g.judged, ids.length);
     assert.equal(g.notJudged, 0);
-    assert.equal(g.meanTc, 1);
+    // The scripted judge gives full marks; the exact grounding overrules it where the offline harness has a value found nowhere.
+    assert.ok(g.meanTc !== null && g.meanTc > 0.9 && g.meanTc <= 1, String(g.meanTc));
     assert.equal(g.meanCoh, 1);
     assert.equal(g.llmCalls, fake.requests.length);
     assert.ok(g.llmCalls >= ids.length * 2 - 1, `${g.llmCalls} calls`); // one TC and (with a reply) one Coh call per record

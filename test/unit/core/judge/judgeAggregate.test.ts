@@ -11,6 +11,7 @@ import {
   applyCascades,
   buildView,
   exactFacts,
+  factsText,
   scoreCohTurn,
   scoreTcTurn,
   viewFacts,
@@ -134,7 +135,7 @@ describe('aggregation (Table 18)', () => {
 
 describe('cascades (Table 18 footnote)', () => {
   const clean: ArgumentScores = { completeness: 10, name: 10, value: 9, type: 9, format: 8, relevancy: 10 };
-  const none: CascadeTriggers = { misnamedParam: false, missingRequired: false };
+  const none: CascadeTriggers = { misnamedParam: false, missingRequired: false, wrongValue: false };
   const cases: { name: string; scores: Partial<ArgumentScores>; triggers?: Partial<CascadeTriggers>; rules: string[]; expect: Partial<ArgumentScores> }[] = [
     { name: 'no trigger, no change', scores: {}, rules: [], expect: clean },
     {
@@ -329,14 +330,14 @@ describe('exact facts overrule the judge', () => {
 });
 
 describe('the offline judge: exact checks only', () => {
-  it('scores the five decidable sub-dimensions and nothing else', () => {
+  it('scores the six argument sub-dimensions (value from grounding) and nothing else', () => {
     const s = scoreTcTurn(ctx([listCall, readCall]), null);
     assert.equal(s.tc, null);
-    assert.equal(s.dimensions.arguments, null, 'value accuracy needs judgment, so the dimension is not scored');
-    assert.equal(s.subdimensions['arguments.value'], null);
+    // Without a grounding every value counts as grounded; viewFacts always passes one.
+    assert.equal(s.dimensions.arguments, 1);
     assert.equal(s.subdimensions['usage.necessity'], null);
     assert.equal(s.subdimensions['ordering.sequence_logic'], null);
-    for (const k of ['completeness', 'name', 'type', 'format', 'relevancy']) assert.equal(s.subdimensions[`arguments.${k}` as 'arguments.name'], 1, k);
+    for (const k of ['completeness', 'name', 'value', 'type', 'format', 'relevancy']) assert.equal(s.subdimensions[`arguments.${k}` as 'arguments.name'], 1, k);
     assert.equal(s.exact, 1);
   });
 
@@ -345,8 +346,67 @@ describe('the offline judge: exact checks only', () => {
     assert.equal(s.subdimensions['arguments.completeness'], 0);
     assert.equal(s.subdimensions['arguments.type'], 0.1);
     assert.equal(s.subdimensions['arguments.format'], 0.1);
-    assert.equal(s.subdimensions['arguments.value'], null);
-    close(s.exact, (0 + 1 + 0.1 + 0.1 + 1) / 5, 'exact');
+    assert.equal(s.subdimensions['arguments.value'], 0.1);
+    close(s.exact, (0 + 1 + 0.1 + 0.1 + 0.1 + 1) / 6, 'exact');
+  });
+
+  it('an ungrounded value is a value finding at its argument and sets off the wrong-value cascade', () => {
+    const record = makeRecord({
+      id: 'r',
+      prompt: 'Read the notes in /srv.',
+      calls: [listCall, { name: 'read_file', arguments: { path: '/srv/secret.txt' } }],
+      outputs: [{ files: ['notes.txt'] }, { text: 'hi' }],
+    });
+    const built = buildView(record, 'unsupervised');
+    assert.ok(built.ok);
+    const facts = viewFacts(built.view, spec);
+    const s = scoreTcTurn(facts.turns[0] as TurnContext, null);
+    const value = s.findings.filter((f) => f.subdimension === 'arguments.value');
+    assert.deepEqual(
+      value.map((f) => [f.callIndex, f.param, f.kind, f.score]),
+      [[1, 'path', 'ungrounded', 0]],
+    );
+    // Call 1: value 0 caps type, format and relevancy; call 0 is clean. Turn = mean of the two calls.
+    close(s.subdimensions['arguments.value'], 0.5, 'value');
+    close(s.subdimensions['arguments.type'], 0.1, 'type capped by the wrong-value cascade');
+    assert.deepEqual(
+      s.cascades.map((c) => c.rule),
+      ['wrong-value'],
+    );
+  });
+
+  it('the LLM judge is told which values are found nowhere, and which are chained', () => {
+    const record = makeRecord({
+      id: 'r',
+      prompt: 'Read the notes in /srv.',
+      calls: [listCall, { name: 'read_file', arguments: { path: '/srv/secret.txt' } }, { name: 'read_file', arguments: { path: '/srv/notes.txt' } }],
+      outputs: [{ files: ['/srv/notes.txt'] }, { text: 'hi' }, { text: 'notes' }],
+    });
+    const built = buildView(record, 'unsupervised');
+    assert.ok(built.ok);
+    const text = factsText(built.view, viewFacts(built.view, spec));
+    assert.match(text, /Ungrounded values .*value accuracy fails for them\):\n {4}call 1 'path' = "\/srv\/secret\.txt" \(path\)/);
+    assert.match(text, /call 2 'path' = "\/srv\/notes\.txt" occurs in the output of call 0/);
+    assert.doesNotMatch(text, /call 2 'path' = "\/srv\/notes\.txt" \(path\)/);
+  });
+
+  it('an LLM judge that calls an ungrounded value right is overruled; a grounded one it doubts is left to it', () => {
+    const record = makeRecord({
+      id: 'r',
+      prompt: 'Read the notes in /srv.',
+      calls: [listCall, { name: 'read_file', arguments: { path: '/srv/secret.txt' } }],
+      outputs: [{ files: ['notes.txt'] }, { text: 'hi' }],
+    });
+    const built = buildView(record, 'unsupervised');
+    assert.ok(built.ok);
+    const ctx0 = viewFacts(built.view, spec).turns[0] as TurnContext;
+    const overruled = scoreTcTurn(ctx0, reply(2));
+    assert.ok(overruled.disagreements.some((d) => d.subdimension === 'arguments.value' && d.final < 1));
+    const doubted = scoreTcTurn(
+      ctx([listCall]),
+      reply(1, (t) => ((t.arguments as Record<string, number>).value_accuracy = 4)),
+    );
+    close(doubted.subdimensions['arguments.value'], 0.4, 'a grounded value may still be wrong: the judge keeps its score');
   });
 });
 

@@ -34,6 +34,28 @@ test('an exact failure on an argument is placed on that argument key in the reco
   assert.equal(typeDiag.severity, 'warning');
 });
 
+test('an ungrounded value is placed on its argument, a nested one on its own element', async () => {
+  const spec = fileSpec();
+  const record = makeRecord({
+    id: 'r5',
+    prompt: 'Read the report in /srv.',
+    calls: [
+      { name: 'list_files', arguments: { path: '/srv' } },
+      { name: 'read_file', arguments: { path: '/srv/q3-report.txt' } },
+      { name: 'search_files', arguments: { query: 'report', scope: { ids: ['doc-7731x'] } } },
+    ],
+    outputs: [{ files: ['q2-report.txt'] }, { text: 'hi' }, {}],
+  });
+  const text = stableJson({ ...record, judgments: { offline: await judgeRecord(record, spec) } });
+  const value = judgmentDiagnostics(text).filter((d) => d.code === 'arguments.value');
+  assert.deepEqual(
+    value.map((d) => slice(text, d.range)),
+    ['"path"', '"doc-7731x"'],
+  );
+  assert.match(value[0]?.message ?? '', /^value accuracy 0\.0: 'path' = "\/srv\/q3-report\.txt" \(path\) occurs in neither/);
+  assert.equal(value[0]?.severity, 'error');
+});
+
 test('an unknown tool is placed on the call name; a clean record has no diagnostics', async () => {
   const spec = fileSpec();
   const bad = makeRecord({

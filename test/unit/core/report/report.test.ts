@@ -18,7 +18,8 @@ import { readHarness, stableJson } from '../../../../src/core/harness/store';
 import { judgeHarness } from '../../../../src/core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../../../src/core/report/analyze';
 import { ISSUE_GROUPS, issueGroupOf } from '../../../../src/core/report/judgments';
-import { ARGUMENT_SUBDIMENSIONS } from '../../../../src/core/vocabulary';
+import { ARGUMENT_REPORT_KEYS, ARGUMENT_SUBDIMENSIONS, ARGUMENT_SUBS } from '../../../../src/core/vocabulary';
+import type { StoredJudgment } from '../../../../src/core/judge';
 import { renderHtml, jsonForHtml, scriptForHtml } from '../../../../src/core/report/render/html';
 import { escapeMarkdown, renderMarkdown } from '../../../../src/core/report/render/markdown';
 import { REPORT_SCHEMA_FILE, ReportModel, reportJsonSchema } from '../../../../src/core/report/schema';
@@ -33,6 +34,8 @@ const SCREENSHOT = '/tmp/agent-seer-report.png';
 declare const window: any;
 declare const document: any;
 const B = 2000;
+/** Report key → the judge's short sub-dimension (`value_accuracy` → `value`). */
+const ARGUMENT_KEY_OF = Object.fromEntries(ARGUMENT_SUBS.map((k) => [ARGUMENT_REPORT_KEYS[k], k])) as Record<string, string>;
 const close = (a: number | null | undefined, b: number, what: string, tol = 1e-9) => {
   assert.ok(a !== null && a !== undefined, `${what}: null`);
   assert.ok(Math.abs(a - b) <= tol, `${what}: expected ${b}, got ${a}`);
@@ -436,7 +439,53 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
   close(s.exact.mean, avg(exact), 'exact mean');
   assert.equal(s.tc.n, 0);
   assert.equal(s.argumentFailures.n, read.records.length, 'exact argument sub-scores are read');
-  assert.equal(s.argumentFailures.means.value_accuracy, null, 'value accuracy needs an LLM');
+  assert.equal(typeof s.argumentFailures.means.value_accuracy, 'number', 'value accuracy from grounding, without a model');
+
+  // The exact view: grounding summed over the stored judgments, six sub-dimension means, every exact finding listed.
+  const stored = read.records.map((r) => r.judgments?.offline as unknown as StoredJudgment);
+  const e = s.exactArguments;
+  assert.equal(e.records, read.records.length);
+  const sum = (k: 'values' | 'none' | 'findings'): number => stored.reduce((n, j) => n + (j.grounding?.[k] ?? 0), 0);
+  assert.equal(e.grounding.values, sum('values'));
+  assert.ok(e.grounding.values > 0);
+  close(e.grounding.rate, (sum('values') - sum('none')) / sum('values'), 'grounding rate');
+  for (const k of ARGUMENT_SUBDIMENSIONS) assert.equal(typeof e.means[k], 'number', k);
+  const expectedFailures = read.records.flatMap((r, i) =>
+    (stored[i]?.findings ?? [])
+      .filter((f) => f.source === 'exact' && f.subdimension.startsWith('arguments.'))
+      .map((f) => `${r.id}|${f.callIndex}|${f.param}|${f.subdimension}`),
+  );
+  assert.ok(expectedFailures.length > 0, 'the offline harness has values found nowhere (planted by its generator, not by this test)');
+  assert.deepEqual(e.failures.map((f) => `${f.record}|${f.call}|${f.param}|arguments.${ARGUMENT_KEY_OF[f.subdimension]}`).sort(), expectedFailures.sort());
+  assert.equal(e.failingRecords, new Set(expectedFailures.map((k) => k.split('|')[0])).size);
+  assert.ok(e.failures.every((f) => f.tool === read.records.find((r) => r.id === f.record)?.expected_tools[f.call ?? -1]?.name));
+  assert.ok(
+    m.warnings.some((w) => /exact argument checks only .*agent-seer judge HARNESS_DIR --judge gemini:/.test(w)),
+    'says how to get model-judged TC',
+  );
+
+  // Markdown and the HTML page show the same figures.
+  const md = renderMarkdown(m);
+  for (const title of ['Value grounding (exact)', 'Exact argument score by sub-dimension', 'Failing records (exact)'])
+    assert.ok(md.includes(`### ${title}`), title);
+  assert.match(md, /values grounded \d+%/);
+  const failing = e.failures[0];
+  assert.ok(failing);
+  assert.ok(md.includes(escapeMarkdown(failing.record)));
+  ensureBundle();
+  const { page, log } = await openReport(renderHtml(m), '/tmp/agent-seer-report-exact.html');
+  const shown = await page.evaluate(() => ({
+    headings: Array.from<any>(document.querySelectorAll('h3')).map((h) => String(h.textContent ?? '')),
+    cells: Array.from<any>(document.querySelectorAll('td')).map((td) => String(td.textContent ?? '')),
+    warnings: String(document.querySelector('.warnings')?.textContent ?? ''),
+  }));
+  await page.close();
+  assert.deepEqual(log.errors, []);
+  for (const title of ['Value grounding (exact)', 'Exact argument score by sub-dimension', 'Failing records (exact)'])
+    assert.ok(shown.headings.includes(title), title);
+  assert.ok(shown.cells.includes(failing.record) && shown.cells.includes(failing.reason));
+  assert.ok(shown.cells.includes(`${Math.round((e.grounding.rate ?? 0) * 100)}%`), 'the grounding rate');
+  assert.match(shown.warnings, /--judge gemini:/);
   assert.deepEqual(
     analyzeHarnesses([{ manifest: read.manifest, records: read.records }], { resamples: 10 }).judges.map((j) => j.judge),
     [JUDGE_A, JUDGE_B, 'offline'],
