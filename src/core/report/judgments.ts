@@ -15,6 +15,7 @@ import {
   ARGUMENT_SUBDIMENSIONS,
   ASPECT_ALIASES,
   COH_MANIFESTATIONS,
+  COH_SCALE_MAX,
   COHERENCE_NAMESPACES,
   DIMENSION_ALIASES,
   normaliseKey,
@@ -102,13 +103,17 @@ function readArgs(map: unknown): Record<ArgumentSubdimension, number | null> {
   return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, mean(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
 }
 
-/** Coherence aspects on the raw 1–3 scale: the judge stores (raw − 1)/2; values above 1 are taken as raw. */
+/**
+ * Coherence aspects on the raw 1–3 scale: the judge stores raw / 3 (the paper's normalisation);
+ * values above 1 are taken as raw. Judgments stored before that change ((raw − 1) / 2) are stale
+ * by their input hash and are judged again by the next `judge` run.
+ */
 function readAspects(map: unknown): Record<CohAspect, number | null> {
   const out = Object.fromEntries(REPORT_ASPECT_ORDER.map((a) => [a, null])) as Record<CohAspect, number | null>;
   for (const [ns, key, s] of leaves(map)) {
     const aspect = ns.some((n) => COHERENCE_NAMESPACES.has(n)) ? ASPECT_ALIASES[key] : undefined;
     if (!aspect || s === null || out[aspect] !== null) continue;
-    out[aspect] = s > 1 ? Math.min(3, s) : 1 + 2 * Math.max(0, s);
+    out[aspect] = s > 1 ? Math.min(3, s) : Math.min(3, Math.max(1, COH_SCALE_MAX * s));
   }
   return out;
 }

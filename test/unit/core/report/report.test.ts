@@ -18,7 +18,7 @@ import { readHarness, stableJson } from '../../../../src/core/harness/store';
 import { judgeHarness } from '../../../../src/core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../../../src/core/report/analyze';
 import { ISSUE_GROUPS, issueGroupOf } from '../../../../src/core/report/judgments';
-import { ARGUMENT_SUBDIMENSIONS } from '../../../../src/core/vocabulary';
+import { ARGUMENT_SUBDIMENSIONS, COH_SCALE_MAX } from '../../../../src/core/vocabulary';
 import { renderHtml, jsonForHtml, scriptForHtml } from '../../../../src/core/report/render/html';
 import { escapeMarkdown, renderMarkdown } from '../../../../src/core/report/render/markdown';
 import { REPORT_SCHEMA_FILE, ReportModel, reportJsonSchema } from '../../../../src/core/report/schema';
@@ -226,7 +226,8 @@ test('coherence aspects on the raw 1–3 scale and the issue taxonomy (Tables 8 
     .map((r) => r.judgments?.[JUDGE_A])
     .filter((j) => j !== undefined);
   const flow = all.map((j) => j.subdimensions['coherence.logical_flow']).filter((x): x is number => typeof x === 'number');
-  close(c.coherenceAspects.logical_flow.mean, avg(flow.map((v) => 1 + 2 * v)), 'logical flow, raw');
+  // Stored s / 3 is rounded to 4 places: 1 / 3 reads back as 0.9999, taken as the scale's floor 1.
+  close(c.coherenceAspects.logical_flow.mean, avg(flow.map((v) => Math.max(1, COH_SCALE_MAX * v))), 'logical flow, raw');
   const groups = new Map<string, number>();
   for (const j of all) {
     const codes = Object.values((j as unknown as { manifestations: Record<string, string[]> }).manifestations).flat();

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { HarnessManifest, HarnessRecord, Judgment } from '../../../../src/core/harness/format';
 import { writeHarness } from '../../../../src/core/harness/store';
 import { StoredJudgment } from '../../../../src/core/judge';
-import { COH_MANIFESTATIONS } from '../../../../src/core/vocabulary';
+import { COH_MANIFESTATIONS, COH_SCALE_MAX } from '../../../../src/core/vocabulary';
 import { generateOffline, offlineManifest } from '../../../../src/core/pipeline/offline';
 import { seededRandom } from '../../../../src/core/report/stats';
 import type { Spec } from '../../../../src/core/spec/model';
@@ -121,7 +121,7 @@ export function syntheticJudgment(record: HarnessRecord, judgeId: string, option
       }
       const u = shared() - (options.shift ?? 0) * own();
       const raw = u < 0.15 ? 1 : u < 0.45 ? 2 : 3;
-      aspectScores[`coherence.${aspect}`] = (raw - 1) / 2;
+      aspectScores[`coherence.${aspect}`] = raw / COH_SCALE_MAX; // the judge's normalisation (the paper's ÷ 3)
       if (raw < 3) {
         const picked = [codes[Math.floor(shared() * codes.length)] as string];
         if (raw === 1) picked.push(codes[Math.floor(shared() * codes.length)] as string);
