@@ -26,10 +26,11 @@ import {
   type ReplyShape,
   type TcReply,
   type StoredJudgment,
+  type StoredViewJudgment,
   type Trajectory,
   type TurnDetail,
 } from './schemas';
-import { buildView, viewFacts, type JudgeMode } from './view';
+import { buildView, viewFacts, type JudgeMode, type RecordView } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
 export const JUDGE_VERSION = 'judge-3';
@@ -99,8 +100,25 @@ const failureNote = (what: string, r: Extract<StructuredResult<unknown>, { ok: f
 
 const pct = (x: number): string => String(Math.round(x * 100) / 100);
 
-/** Judges one record. Rejects only on cancellation and on faults no record can get past (bad key, unreachable server). */
+/**
+ * Judges one record: its single-turn view, and (unsupervised, when it has a conversation) its
+ * conversation view as `conversation`. Rejects only on cancellation and on faults no record can
+ * get past (bad key, unreachable server).
+ */
 export async function judgeRecord(record: HarnessRecord, spec: Spec, options: JudgeRecordOptions = {}): Promise<StoredJudgment> {
+  const mode = options.mode ?? 'unsupervised';
+  if (mode !== 'unsupervised' || record.conversation.length < 2) return judgeView(record, spec, options);
+  const [single, conversation] = await Promise.all([judgeView(record, spec, options, 'single-turn'), judgeView(record, spec, options, 'multi-turn')]);
+  return { ...single, conversation };
+}
+
+/** Whether a judgment left an aspect not judged, in any of its views. */
+export function hasNotJudged(j: StoredJudgment): boolean {
+  const views = [j, ...(j.conversation ? [j.conversation] : [])];
+  return views.some((v) => v.status.tc === 'not-judged' || v.status.coh === 'not-judged');
+}
+
+async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecordOptions, as?: RecordView): Promise<StoredViewJudgment> {
   const mode = options.mode ?? 'unsupervised';
   const llm = options.llm;
   const prompts = llm ? (options.prompts ?? PromptLibrary.load()) : undefined;
@@ -111,7 +129,7 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
   const notes: string[] = [];
   const usage = { inputTokens: 0, outputTokens: 0 };
 
-  const built = buildView(record, mode, options.trajectory);
+  const built = buildView(record, mode, options.trajectory, as);
   const base = {
     judge: {
       id: judgeId,
@@ -119,7 +137,7 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
       model: llm ? llm.provider.model : JUDGE_VERSION,
       temperature,
       mode,
-      view: built.ok ? built.view.view : record.conversation.length >= 2 ? ('multi-turn' as const) : ('single-turn' as const),
+      view: built.ok ? built.view.view : (as ?? (record.conversation.length >= 2 ? ('multi-turn' as const) : ('single-turn' as const))),
       promptVersions,
     },
     inputHash,

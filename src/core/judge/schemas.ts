@@ -250,8 +250,8 @@ export type TurnDetail = z.infer<typeof TurnDetail>;
 export const AspectStatus = z.enum(['scored', 'not-judged', 'not-scored']);
 export type AspectStatus = z.infer<typeof AspectStatus>;
 
-/** A stored judgment with its details (what `judgeRecord` returns and the editor reads). */
-export const StoredJudgment = Judgment.extend({
+/** The judgment of one view of a record, with its details. */
+export const StoredViewJudgment = Judgment.extend({
   dimensions: z.record(z.string(), z.number().nullable()),
   subdimensions: z.record(z.string(), z.number().nullable()),
   judge: z.object({
@@ -280,5 +280,17 @@ export const StoredJudgment = Judgment.extend({
   manifestations: z.record(z.string(), z.array(z.string())),
   /** Tokens the judge calls took (also when served from the cache: what they cost once). */
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+});
+export type StoredViewJudgment = z.infer<typeof StoredViewJudgment>;
+
+/**
+ * A stored judgment (what `judgeRecord` returns and the editor reads). As the paper counts
+ * records (its Table 6: 337 scenarios gave 391 records), a scenario with a conversation is judged
+ * twice, unsupervised: the top level is its single-turn view (the prompt, every call, the expected
+ * response), `conversation` its multi-turn view. Single-turn scenarios and oracle judgments have
+ * one view only.
+ */
+export const StoredJudgment = StoredViewJudgment.extend({
+  conversation: StoredViewJudgment.optional(),
 });
 export type StoredJudgment = z.infer<typeof StoredJudgment>;

@@ -7,7 +7,7 @@
  * `arguments.value_accuracy`, and nested maps) are in `src/core/vocabulary.ts`; everything after it sees a fixed shape. Anything
  * unreadable is `null`, never a throw: a half-judged harness still gets a report.
  */
-import { judgmentScores, type HarnessRecord, type Judgment } from '../harness/format';
+import { Judgment, judgmentScores, type HarnessRecord } from '../harness/format';
 import {
   ARGUMENT_ALIASES,
   ARGUMENT_NAMESPACES,
@@ -49,11 +49,55 @@ export interface JudgmentView {
   issues: string[];
 }
 
-/** What the analysis knows about one record under one judge. */
+/**
+ * Which view of a record a report row is. The paper's records (its Table 6: 337 scenarios gave
+ * 391 records) are every scenario as a single-turn task plus the conversation of each scenario
+ * that has one; a report row is one of those.
+ */
+export type RowKind = 'single-turn' | 'conversation';
+
+/** What the analysis knows about one view of a record under one judge. */
 export interface JudgedRow {
   server: string;
   record: HarnessRecord;
+  kind: RowKind;
+  /** The judgment of this view, when the judge has one. */
   view?: JudgmentView;
+  /** The judge left an aspect of this view not judged (it failed; a note says why). */
+  notJudged?: { tc: boolean; coh: boolean };
+}
+
+/** A row's identity across judges: the record and the view. */
+export const rowKey = (r: JudgedRow): string => `${r.record.id}\u241f${r.kind}`;
+
+/**
+ * The judgments of a record's views. The judge stores the single-turn view at the top and the
+ * conversation view under `conversation`; a judgment written before that (or by hand) whose
+ * `judge.view` is `multi-turn` is the conversation's, and anything else the single-turn task's.
+ */
+export function judgmentViews(j: Judgment | undefined): Partial<Record<RowKind, Judgment>> {
+  if (!j) return {};
+  const loose = j as Record<string, unknown>;
+  const nested = Judgment.safeParse(loose.conversation);
+  if (nested.success) return { 'single-turn': j, conversation: nested.data };
+  const judge = loose.judge;
+  return isRecord(judge) && judge.view === 'multi-turn' ? { conversation: j } : { 'single-turn': j };
+}
+
+/** Whether a judgment says an aspect was not judged (`status.tc`/`status.coh` = `not-judged`). */
+export function notJudgedOf(j: Judgment): { tc: boolean; coh: boolean } {
+  const status = (j as Record<string, unknown>).status;
+  return { tc: isRecord(status) && status.tc === 'not-judged', coh: isRecord(status) && status.coh === 'not-judged' };
+}
+
+/** The rows of one record under a judge: its single-turn task, and its conversation when it has one. */
+export function rowsOfRecord(server: string, record: HarnessRecord, judgment: Judgment | undefined): JudgedRow[] {
+  const views = judgmentViews(judgment);
+  const kinds: RowKind[] = record.conversation.length >= 2 ? ['single-turn', 'conversation'] : ['single-turn'];
+  return kinds.map((kind) => {
+    const j = views[kind];
+    return j ? { server, record, kind, view: readJudgment(j), notJudged: notJudgedOf(j) } : { server, record, kind };
+  });
 }
 
 /** A finite number, `null` for an explicit null, `undefined` for anything else. */

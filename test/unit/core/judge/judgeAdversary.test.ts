@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readHarness, writeHarness } from '../../../../src/core/harness/store';
 import { judgeHarness, StoredJudgment } from '../../../../src/core/judge';
+import { analyzeHarnesses } from '../../../../src/core/report/analyze';
 import { buildView, cohReplySchema, tcReplySchema } from '../../../../src/core/judge';
 import {
   DiskCache,
@@ -77,12 +78,18 @@ function faultyRecords(share: number): (req: FakeRequest) => FakeReply {
   };
 }
 
-async function scoredShares(dir: string, judgeId: string): Promise<{ tc: number; coh: number; n: number }> {
+/** Shares of views (the paper's records: a record with a conversation counts twice) with a TC and a Coh score, from the stored judgments. */
+async function scoredShares(dir: string, judgeId: string): Promise<{ tc: number; coh: number; n: number; records: number }> {
   const { records } = await readHarness(dir);
-  const stored = records.map((r) => StoredJudgment.safeParse(r.judgments?.[judgeId]));
-  const tc = stored.filter((p) => p.success && p.data.tc !== null).length;
-  const coh = stored.filter((p) => p.success && p.data.coh !== null).length;
-  return { tc: tc / records.length, coh: coh / records.length, n: records.length };
+  const views = records.flatMap((r) => {
+    const p = StoredJudgment.safeParse(r.judgments?.[judgeId]);
+    const expected = r.conversation.length >= 2 ? 2 : 1;
+    const got = p.success ? [p.data, ...(p.data.conversation ? [p.data.conversation] : [])] : [];
+    return Array.from({ length: expected }, (_, i) => got[i] ?? null);
+  });
+  const tc = views.filter((v) => v !== null && v.tc !== null).length;
+  const coh = views.filter((v) => v !== null && v.coh !== null).length;
+  return { tc: tc / views.length, coh: coh / views.length, n: views.length, records: records.length };
 }
 
 /** Every cache file: what it holds. */
@@ -228,10 +235,11 @@ for (const p of providers) {
         const j = judge(join(h.dir, '.cache'));
         const result = await judgeHarness(h.dir, { judges: [j], spec: h.spec, concurrency: 4 });
         const shares = await scoredShares(h.dir, j.id);
-        assert.ok(shares.n >= 10, `a harness of ${shares.n} records`);
+        assert.ok(shares.records >= 10 && shares.n > shares.records, `a harness of ${shares.records} records, ${shares.n} views`);
         assert.ok(shares.tc >= 0.95, `tool calling scored on ${(shares.tc * 100).toFixed(0)}% of ${shares.n} records`);
         assert.ok(shares.coh >= 0.95, `coherence scored on ${(shares.coh * 100).toFixed(0)}% of ${shares.n} records`);
         assert.equal(result.judges[0]?.scoredTc, Math.round(shares.tc * shares.n));
+        assert.equal(result.judges[0]?.views, shares.n);
       });
     }
 
@@ -245,7 +253,28 @@ for (const p of providers) {
       const s1 = first.judges[0];
       assert.ok(s1);
       assert.ok(s1.notJudged > 0, 'the faults leave some record not judged');
-      assert.ok(s1.scoredTc < h.records, `the first run scores tool calling on ${s1.scoredTc} of ${h.records}`);
+      assert.ok(s1.scoredTc < s1.views, `the first run scores tool calling on ${s1.scoredTc} of ${s1.views}`);
+      // The report counts what the stored judgments say, and warns.
+      const read = await readHarness(h.dir);
+      const model = analyzeHarnesses([{ dir: h.dir, manifest: read.manifest, records: read.records, spec: h.spec }], { judges: [s1.id], resamples: 50 });
+      const row = model.judges[0]?.servers[0];
+      const stored = read.records.flatMap((r) => {
+        const j = StoredJudgment.parse(r.judgments?.[s1.id]);
+        return j.conversation ? [j, j.conversation] : [j];
+      });
+      assert.deepEqual(
+        { n: row?.n, tc: row?.tc.n, coh: row?.coh.n, notJudgedTc: row?.notJudged.tc },
+        {
+          n: stored.length,
+          tc: stored.filter((j) => j.tc !== null).length,
+          coh: stored.filter((j) => j.coh !== null).length,
+          notJudgedTc: stored.filter((j) => j.status.tc === 'not-judged').length,
+        },
+      );
+      assert.equal(row?.tc.n, s1.scoredTc);
+      const warning = model.warnings.find((w) => w.startsWith(`Unscored: tool calling scored on ${s1.scoredTc} of ${s1.views} records`));
+      assert.ok(warning && /not judged: the judge failed on them; re-run agent-seer judge/.test(warning), model.warnings.join('\n'));
+
       for (const f of await cacheFiles(cacheDir)) {
         assert.equal(f.reply, undefined, 'no rejected reply is kept for replay');
         assert.equal(f.entry?.ok, true, 'only valid replies are cached');
