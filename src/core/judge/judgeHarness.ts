@@ -5,6 +5,7 @@
  * unchanged re-run makes no calls at all; the LLM reply cache makes a re-run after a crash cheap
  * as well.
  */
+import { setMaxListeners } from 'node:events';
 import type { HarnessRecord } from '../harness/format';
 import { lockFolder } from '../harness/lock';
 import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
@@ -145,6 +146,8 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
 
   // Our own controller, so one fatal fault stops the other records too.
   const stop = new AbortController();
+  // Every judge call of every record in flight listens to it (four per multi-turn record and judge): not a leak.
+  setMaxListeners(0, stop.signal);
   const onOuterAbort = (): void => stop.abort(abortReason(options.signal));
   if (options.signal?.aborted) throw abortReason(options.signal);
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });

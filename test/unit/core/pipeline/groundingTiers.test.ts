@@ -34,7 +34,7 @@ test('an outputSchema alone is not "high": the tier is low, the schema is still 
   assert.match(g.reference, /Output schema of this tool/);
 });
 
-test('a concrete example of this very tool is "high"', () => {
+test('a concrete example of this very tool is "high"; a similar tool\'s outputSchema is not an example (low, not medium)', () => {
   assert.equal(groundingOf(ctx({ get_file: [{ text: 'hello' }] }), spec.tools[0]).grounding, 'high');
   assert.equal(groundingOf(ctx({}), spec.tools[1]).grounding, 'low');
 });
