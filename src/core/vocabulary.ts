@@ -88,6 +88,13 @@ export const COH_ASPECTS = ['context_retention', 'logical_flow', 'completeness',
 /** One coherence aspect. */
 export type CohAspect = (typeof COH_ASPECTS)[number];
 
+/**
+ * The top of the coherence scale (Table 19, 1–3). An aspect's 0–1 score is its 1–3 score divided
+ * by it, the paper's normalisation: its Table 8 aspect means average 2.566 and its reported
+ * coherence is 0.855 = 2.566 / 3.
+ */
+export const COH_SCALE_MAX = 3;
+
 /** The same five aspects in Table 8's order: the order of the report's tables and JSON. */
 export const REPORT_ASPECT_ORDER = [
   'logical_flow',

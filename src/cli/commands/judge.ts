@@ -65,6 +65,11 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
     );
   }
   for (const j of r.judges) {
+    if (j.id === OFFLINE_JUDGE_ID) continue;
+    // Counted from the stored judgments, over views (a record with a conversation is judged as its single-turn task and as the conversation).
+    lines.push(`scored by ${j.id}: tool calling on ${j.scoredTc} of ${j.views} records (views), coherence on ${j.scoredCoh} of ${j.views}`);
+  }
+  for (const j of r.judges) {
     if (j.notJudged === 0) continue;
     const attempted = j.judged + j.notJudged;
     lines.push(`not judged: ${j.notJudged} of ${attempted} records (${j.id})${j.judged === 0 ? `: no record was judged by ${j.id}` : ''}`);

@@ -6,7 +6,7 @@ import { specHash } from '../../core/harness/hash';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
 import { LEADERBOARD_WARNING } from '../../core/report/leaderboard';
-import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../core/report/analyze';
+import { analyzeHarnesses, UnknownJudgeError, UNSCORED_WARNING, type HarnessInput } from '../../core/report/analyze';
 import { renderHtml } from '../../core/report/render/html';
 import { renderMarkdown } from '../../core/report/render/markdown';
 import type { ReportModel } from '../../core/report/schema';
@@ -172,8 +172,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     io.out(text.replace(/\n$/, ''));
   }
 
-  // The leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
-  for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING)) io.err(`agent-seer: warning: ${w}`);
+  // Unscored records and the leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
+  for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING) || w.startsWith(UNSCORED_WARNING)) io.err(`agent-seer: warning: ${w}`);
   const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore)];
   for (const f of failures) io.err(`agent-seer: ${f}`);
   return failures.length ? EXIT.failed : EXIT.ok;

@@ -20,7 +20,9 @@ export type Tier = z.infer<typeof Tier>;
 /** How much reference material backed a mock output (the paper's confidence level). */
 export const Grounding = z
   .enum(['high', 'medium', 'low'])
-  .describe("high: the tool's own output schema or example was used; medium: borrowed from a similar tool; low: no reference, shape inferred.");
+  .describe(
+    "The paper's Table 9 tiers. high: concrete example outputs of this very tool were the reference; medium: example outputs of a similar tool; low: no example (an outputSchema is not an example: it is recorded in outputSchema).",
+  );
 export type Grounding = z.infer<typeof Grounding>;
 
 /** One expected tool call: the oracle an agent's call is scored against. */
@@ -36,6 +38,12 @@ export const MockOutput = z.object({
   name: z.string().describe('Tool name; equals expected_tools[i].name.'),
   output: z.unknown().describe('The JSON the tool returns in the replay; valid against its outputSchema when it declares one.'),
   grounding: Grounding.describe('Reference material behind the output.'),
+  outputSchema: z
+    .boolean()
+    .optional()
+    .describe(
+      'Whether the tool declares an outputSchema, which the output was made to follow. Recorded apart from grounding: a schema is not an example (Table 9).',
+    ),
 });
 export type MockOutput = z.infer<typeof MockOutput>;
 

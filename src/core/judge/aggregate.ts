@@ -5,9 +5,11 @@
  * judge reply (0–10) ─ waive "ungrounded" findings on chained values ─ exact facts win where
  *   they contradict ─ cascades ─ normalise (÷10) ─ dimension = mean of its sub-scores
  *   (usage = necessity; overuse kept as a diagnostic) ─ turn TC = mean of the applicable
- *   dimensions (ordering only with 2+ calls, arguments only with 1+) ─ record = mean of turns
- * coherence (1–3) ─ (s − 1) / 2 ─ turn Coh = mean of the aspects (context retention only with
- *   history) ─ record = mean of turns
+ *   dimensions (ordering only with 2+ calls, arguments only with 1+; one the judge left null is
+ *   unscored and left out, with a note) ─ record = mean of turns
+ * coherence (1–3) ─ s / 3, the paper's normalisation (its Table 8 aspect means average 2.566 and
+ *   its coherence is 0.855 = 2.566 / 3) ─ turn Coh = mean of the aspects (context retention only
+ *   with history) ─ record = mean of turns
  * ```
  */
 import { mean } from '../util/mean';
@@ -18,6 +20,7 @@ import {
   ARGUMENT_REPORT_KEYS,
   ARGUMENT_SUBS,
   COH_ASPECTS,
+  COH_SCALE_MAX,
   DIAGNOSTIC_SUBDIMENSIONS,
   TC_DIMENSIONS,
   TC_SUBDIMENSION_KEYS,
@@ -73,7 +76,7 @@ export interface ScoredTcTurn {
   subdimensions: Record<TcSubdimension, number | null>;
   /** Dimension scores, 0–1 (null: not scored or not applicable). */
   dimensions: Record<TcDimension, number | null>;
-  /** Mean of the applicable dimensions; null when one of them is not scored. */
+  /** Mean of the applicable dimensions the judge scored; null without a judge reply. */
   tc: number | null;
   /** Judge-independent exact argument score (facts only, their cascades), 0–1; null unless every call was checkable. */
   exact: number | null;
@@ -304,8 +307,9 @@ export function scoreTcTurn(ctx: TurnContext, reply: TcTurnReply | null): Scored
     dimensions[d] = values.every((v): v is number => v !== null) ? round4(mean(values) ?? 0) : null;
   }
   const applicable = TC_DIMENSIONS.filter((d) => (d === 'ordering' ? nCalls >= 2 : d === 'arguments' ? nCalls >= 1 : true));
-  const dimValues = applicable.map((d) => dimensions[d]);
-  const tc = reply && dimValues.every((v): v is number => v !== null) ? round4(mean(dimValues) ?? 0) : null;
+  // A dimension the judge left null is unscored (judgeRecord notes it); the turn is the mean of the rest.
+  const dimValues = applicable.map((d) => dimensions[d]).filter((v): v is number => v !== null);
+  const tc = reply && dimValues.length ? round4(mean(dimValues) ?? 0) : null;
   return {
     turn,
     calls: [...ctx.calls],
@@ -406,8 +410,8 @@ export interface ScoredCohTurn {
 }
 
 /**
- * Scores one turn of coherence: each aspect (1–3) → (s − 1) / 2; context retention only when
- * the turn has history. Pure.
+ * Scores one turn of coherence: each aspect (1–3) → s / 3 (the paper's normalisation, so 1 is
+ * about 0.33 and 3 is 1); context retention only when the turn has history. Pure.
  */
 export function scoreCohTurn(turn: number, hasHistory: boolean, reply: CohTurnReply | null): ScoredCohTurn {
   const subdimensions: Record<string, number | null> = {};
@@ -415,7 +419,7 @@ export function scoreCohTurn(turn: number, hasHistory: boolean, reply: CohTurnRe
   for (const a of COH_ASPECTS) {
     const r = reply ? reply[a] : null;
     const applicable = a !== 'context_retention' || hasHistory;
-    subdimensions[`coherence.${a}`] = r && applicable ? round4((Math.min(3, Math.max(1, r.score)) - 1) / 2) : null;
+    subdimensions[`coherence.${a}`] = r && applicable ? round4(Math.min(3, Math.max(1, r.score)) / COH_SCALE_MAX) : null;
     if (r && applicable && r.manifestations.length) manifestations[a] = [...r.manifestations];
   }
   const values = Object.values(subdimensions).filter((v): v is number => v !== null);

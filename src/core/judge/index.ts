@@ -10,8 +10,9 @@
  *   └─ judgeRecord(record, spec, {llm?, mode, trajectory?})        judgeRecord.ts
  *        ├─ buildView          view.ts: turns of calls and replies (record, or an agent's trajectory)
  *        ├─ viewFacts          facts.ts: ajv facts per call, chained values, ungrounded IDs, oracle alignment
- *        ├─ LLM: prompts/judge-tc(-oracle).v1.txt → TcReply, prompts/judge-coh.v1.txt → CohReply
- *        │       (StructuredLlm: cached, re-asked ≤ 3 times, then "not judged")
+ *        ├─ LLM: prompts/judge-tc(-oracle).v1.txt → tcReplySchema(view), prompts/judge-coh.v1.txt → cohReplySchema(view)
+ *        │       (StructuredLlm: valid replies cached, re-asked ≤ 3 times, then "not judged")
+ *        ├─ reconcile.ts: drop findings outside their turn, coherence scores per Table 19, notes
  *        └─ scoreTcTurn / scoreCohTurn / aggregate   aggregate.ts (pure): waive chained values,
  *             exact facts win, cascades (cascade.ts), normalise, dimensions, turns, record
  * ```
@@ -25,6 +26,7 @@ export * from './schemas';
 export * from './facts';
 export * from './cascade';
 export * from './aggregate';
+export * from './reconcile';
 export * from './view';
 export * from './render';
 export * from './judgeRecord';

@@ -5,6 +5,7 @@
  * unchanged re-run makes no calls at all; the LLM reply cache makes a re-run after a crash cheap
  * as well.
  */
+import { setMaxListeners } from 'node:events';
 import type { HarnessRecord } from '../harness/format';
 import { lockFolder } from '../harness/lock';
 import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
@@ -14,7 +15,7 @@ import { abortReason } from '../llm';
 import { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
 import { mean } from '../util/mean';
-import { judgePromptVersions, judgeRecord, judgmentInputHash, JUDGE_TEMPERATURE } from './judgeRecord';
+import { hasNotJudged, judgePromptVersions, judgeRecord, judgmentInputHash, JUDGE_TEMPERATURE } from './judgeRecord';
 import { StoredJudgment, type Trajectory } from './schemas';
 import type { JudgeMode } from './view';
 import { round4 } from '../util/round4';
@@ -58,7 +59,7 @@ export interface JudgeHarnessOptions {
   prompts?: PromptLibrary;
 }
 
-/** What one judge did over the harness. Means cover every record's current judgment by this judge, skipped ones included. */
+/** What one judge did over the harness. Means cover every view of every record's current judgment by this judge, skipped ones included. */
 export interface JudgeSummary {
   id: string;
   /** Judged in this run, every aspect the judge scores. */
@@ -71,7 +72,9 @@ export interface JudgeSummary {
   meanCoh: number | null;
   /** Mean judge-independent exact argument score (what the offline judge offers instead of TC). */
   meanExact: number | null;
-  /** Records with a TC / Coh score. */
+  /** Views the harness has (the paper's records): one per record, two for a record with a conversation (unsupervised). */
+  views: number;
+  /** Views with a TC / Coh score, of `views`. */
   scoredTc: number;
   scoredCoh: number;
   /** Times the judge contradicted an exact fact (the fact won), over all records. */
@@ -98,10 +101,15 @@ const meanOf = (xs: readonly number[]): number | null => {
   return m === null ? null : round4(m);
 };
 
-/** Whether a stored judgment is current: same inputs and nothing left not judged. */
+/** How many views of a record are judged: its single-turn task, and its conversation when it has one (unsupervised). */
+export function judgedViews(record: HarnessRecord, mode: JudgeMode): number {
+  return mode === 'unsupervised' && record.conversation.length >= 2 ? 2 : 1;
+}
+
+/** Whether a stored judgment is current: same inputs and nothing left not judged, in any view. */
 export function isCurrentJudgment(stored: unknown, inputHash: string): boolean {
   const parsed = StoredJudgment.safeParse(stored);
-  return parsed.success && parsed.data.inputHash === inputHash && parsed.data.status.tc !== 'not-judged' && parsed.data.status.coh !== 'not-judged';
+  return parsed.success && parsed.data.inputHash === inputHash && !hasNotJudged(parsed.data);
 }
 
 /**
@@ -138,6 +146,8 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
 
   // Our own controller, so one fatal fault stops the other records too.
   const stop = new AbortController();
+  // Every judge call of every record in flight listens to it (four per multi-turn record and judge): not a leak.
+  setMaxListeners(0, stop.signal);
   const onOuterAbort = (): void => stop.abort(abortReason(options.signal));
   if (options.signal?.aborted) throw abortReason(options.signal);
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -164,7 +174,7 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
     const judgment = await judgeRecord(record, options.spec, { llm: judge.llm, mode, trajectory, signal: stop.signal, prompts, judgeId: judge.id });
     record.judgments = { ...record.judgments, [judge.id]: judgment };
     await save();
-    report(judgment.status.tc === 'not-judged' || judgment.status.coh === 'not-judged' ? 'not-judged' : 'judged', judgment);
+    report(hasNotJudged(judgment) ? 'not-judged' : 'judged', judgment);
   };
 
   const judgeRecordAll = async (record: HarnessRecord): Promise<void> => {
@@ -202,7 +212,9 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
   if (options.signal?.aborted) throw abortReason(options.signal);
 
   const judges: JudgeSummary[] = options.judges.map((judge) => {
-    const stored = records.map((r) => StoredJudgment.safeParse(r.judgments?.[judge.id])).flatMap((p) => (p.success ? [p.data] : []));
+    const parsed = records.map((r) => StoredJudgment.safeParse(r.judgments?.[judge.id])).flatMap((p) => (p.success ? [p.data] : []));
+    // Scores are over views, as the paper counts records: a conversation view is a record of its own.
+    const stored = parsed.flatMap((j) => (j.conversation ? [j, j.conversation] : [j]));
     const tcs = stored.map((j) => j.tc).filter((x): x is number => x !== null);
     const cohs = stored.map((j) => j.coh).filter((x): x is number => x !== null);
     const exacts = stored.map((j) => j.exact).filter((x): x is number => x !== null);
@@ -216,6 +228,7 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
       meanTc: meanOf(tcs),
       meanCoh: meanOf(cohs),
       meanExact: meanOf(exacts),
+      views: records.reduce((n, r) => n + judgedViews(r, mode), 0),
       scoredTc: tcs.length,
       scoredCoh: cohs.length,
       disagreements: stored.reduce((n, j) => n + j.disagreements.length, 0),

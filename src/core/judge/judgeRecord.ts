@@ -4,9 +4,11 @@
  * by `StructuredLlm`), enforce the exact facts and the cascades on the replies, and aggregate.
  * Without an LLM it is the offline judge: only what the exact checks decide is scored.
  *
- * A judge that fails (a reply still malformed after the re-asks, a transport fault) leaves that
- * aspect `null` with `status: 'not-judged'` and a note: a record is never scored 0 or 1 by
- * accident.
+ * Each record is asked with its own reply schema (turn count, call numbers, scales); what a valid
+ * reply still gets wrong and the code can decide is fixed with a note (`reconcile.ts`). A judge
+ * that fails (a reply still malformed after the re-asks, a transport fault) leaves that aspect
+ * `null` with `status: 'not-judged'` and a note: a record is never scored 0 or 1 by accident.
+ * Rejected replies are never cached, so a re-run asks again for every record not yet judged.
  */
 import { canonicalJson, sha256, specHash } from '../harness/hash';
 import { groundingCounts } from '../checks/grounding';
@@ -15,13 +17,24 @@ import type { StructuredLlm, StructuredResult } from '../llm';
 import { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
 import { aggregate, scoreCohTurn, scoreTcTurn, type ScoredCohTurn, type ScoredTcTurn } from './aggregate';
-import { COH_ASPECTS } from '../vocabulary';
+import { reconcileCohReply, reconcileTcReply } from './reconcile';
 import { cohTurnPlan, factsText, referenceText, tcTurnPlan, toolCatalog, toolSchemas, transcript } from './render';
-import { CohReply, TcReply, type AspectStatus, type StoredJudgment, type Trajectory, type TurnDetail } from './schemas';
-import { buildView, viewFacts, type JudgeMode, type JudgeView } from './view';
+import {
+  cohReplySchema,
+  tcReplySchema,
+  type AspectStatus,
+  type CohReply,
+  type ReplyShape,
+  type TcReply,
+  type StoredJudgment,
+  type StoredViewJudgment,
+  type Trajectory,
+  type TurnDetail,
+} from './schemas';
+import { buildView, viewFacts, type JudgeMode, type RecordView } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
-export const JUDGE_VERSION = 'judge-3';
+export const JUDGE_VERSION = 'judge-4';
 /** The judge samples at temperature 0, as the paper does, for repeatable scores. */
 export const JUDGE_TEMPERATURE = 0;
 /** Judge id of the offline judge. */
@@ -83,52 +96,30 @@ export function judgmentInputHash(
   );
 }
 
-/** Semantic checks of a TC reply against the view (sent back to the judge on a re-ask). */
-export function validateTcReply(reply: TcReply, view: JudgeView): string[] {
-  const errors: string[] = [];
-  if (reply.turns.length !== view.turns.length)
-    errors.push(`reply with exactly ${view.turns.length} turn(s), one per turn of the conversation; got ${reply.turns.length}`);
-  reply.turns.forEach((t, i) => {
-    const turn = view.turns[i];
-    if (!turn) return;
-    // Turns are taken by position; a judge that numbers them from 1 is not re-asked for it.
-    const n = turn.calls.length;
-    if (n >= 2 && t.ordering === null) errors.push(`turn ${i} has ${n} calls: score ordering`);
-    if (n >= 1 && t.arguments === null) errors.push(`turn ${i} has calls: score arguments`);
-    for (const f of t.findings) {
-      if (f.call !== null && !turn.calls.includes(f.call)) {
-        errors.push(`turn ${i} finding refers to call ${f.call}, which is not a call of turn ${i} (its calls: ${turn.calls.join(', ') || 'none'})`);
-      }
-    }
-  });
-  return errors;
-}
-
-/** Semantic checks of a coherence reply: one entry per turn, scores agreeing with the manifestations listed. */
-export function validateCohReply(reply: CohReply, view: JudgeView): string[] {
-  const errors: string[] = [];
-  if (reply.turns.length !== view.turns.length) errors.push(`reply with exactly ${view.turns.length} turn(s); got ${reply.turns.length}`);
-  reply.turns.forEach((t, i) => {
-    if (i >= view.turns.length) return;
-    if (i > 0 && t.context_retention === null) errors.push(`turn ${i} has earlier turns: score context_retention`);
-    for (const a of COH_ASPECTS) {
-      const r = t[a];
-      if (!r || (a === 'context_retention' && i === 0)) continue;
-      if (r.score === 3 && r.manifestations.length)
-        errors.push(`turn ${i} ${a}: score 3 means no manifestation, but ${r.manifestations.join(', ')} are listed (lower the score or empty the list)`);
-      if (r.score < 3 && !r.manifestations.length) errors.push(`turn ${i} ${a}: score ${r.score} needs the manifestations seen (or score 3)`);
-    }
-  });
-  return errors;
-}
-
 const failureNote = (what: string, r: Extract<StructuredResult<unknown>, { ok: false }>): string =>
   `${what} not judged: ${r.reason} after ${r.attempts} repl${r.attempts === 1 ? 'y' : 'ies'}${r.errors[0] ? ` (${r.errors[0]})` : ''}`;
 
 const pct = (x: number): string => String(Math.round(x * 100) / 100);
 
-/** Judges one record. Rejects only on cancellation and on faults no record can get past (bad key, unreachable server). */
+/**
+ * Judges one record: its single-turn view, and (unsupervised, when it has a conversation) its
+ * conversation view as `conversation`. Rejects only on cancellation and on faults no record can
+ * get past (bad key, unreachable server).
+ */
 export async function judgeRecord(record: HarnessRecord, spec: Spec, options: JudgeRecordOptions = {}): Promise<StoredJudgment> {
+  const mode = options.mode ?? 'unsupervised';
+  if (mode !== 'unsupervised' || record.conversation.length < 2) return judgeView(record, spec, options);
+  const [single, conversation] = await Promise.all([judgeView(record, spec, options, 'single-turn'), judgeView(record, spec, options, 'multi-turn')]);
+  return { ...single, conversation };
+}
+
+/** Whether a judgment left an aspect not judged, in any of its views. */
+export function hasNotJudged(j: StoredJudgment): boolean {
+  const views = [j, ...(j.conversation ? [j.conversation] : [])];
+  return views.some((v) => v.status.tc === 'not-judged' || v.status.coh === 'not-judged');
+}
+
+async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecordOptions, as?: RecordView): Promise<StoredViewJudgment> {
   const mode = options.mode ?? 'unsupervised';
   const llm = options.llm;
   const prompts = llm ? (options.prompts ?? PromptLibrary.load()) : undefined;
@@ -139,7 +130,7 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
   const notes: string[] = [];
   const usage = { inputTokens: 0, outputTokens: 0 };
 
-  const built = buildView(record, mode, options.trajectory);
+  const built = buildView(record, mode, options.trajectory, as);
   const base = {
     judge: {
       id: judgeId,
@@ -147,7 +138,7 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
       model: llm ? llm.provider.model : JUDGE_VERSION,
       temperature,
       mode,
-      view: built.ok ? built.view.view : record.conversation.length >= 2 ? ('multi-turn' as const) : ('single-turn' as const),
+      view: built.ok ? built.view.view : (as ?? (record.conversation.length >= 2 ? ('multi-turn' as const) : ('single-turn' as const))),
       promptVersions,
     },
     inputHash,
@@ -197,15 +188,16 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
     });
     // The rendered prompt is hashed into the key already; this adds what shapes the reading of the reply.
     const cacheInputs = { logic: JUDGE_VERSION, mode };
+    const shape: ReplyShape = { turns: view.turns.length, calls: view.calls.map((c) => c.index) };
     const tcCall = llm.generate(
       {
         stage: tcName,
         promptVersion: tcPrompt.version,
         prompt: tcPrompt.text,
-        schema: TcReply,
+        schema: tcReplySchema(shape),
         temperature: JUDGE_TEMPERATURE,
         cacheInputs,
-        validate: (v) => validateTcReply(v, view),
+        cacheRejected: false,
       },
       signal,
     );
@@ -217,10 +209,10 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
               stage: JUDGE_PROMPTS.coh,
               promptVersion: cohPrompt.version,
               prompt: cohPrompt.text,
-              schema: CohReply,
+              schema: cohReplySchema(shape),
               temperature: JUDGE_TEMPERATURE,
               cacheInputs,
-              validate: (v) => validateCohReply(v, view),
+              cacheRejected: false,
             },
             signal,
           );
@@ -233,11 +225,15 @@ export async function judgeRecord(record: HarnessRecord, spec: Spec, options: Ju
       usage.outputTokens += r.usage.outputTokens;
     }
     if (tc.ok) {
-      tcReply = tc.value;
+      const fixed = reconcileTcReply(tc.value, view);
+      tcReply = fixed.reply;
+      notes.push(...fixed.notes);
       tcStatus = 'scored';
     } else notes.push(failureNote('tool calling', tc));
     if (coh?.ok) {
-      cohReply = coh.value;
+      const fixed = reconcileCohReply(coh.value, view);
+      cohReply = fixed.reply;
+      notes.push(...fixed.notes);
       cohStatus = 'scored';
     } else if (coh) notes.push(failureNote('coherence', coh));
   }

@@ -51,14 +51,26 @@ export interface JudgeView {
   notes: string[];
 }
 
-/** Lays a record out for judging; an error (as a value) when a trajectory does not fit it. */
-export function buildView(record: HarnessRecord, mode: JudgeMode, trajectory?: Trajectory): { ok: true; view: JudgeView } | { ok: false; error: string } {
+/** Which view of a record is judged: its single-turn task, or its conversation (records that have one). */
+export type RecordView = JudgeView['view'];
+
+/**
+ * Lays a record out for judging; an error (as a value) when a trajectory does not fit it.
+ * Unsupervised, a record with a conversation is laid out as its conversation unless `as` is
+ * `'single-turn'`: then as its single-turn task (the prompt, every call, the expected response).
+ */
+export function buildView(
+  record: HarnessRecord,
+  mode: JudgeMode,
+  trajectory?: Trajectory,
+  as?: RecordView,
+): { ok: true; view: JudgeView } | { ok: false; error: string } {
   const expected: ViewCall[] = record.expected_tools.map((c, index) => {
     const mock = record.mock_outputs[index];
     return { index, name: c.name, arguments: c.arguments, output: mock?.output, hasOutput: mock !== undefined, explanation: c.explanation };
   });
   const notes: string[] = [];
-  const multi = record.conversation.length >= 2;
+  const multi = record.conversation.length >= 2 && !(mode === 'unsupervised' && as === 'single-turn');
   const refTurns: { prompt: string; calls: number[]; response: string }[] = multi
     ? splitTurns(record, notes)
     : [{ prompt: record.prompt, calls: expected.map((c) => c.index), response: record.expected_response }];

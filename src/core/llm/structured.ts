@@ -4,7 +4,8 @@
  * replies in all, then discarded and counted. Valid replies and content discards go to the
  * cache the moment they are known, and so does every reply that is about to be re-asked (keyed by
  * the conversation so far): a run killed between re-asks replays those replies on resume instead
- * of paying for them again.
+ * of paying for them again. A request with `cacheRejected: false` (the judge's) caches only valid
+ * replies and ignores discards stored by earlier versions.
  */
 import type { z } from 'zod';
 import { cacheKey, canonicalJson, conversationKey, sha256, type CacheEntry, type CacheKeyParts, type ReplyCache } from './cache';
@@ -133,7 +134,7 @@ export class StructuredLlm {
         return { ok: true, value: checked.value, usage: hit.usage, attempts: hit.attempts, cached: true, ms: elapsed(), key };
       }
       // The schema or the semantic checks changed since: the stored value no longer passes.
-    } else if (hit && !this.retryDiscarded) {
+    } else if (hit && !this.retryDiscarded && request.cacheRejected !== false) {
       this.stats.recordItem(request.stage, { ok: false, reason: hit.reason }, true, hit.usage);
       return { ...hit, cached: true, ms: elapsed(), key };
     }
@@ -149,7 +150,8 @@ export class StructuredLlm {
     let last: { reason: DiscardReason; errors: string[]; lastReply?: string } = { reason: 'invalid-json', errors: [] };
     let attempts = 0;
     // Asking a discarded item again must not replay the replies that got it discarded.
-    const replay = this.cache !== undefined && !(hit && !hit.ok && this.retryDiscarded);
+    const keepRejected = request.cacheRejected !== false;
+    const replay = this.cache !== undefined && keepRejected && !(hit && !hit.ok && this.retryDiscarded);
     while (attempts < this.maxAttempts) {
       let text: string;
       let finishReason: string | undefined;
@@ -201,7 +203,7 @@ export class StructuredLlm {
     }
 
     const discard: CacheEntry = { ok: false, ...last, usage: { ...usage }, attempts };
-    await this.cache?.set(key, discard, parts);
+    if (keepRejected) await this.cache?.set(key, discard, parts);
     this.stats.recordItem(request.stage, { ok: false, reason: last.reason }, false);
     return { ...discard, cached: false, ms: elapsed(), key };
   }

@@ -98,6 +98,12 @@ export interface StructuredRequest<T> {
    * Returned messages are sent back to the model like schema errors; empty means accepted.
    */
   validate?: (value: T) => readonly string[] | Promise<readonly string[]>;
+  /**
+   * Whether rejected replies are cached: the discard itself (so an unchanged re-run does not ask
+   * again) and each reply about to be re-asked (so a killed run replays it). Default true. The
+   * judge sets false: a record it could not judge is asked afresh on every run until it is judged.
+   */
+  cacheRejected?: boolean;
 }
 
 /** The outcome of a structured generation. A discard is a value, not a throw; cancellation throws. */

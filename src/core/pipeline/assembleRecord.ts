@@ -39,10 +39,17 @@ export function usedToolHashes(spec: Spec, calls: readonly { name: string }[]): 
   return out;
 }
 
+/** Whether the spec's tool of that name declares an outputSchema. */
+function hasOutputSchema(spec: Spec, name: string): boolean {
+  const tool = spec.tools.find((t) => t.name === name);
+  return tool?.outputSchema !== undefined && tool.outputSchema !== null;
+}
+
 /** Builds the record and its exact checks. */
 export function assembleRecord(spec: Spec, p: RecordParts): HarnessRecord {
   const expected_tools = p.scenario.agent_workflow.map((c) => ({ name: c.name, arguments: c.arguments, explanation: c.explanation }));
-  const mock_outputs = p.mockWorkflow.map((m) => ({ name: m.name, output: m.output, grounding: m.grounding }));
+  // Whether the tool has an outputSchema is recorded apart from the grounding tier (Table 9 counts only examples).
+  const mock_outputs = p.mockWorkflow.map((m) => ({ name: m.name, output: m.output, grounding: m.grounding, outputSchema: hasOutputSchema(spec, m.name) }));
   const checks = computeChecks(spec, { prompt: p.scenario.prompt, expected_tools, mock_outputs, conversation: p.conversation });
   return {
     formatVersion: FORMAT_VERSION,

@@ -8,7 +8,7 @@
  * paper joins on (MCP, conversation_id).
  */
 import { finite, labelledCi, type Bootstrap } from './common';
-import type { JudgedRow } from './judgments';
+import { rowKey, type JudgedRow } from './judgments';
 import { ARGUMENT_SUBDIMENSIONS } from '../vocabulary';
 import { mean } from '../util/mean';
 import type { JudgePair, PairedAgreement, ServerReport } from './schema';
@@ -30,11 +30,11 @@ function paired(a: JudgeSide, b: JudgeSide, servers: readonly string[], pick: Pi
   const ys: number[] = [];
   const perServer: PairedAgreement['servers'] = [];
   servers.forEach((name, si) => {
-    const byId = new Map((b.rows[si] ?? []).map((r) => [r.record.id, r] as const));
+    const byId = new Map((b.rows[si] ?? []).map((r) => [rowKey(r), r] as const));
     const sx: number[] = [];
     const sy: number[] = [];
     for (const ra of a.rows[si] ?? []) {
-      const rb = byId.get(ra.record.id);
+      const rb = byId.get(rowKey(ra));
       const x = pick(ra);
       const y = rb ? pick(rb) : null;
       if (x === null || y === null) continue;

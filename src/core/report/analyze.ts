@@ -14,7 +14,7 @@ import { exactArgumentsOf, modelJudgeHint } from './exactArguments';
 import { agreementOf } from './agreement';
 import { finite, summarize, type Bootstrap } from './common';
 import { mean } from '../util/mean';
-import { issueGroupOf, judgeIdsOf, readJudgment, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
+import { issueGroupOf, judgeIdsOf, rowsOfRecord, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
 import {
   AGGREGATIONS,
   ARGUMENT_SUBDIMENSIONS,
@@ -163,10 +163,26 @@ interface ServerInput {
   /** Tool names of the spec; null when unknown. */
   toolNames: string[] | null;
   profile: ServerProfile | null;
+  /** The run's own counts of records and multi-turn records, when its manifest has them. */
+  runCounts: { records: number; multiTurn: number } | null;
+}
+
+/** The paper's multi-turn expansion: 54 of its 337 scenarios became conversations (Table 6: 391 records). */
+export const PAPER_EXPANSION_RATE = 54 / 337;
+
+/** A manifest's record and multi-turn counts, read defensively (older or hand-made manifests may lack them). */
+function runCountsOf(manifest: HarnessManifest | undefined): ServerInput['runCounts'] {
+  const counts = manifest?.counts as { records?: unknown; multiTurn?: unknown } | undefined;
+  const ok = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+  return counts && ok(counts.records) && ok(counts.multiTurn) && counts.multiTurn <= counts.records
+    ? { records: counts.records, multiTurn: counts.multiTurn }
+    : null;
 }
 
 function serverReport(name: string, rows: readonly JudgedRow[], toolNames: readonly string[] | null, boot: Bootstrap, label: string): ServerReport {
   const views = rows.map((r) => r.view).filter((v): v is JudgmentView => v !== undefined);
+  // What a harness is made of (workflow lengths, tool usage, categories) counts each record once: its single-turn row.
+  const scenarios = rows.filter((r) => r.kind === 'single-turn');
   const tcOf = (rs: readonly JudgedRow[]) => present(rs.map((r) => r.view?.tc ?? null));
   const cohOf = (rs: readonly JudgedRow[]) => present(rs.map((r) => r.view?.coh ?? null));
   const tierRows = (tier: 'simple' | 'complex') => rows.filter((r) => r.record.tier === tier);
@@ -178,11 +194,11 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
   const complex = tier('complex');
   const delta = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
 
-  const lengths = rows.map((r) => r.record.expected_tools.length);
+  const lengths = scenarios.map((r) => r.record.expected_tools.length);
   const inSpec = toolNames ? new Set(toolNames) : null;
   const calls = new Map<string, number>();
   let unknownToolCalls = 0;
-  for (const r of rows) {
+  for (const r of scenarios) {
     for (const c of r.record.expected_tools) {
       const key = `${r.server}\u241f${c.name}`;
       if (inSpec && !inSpec.has(key)) {
@@ -218,7 +234,11 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
   return {
     name,
     n: rows.length,
-    judged: views.filter((v) => v.tc !== null || v.coh !== null || v.exact !== null).length,
+    records: scenarios.length,
+    judged:
+      views.length -
+      rows.filter((r) => r.view && (r.notJudged?.tc || r.notJudged?.coh || (r.view.tc === null && r.view.coh === null && r.view.exact === null))).length,
+    notJudged: { tc: rows.filter((r) => r.notJudged?.tc).length, coh: rows.filter((r) => r.notJudged?.coh).length },
     tc: summarize(tcOf(rows), boot, `${label}|tc`),
     coh: summarize(cohOf(rows), boot, `${label}|coh`),
     exact: summarize(present(rows.map((r) => r.view?.exact ?? null)), boot, `${label}|exact`),
@@ -229,13 +249,13 @@ function serverReport(name: string, rows: readonly JudgedRow[], toolNames: reado
     tiers: { simple, complex },
     meanWorkflowLength: finite(mean(lengths)),
     maxWorkflowLength: lengths.length ? Math.max(...lengths) : 0,
-    multiTurn: rows.filter((r) => r.record.conversation.length >= 2).length,
+    multiTurn: rows.filter((r) => r.kind === 'conversation').length,
     coverage: inSpec ? (inSpec.size ? calls.size / inSpec.size : 1) : null,
     toolsInSpec: inSpec ? inSpec.size : null,
     toolsUsed: calls.size,
     gini: finite(gini([...calls.values()])),
     unknownToolCalls,
-    categories: new Set(rows.map((r) => `${r.server}\u241f${r.record.category}`)).size,
+    categories: new Set(scenarios.map((r) => `${r.server}\u241f${r.record.category}`)).size,
     histograms: { tc: histogram(tcOf(rows)), coh: histogram(cohOf(rows)) },
     dimensions: { usage: dim('usage'), selection: dim('selection'), ordering: dim('ordering'), arguments: dim('arguments') },
     argumentFailures: argumentFailures(views),
@@ -318,7 +338,15 @@ function structureOf(s: ServerInput): ServerStructure {
     cooccurrence: edges(co),
     multiToolRecords,
     adjacency: edges(adj),
+    expansion: expansionOf(s),
   };
+}
+
+function expansionOf(s: ServerInput): ServerStructure['expansion'] {
+  const counted = s.runCounts;
+  const records = counted ? counted.records : s.records.length;
+  const multiTurn = counted ? counted.multiTurn : s.records.filter((r) => r.conversation.length >= 2).length;
+  return { multiTurn, records, rate: records ? multiTurn / records : null, paperRate: PAPER_EXPANSION_RATE, source: counted ? 'manifest' : 'records' };
 }
 
 function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (readonly JudgedRow[])[]): ToolScore[] {
@@ -458,14 +486,13 @@ function aggregationRanks(reports: readonly ServerReport[], views: readonly Judg
   return out;
 }
 
-/** The rows of every server under one judge (records without that judge's verdict have no view). */
+/**
+ * The rows of every server under one judge: each record's single-turn task, plus its conversation
+ * when it has one (the paper's records). Which rows exist depends on the records only, so judges
+ * pair row by row; a view without that judge's verdict has no `view`.
+ */
 function rowsFor(servers: readonly ServerInput[], judge: string | null): JudgedRow[][] {
-  return servers.map((s) =>
-    s.records.map((record) => {
-      const j = judge === null ? undefined : record.judgments?.[judge];
-      return j ? { server: s.name, record, view: readJudgment(j) } : { server: s.name, record };
-    }),
-  );
+  return servers.map((s) => s.records.flatMap((record) => rowsOfRecord(s.name, record, judge === null ? undefined : record.judgments?.[judge])));
 }
 
 /** Name-spaced tool names (`server␟tool`), so pooled coverage and Gini keep servers apart. */
@@ -503,8 +530,36 @@ function serverInputs(inputs: readonly HarnessInput[]): ServerInput[] {
     used.set(base, k);
     const name = k === 1 ? base : `${base} (${k})`;
     const toolNames = input.manifest ? Object.keys(input.manifest.spec.toolHashes) : input.spec ? [...new Set(input.spec.tools.map((t) => t.name))] : null;
-    return { name, source: input.dir ?? null, records: input.records, toolNames, profile: input.spec ? analyzeSpec(input.spec) : null };
+    return {
+      name,
+      source: input.dir ?? null,
+      records: input.records,
+      toolNames,
+      profile: input.spec ? analyzeSpec(input.spec) : null,
+      runCounts: runCountsOf(input.manifest),
+    };
   });
+}
+
+/** How the warnings about unscored records begin (the CLI repeats them on stderr). */
+export const UNSCORED_WARNING = 'Unscored: ';
+
+/**
+ * The warning of a server whose rows are not all scored: "n scored of N" per score, counted from
+ * the stored judgments, and how many of the rest the judge failed on (a re-run of `judge` tries
+ * those again).
+ */
+function unscoredWarnings(s: ServerReport, judge: string): string[] {
+  const out: string[] = [];
+  for (const [what, n, failed] of [
+    ['tool calling', s.tc.n, s.notJudged.tc],
+    ['coherence', s.coh.n, s.notJudged.coh],
+  ] as const) {
+    if (n >= s.n) continue;
+    const why = failed ? ` (${failed} not judged: the judge failed on them; re-run agent-seer judge to try again)` : '';
+    out.push(`${UNSCORED_WARNING}${what} scored on ${n} of ${s.n} records of ${s.name} by judge ${judge}${why}.`);
+  }
+  return out;
 }
 
 /**
@@ -532,10 +587,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     if (report.judge === null) continue;
     const hint = modelJudgeHint(report.judge, report.corpus);
     if (hint) warnings.push(hint);
-    for (const s of report.servers) {
-      const missing = s.n - s.judged;
-      if (missing > 0) warnings.push(`${missing} of ${s.n} records of ${s.name} have no score from judge ${report.judge}.`);
-    }
+    for (const s of report.servers) warnings.push(...unscoredWarnings(s, report.judge));
   }
   for (const s of servers) {
     if (!s.profile) warnings.push(`No spec for ${s.name}: the complexity profile and tool-level correlations leave it out.`);

@@ -32,11 +32,13 @@ export function exactArgumentsOf(rows: readonly JudgedRow[]): ExactArguments {
   ) as Record<ArgumentSubdimension, number | null>;
   const failures: ExactFailure[] = [];
   let failingRecords = 0;
+  // By record, the single-turn view before the conversation (a stable sort keeps rowsOfRecord's order).
   for (const r of [...judged].sort((a, b) => byCodeUnit(a.record.id, b.record.id))) {
     if (r.view.exactFindings.length) failingRecords++;
     for (const f of r.view.exactFindings) {
       failures.push({
         record: r.record.id,
+        view: r.kind,
         call: f.callIndex,
         tool: f.callIndex === null ? null : (r.record.expected_tools[f.callIndex]?.name ?? null),
         param: f.param,

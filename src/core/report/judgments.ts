@@ -7,7 +7,7 @@
  * `arguments.value_accuracy`, and nested maps) are in `src/core/vocabulary.ts`; everything after it sees a fixed shape. Anything
  * unreadable is `null`, never a throw: a half-judged harness still gets a report.
  */
-import { judgmentScores, type HarnessRecord, type Judgment } from '../harness/format';
+import { Judgment, judgmentScores, type HarnessRecord } from '../harness/format';
 import {
   ARGUMENT_ALIASES,
   ARGUMENT_NAMESPACES,
@@ -15,6 +15,7 @@ import {
   ARGUMENT_SUBDIMENSIONS,
   ASPECT_ALIASES,
   COH_MANIFESTATIONS,
+  COH_SCALE_MAX,
   COHERENCE_NAMESPACES,
   DIMENSION_ALIASES,
   normaliseKey,
@@ -46,7 +47,7 @@ export interface JudgmentView {
   aspects: Record<CohAspect, number | null>;
   /** Coherence failure manifestations (Table 19 codes), one entry per mention. */
   issues: string[];
-  /** Exact argument sub-scores (0–1) whichever the judge; all null when the judgment has none (before judge-3). */
+  /** Exact argument sub-scores (0–1) whichever the judge; all null when the judgment has none (before judge-4). */
   exactArgs: Record<ArgumentSubdimension, number | null>;
   /** Where the argument values come from; null when the judgment does not say. */
   grounding: { values: number; user: number; output: number; schema: number; none: number; findings: number } | null;
@@ -54,11 +55,55 @@ export interface JudgmentView {
   exactFindings: { turn: number; callIndex: number | null; param: string | null; sub: ArgumentSubdimension; kind: string; reason: string }[];
 }
 
-/** What the analysis knows about one record under one judge. */
+/**
+ * Which view of a record a report row is. The paper's records (its Table 6: 337 scenarios gave
+ * 391 records) are every scenario as a single-turn task plus the conversation of each scenario
+ * that has one; a report row is one of those.
+ */
+export type RowKind = 'single-turn' | 'conversation';
+
+/** What the analysis knows about one view of a record under one judge. */
 export interface JudgedRow {
   server: string;
   record: HarnessRecord;
+  kind: RowKind;
+  /** The judgment of this view, when the judge has one. */
   view?: JudgmentView;
+  /** The judge left an aspect of this view not judged (it failed; a note says why). */
+  notJudged?: { tc: boolean; coh: boolean };
+}
+
+/** A row's identity across judges: the record and the view. */
+export const rowKey = (r: JudgedRow): string => `${r.record.id}\u241f${r.kind}`;
+
+/**
+ * The judgments of a record's views. The judge stores the single-turn view at the top and the
+ * conversation view under `conversation`; a judgment written before that (or by hand) whose
+ * `judge.view` is `multi-turn` is the conversation's, and anything else the single-turn task's.
+ */
+export function judgmentViews(j: Judgment | undefined): Partial<Record<RowKind, Judgment>> {
+  if (!j) return {};
+  const loose = j as Record<string, unknown>;
+  const nested = Judgment.safeParse(loose.conversation);
+  if (nested.success) return { 'single-turn': j, conversation: nested.data };
+  const judge = loose.judge;
+  return isRecord(judge) && judge.view === 'multi-turn' ? { conversation: j } : { 'single-turn': j };
+}
+
+/** Whether a judgment says an aspect was not judged (`status.tc`/`status.coh` = `not-judged`). */
+export function notJudgedOf(j: Judgment): { tc: boolean; coh: boolean } {
+  const status = (j as Record<string, unknown>).status;
+  return { tc: isRecord(status) && status.tc === 'not-judged', coh: isRecord(status) && status.coh === 'not-judged' };
+}
+
+/** The rows of one record under a judge: its single-turn task, and its conversation when it has one. */
+export function rowsOfRecord(server: string, record: HarnessRecord, judgment: Judgment | undefined): JudgedRow[] {
+  const views = judgmentViews(judgment);
+  const kinds: RowKind[] = record.conversation.length >= 2 ? ['single-turn', 'conversation'] : ['single-turn'];
+  return kinds.map((kind) => {
+    const j = views[kind];
+    return j ? { server, record, kind, view: readJudgment(j), notJudged: notJudgedOf(j) } : { server, record, kind };
+  });
 }
 
 /** A finite number, `null` for an explicit null, `undefined` for anything else. */
@@ -108,13 +153,17 @@ function readArgs(map: unknown): Record<ArgumentSubdimension, number | null> {
   return Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, mean(acc.get(k) ?? [])])) as Record<ArgumentSubdimension, number | null>;
 }
 
-/** Coherence aspects on the raw 1–3 scale: the judge stores (raw − 1)/2; values above 1 are taken as raw. */
+/**
+ * Coherence aspects on the raw 1–3 scale: the judge stores raw / 3 (the paper's normalisation);
+ * values above 1 are taken as raw. Judgments stored before that change ((raw − 1) / 2) are stale
+ * by their input hash and are judged again by the next `judge` run.
+ */
 function readAspects(map: unknown): Record<CohAspect, number | null> {
   const out = Object.fromEntries(REPORT_ASPECT_ORDER.map((a) => [a, null])) as Record<CohAspect, number | null>;
   for (const [ns, key, s] of leaves(map)) {
     const aspect = ns.some((n) => COHERENCE_NAMESPACES.has(n)) ? ASPECT_ALIASES[key] : undefined;
     if (!aspect || s === null || out[aspect] !== null) continue;
-    out[aspect] = s > 1 ? Math.min(3, s) : 1 + 2 * Math.max(0, s);
+    out[aspect] = s > 1 ? Math.min(3, s) : Math.min(3, Math.max(1, COH_SCALE_MAX * s));
   }
   return out;
 }

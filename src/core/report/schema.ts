@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, REPORT_ASPECT_ORDER, type ArgumentSubdimension, type CohAspect } from '../vocabulary';
 
 /** Version of this report format. */
-export const REPORT_VERSION = 1;
+export const REPORT_VERSION = 2;
 
 const Num = z.number().nullable();
 const Count = z.number().int().nonnegative();
@@ -146,6 +146,7 @@ export type GroundingTally = z.infer<typeof GroundingTally>;
 export const ExactFailure = z
   .object({
     record: z.string().describe('Record id.'),
+    view: z.enum(['single-turn', 'conversation']).describe("Which of the record's views the failure was found in (a multi-turn scenario is judged as both)."),
     call: z.number().int().nullable().describe('Index of the call in expected_tools; null when the failure is about the turn.'),
     tool: z.string().nullable().describe('Tool of the call.'),
     param: z.string().nullable().describe('Dotted path of the argument at fault; null when none is named.'),
@@ -178,8 +179,16 @@ export type ExactArguments = z.infer<typeof ExactArguments>;
 export const ServerReport = z
   .object({
     name: z.string().describe('Server (spec) name; made unique when two harnesses share one.'),
-    n: Count.describe('Records in the harness.'),
-    judged: Count.describe('Records with a TC, Coh or exact score under this judge.'),
+    n: Count.describe(
+      "Rows, as the paper counts records (its Table 6: 337 scenarios gave 391 records): every harness record as its single-turn task, plus the conversation of each record that has one. Every score's n is out of this.",
+    ),
+    records: Count.describe('Harness records (scenarios); multiTurn of them also have a conversation row.'),
+    judged: Count.describe(
+      "Rows with a score (TC, Coh or exact) from this judge and no aspect it failed on (a score the judge does not give, like the offline judge's TC, is not a failure). The per-score counts are tc.n and coh.n.",
+    ),
+    notJudged: z
+      .object({ tc: Count, coh: Count })
+      .describe('Rows whose stored judgment says the judge failed on the score (status not-judged): a re-run of judge asks again.'),
     tc: ScoreSummary.describe("Tool-calling score per record (the judge's aggregate)."),
     coh: ScoreSummary.describe('Coherence score per record.'),
     exact: ScoreSummary.describe(
@@ -192,7 +201,7 @@ export const ServerReport = z
     tiers: z.object({ simple: TierStats, complex: TierStats }),
     meanWorkflowLength: Num.describe('Mean expected calls per record (Table 3 w̄).'),
     maxWorkflowLength: Count,
-    multiTurn: Count.describe('Records with a multi-turn conversation.'),
+    multiTurn: Count.describe('Records with a multi-turn conversation (each is also a conversation row).'),
     coverage: Share.describe("Share of the spec's tools used by at least one record (Table 5); null when the tool list is unknown."),
     toolsInSpec: Count.nullable().describe('Tools in the spec; null when unknown (no manifest).'),
     toolsUsed: Count.describe('Spec tools used by at least one record.'),
@@ -276,6 +285,15 @@ export const ServerStructure = z
     cooccurrence: z.array(GraphEdge).describe('Undirected: two tools in the same record (weight = records).'),
     multiToolRecords: Count.describe('Records with two or more distinct tools.'),
     adjacency: z.array(GraphEdge).describe('Directed: tool A immediately followed by tool B in a workflow (weight = transitions).'),
+    expansion: z
+      .object({
+        multiTurn: Count.describe('Records expanded into a multi-turn conversation.'),
+        records: Count.describe('Records of the run.'),
+        rate: Share.describe('multiTurn / records; null without records.'),
+        paperRate: z.number().describe("The paper's rate: 54 of 337 scenarios (Table 6: 337 scenarios, 391 records), about 16%."),
+        source: z.enum(['manifest', 'records']).describe("Counted by the generation run (the manifest's counts) or from the records read."),
+      })
+      .describe("Multi-turn expansion (stage 4) next to the paper's."),
   })
   .meta({ id: 'ServerStructure' });
 export type ServerStructure = z.infer<typeof ServerStructure>;

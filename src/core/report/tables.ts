@@ -150,14 +150,16 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
     table(
       id('scores'),
       'Scores by server',
-      `Table 3. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per record.${hasExact ? ' Exact = the exact argument score (schema checks and value grounding, decided by a program; not TC).' : ''}`,
-      ['Server', 'n', 'Judged', 'TC [95% CI]', 'σ', 'Coh [95% CI]', 'Simp.', 'w̄', ...(hasExact ? ['Exact'] : [])],
+      `Table 3. n = records as the paper counts them (its Table 6: 337 scenarios, 391 records): every scenario as its single-turn task plus the conversation of each multi-turn scenario (Views); TC scored and Coh scored = records with that score, from the stored judgments. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per scenario.${hasExact ? ' Exact = the exact argument score (schema checks and value grounding, decided by a program; not TC).' : ''}`,
+      ['Server', 'n', 'Views', 'TC scored', 'TC [95% CI]', 'σ', 'Coh scored', 'Coh [95% CI]', 'Simp.', 'w̄', ...(hasExact ? ['Exact'] : [])],
       rows.map((s) => [
         s.name,
         count(s.n),
-        count(s.judged),
+        `${s.records} single-turn + ${s.multiTurn} conversation`,
+        `${s.tc.n} of ${s.n}`,
         withCi(s.tc),
         f3(s.tc.sd),
+        `${s.coh.n} of ${s.n}`,
         withCi(s.coh),
         f3(s.simpleTc),
         s.meanWorkflowLength === null ? '—' : s.meanWorkflowLength.toFixed(1),
@@ -295,10 +297,11 @@ function structureSection(model: ReportModel): ReportSection {
     table(
       'coverage',
       'Tool coverage and usage uniformity',
-      'Table 5. Spec = tools in the spec, Used = spec tools in at least one record, Gini over calls per used tool (0 = uniform). Unknown = calls naming a tool the spec does not have.',
-      ['Server', 'Spec', 'Used', 'Coverage', 'Gini', 'Unknown', 'Categories', 'Multi-tool records', 'Co-occurring pairs'],
+      "Table 5. Spec = tools in the spec, Used = spec tools in at least one record, Gini over calls per used tool (0 = uniform). Unknown = calls naming a tool the spec does not have. Multi-turn = scenarios expanded into a conversation, next to the paper's rate (54 of 337, about 16%).",
+      ['Server', 'Spec', 'Used', 'Coverage', 'Gini', 'Unknown', 'Categories', 'Multi-tool records', 'Co-occurring pairs', 'Multi-turn (paper 16%)'],
       servers.map((s, i) => {
         const st = model.structure[i];
+        const e = st?.expansion;
         return [
           s.name,
           s.toolsInSpec === null ? '—' : count(s.toolsInSpec),
@@ -309,6 +312,7 @@ function structureSection(model: ReportModel): ReportSection {
           count(s.categories),
           st ? count(st.multiToolRecords) : '—',
           st ? count(st.cooccurrence.length) : '—',
+          e ? `${e.multiTurn} of ${e.records} (${pct(e.rate)})` : '—',
         ];
       }),
     ),

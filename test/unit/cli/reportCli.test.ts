@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../cliRunner';
+import { readHarness } from '../../../src/core/harness/store';
 import { ReportModel } from '../../../src/core/report/schema';
 import { repoRoot, specsDir } from '../fixturePaths';
 import { JUDGE_A, JUDGE_B, judgedHarness, type JudgedHarness } from '../core/report/reportSetup.test';
@@ -61,7 +62,7 @@ test('md and html on stdout; --out writes the file and says so on stderr', async
   const md = await cli(['report', fs.dir, ...FAST]);
   assert.equal(md.code, 0, md.err);
   assert.match(md.out, /^# Agent Seer report/);
-  assert.match(md.out, /\| Server \| n \| Judged \| TC \\\[95% CI\] \|/);
+  assert.match(md.out, /\| Server \| n \| Views \| TC scored \| TC \\\[95% CI\] \| σ \| Coh scored \|/);
 
   const html = await cli(['report', fs.dir, '--format', 'html', ...FAST]);
   assert.equal(html.code, 0, html.err);
@@ -186,4 +187,32 @@ test("--spec supplies the complexity profile when the manifest's source is gone;
 test('help lists the report command', async () => {
   const r = await cli(['--help']);
   assert.match(r.out, /agent-seer report <harness-dir…> \[--format md\|html\|json\]/);
+});
+
+test('unscored records: "n scored of N" counted from the stored judgments, and a warning on stderr, in Markdown, HTML and JSON', async () => {
+  const { records } = await readHarness(fs.dir);
+  // Rows as the paper counts records: each record, and each conversation again.
+  const views = records.flatMap((r) => {
+    const j = r.judgments?.[JUDGE_A] as (Record<string, unknown> & { conversation?: Record<string, unknown> }) | undefined;
+    return r.conversation.length >= 2 ? [j, j?.conversation] : [j];
+  });
+  const n = views.length;
+  const tcScored = views.filter((j) => typeof j?.tc === 'number').length;
+  assert.ok(tcScored < n, 'the fixture has a record whose TC judge failed');
+  const warning = `Unscored: tool calling scored on ${tcScored} of ${n} records of secure-filesystem-server by judge ${JUDGE_A}.`;
+
+  const md = await cli(['report', fs.dir, '--judge', JUDGE_A, ...FAST]);
+  assert.equal(md.code, 0, md.err);
+  assert.ok(md.err.includes(`agent-seer: warning: ${warning}`), md.err);
+  assert.ok(md.out.includes(warning), 'in the Markdown warnings');
+  assert.ok(md.out.includes(`| ${tcScored} of ${n} |`), 'the scores table says n scored of N');
+
+  const json = await cli(['report', fs.dir, '--judge', JUDGE_A, '--format', 'json', ...FAST]);
+  const model = ReportModel.parse(JSON.parse(json.out));
+  assert.ok(model.warnings.includes(warning));
+  const s = model.judges[0]?.servers[0];
+  assert.deepEqual([s?.n, s?.tc.n, s?.records], [n, tcScored, records.length]);
+
+  const html = await cli(['report', fs.dir, '--judge', JUDGE_A, '--format', 'html', ...FAST]);
+  assert.ok(html.out.includes(JSON.stringify(warning).slice(1, -1)), 'the warning is in the page data');
 });

@@ -54,9 +54,10 @@ export function groundingOf(ctx: StageContext, tool: Tool | undefined): { ground
       grounding: 'high',
       reference: `Example outputs of this tool:\n\`\`\`json\n${clipText(JSON.stringify(own.slice(0, 3), null, 1), MAX_REFERENCE_CHARS)}\n\`\`\``,
     };
+  // Table 9: only examples set the tier; a schema is shown as reference but stays low (the record notes it in outputSchema).
   if (tool.outputSchema !== undefined && tool.outputSchema !== null) {
     return {
-      grounding: 'high',
+      grounding: 'low',
       reference: `Output schema of this tool (outputs must validate against it):\n\`\`\`json\n${clipText(JSON.stringify(tool.outputSchema), MAX_REFERENCE_CHARS)}\n\`\`\``,
     };
   }
@@ -73,7 +74,7 @@ export function groundingOf(ctx: StageContext, tool: Tool | undefined): { ground
         };
       if (other.tool.outputSchema !== undefined && other.tool.outputSchema !== null) {
         return {
-          grounding: 'medium',
+          grounding: 'low',
           reference: `No example for this tool. The similar tool ${other.name} declares this output schema:\n\`\`\`json\n${clipText(JSON.stringify(other.tool.outputSchema), MAX_REFERENCE_CHARS)}\n\`\`\``,
         };
       }

@@ -1,13 +1,15 @@
 /**
  * Stage 3, offline: a mock output per call.
  *
- * - Tools with an `outputSchema` get a sample of it (grounding `high`: the tool's own reference),
- *   validated against it.
+ * - Tools with an `outputSchema` get a sample of it, validated against it.
  * - Tools without one borrow the schema of a tool with the same entity and verb when there is
- *   one (`medium`), else get a shape for their verb (`low`): listings are `{<things>: [items
- *   with ids], total_count}`, reads an object, creates an object with a new id, deletes
+ *   one, else get a shape for their verb: listings are `{<things>: [items with ids],
+ *   total_count}`, reads an object, creates an object with a new id, deletes
  *   `{deleted: true, id}`, other actions `{success, message}`. Outputs echo the call's
  *   identifying arguments, as real APIs do.
+ * - Grounding is `low` throughout: the paper's Table 9 tiers count example outputs (this tool's:
+ *   high, a similar tool's: medium), and the offline generator has none; a schema is not an
+ *   example (the record says whether the tool has one in `outputSchema`).
  * - Then referential integrity is enforced: every argument a later call takes from an earlier
  *   one (see `chainSources`) is planted into that earlier output (an item's `id`/`sid`/`name`,
  *   a new field, or a line of a text field), re-validating against the outputSchema; any other
@@ -142,7 +144,7 @@ function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>
   return { ...output, content };
 }
 
-/** Base output and grounding for one call. */
+/** Base output of one call, and whether it was sampled from an output schema (its own or a similar tool's). */
 function baseOutput(
   spec: Spec,
   info: ToolInfo | undefined,
@@ -151,7 +153,7 @@ function baseOutput(
   key: string,
   index: number,
   theme: Theme,
-): { output: unknown; grounding: Grounding } {
+): { output: unknown; grounding: Grounding; sampled: boolean } {
   if (info?.hasOutputSchema) {
     const schema = info.tool.outputSchema;
     let last: unknown;
@@ -167,7 +169,7 @@ function baseOutput(
       }
       if (validateOutput(info.tool, last)?.ok !== false) break;
     }
-    return { output: fileText(info, wrapperResult(info, last, args, theme), args, theme), grounding: 'high' };
+    return { output: fileText(info, wrapperResult(info, last, args, theme), args, theme), grounding: 'low', sampled: true };
   }
   const analysis = analysisOf(spec);
   const sibling = info
@@ -175,10 +177,10 @@ function baseOutput(
     : undefined;
   if (sibling) {
     const schema = sibling.tool.outputSchema;
-    return { output: sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, 0), '', 0), grounding: 'medium' };
+    return { output: sampleSchema(schema, outputContext(seed, info, key, index, theme, schema, 0), '', 0), grounding: 'low', sampled: true };
   }
   const idKey = info ? idKeyFor(info, analysis) : 'id';
-  return { output: verbShape(info, args, outputContext(seed, info, key, index, theme, {}, 0), idKey), grounding: 'low' };
+  return { output: verbShape(info, args, outputContext(seed, info, key, index, theme, {}, 0), idKey), grounding: 'low', sampled: false };
 }
 
 /**
@@ -389,7 +391,7 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
       return !info || validateOutput(info.tool, o)?.ok !== false;
     };
   results.forEach((r, i) => {
-    if (r.grounding !== 'low') r.output = echoArguments(r.output, calls[i]?.arguments ?? {}, validFor(i));
+    if (r.sampled) r.output = echoArguments(r.output, calls[i]?.arguments ?? {}, validFor(i));
   });
   const kept = new Set<string>();
   const plant = (i: number, param: string, v: string | number, textOk: boolean): boolean => {

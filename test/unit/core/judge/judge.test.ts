@@ -16,7 +16,19 @@ import { DEFAULT_GEMINI_JUDGE_MODEL, DiskCache, GeminiProvider, OpenAICompatible
 import { startFakeGemini } from '../../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../../fakes/fakeLlmServer';
 import { startFakeOpenAI } from '../../../fakes/fakeOpenAI';
-import { cohReply, cohTurns, fileSpec, isTcPrompt, makeManifest, makeRecord, perfectTc, perfectTcTurn, promptOf, scriptJudge } from '../../judgeFixtures';
+import {
+  cohReply,
+  cohTurns,
+  fileSpec,
+  isTcPrompt,
+  makeManifest,
+  makeRecord,
+  perfectTc,
+  perfectTcTurn,
+  promptOf,
+  scriptJudge,
+  turnPlan,
+} from '../../judgeFixtures';
 
 const spec = fileSpec();
 const JUDGE_ID = `gemini:${DEFAULT_GEMINI_JUDGE_MODEL}`;
@@ -116,7 +128,7 @@ describe('the LLM judge through the fake Gemini', () => {
     const j = await stored(dir, 's001-report');
     const tc = (1 + (10 + 8 + 10) / 30 + (10 + 10 + 7) / 30 + (10 + 10 + 9 + 10 + 10 + 10) / 60) / 4;
     approx(j.tc, tc, 'tc');
-    approx(j.coh, (1 + 1 + 0.5 + 1) / 4, 'coh (no history: context retention left out)');
+    approx(j.coh, (3 + 3 + 2 + 3) / 3 / 4, 'coh (no history: context retention left out; aspects ÷ 3)');
     assert.deepEqual(j.status, { tc: 'scored', coh: 'scored' });
     approx(j.dimensions.ordering ?? null, 0.9, 'ordering');
     assert.equal(j.subdimensions['arguments.value'], 0.9);
@@ -140,7 +152,14 @@ describe('the LLM judge through the fake Gemini', () => {
     assert.deepEqual(j.disagreements, []);
     assert.ok(j.usage.inputTokens > 900 && j.usage.outputTokens > 150, 'tokens of both calls');
 
-    const m = await stored(dir, 'c001-report-turns');
+    // A scenario with a conversation is judged twice, as the paper counts records: its single-turn task and its conversation.
+    const st = await stored(dir, 'c001-report-turns');
+    assert.equal(st.judge.view, 'single-turn');
+    assert.equal(st.turns.length, 1);
+    assert.deepEqual(st.turns[0]?.calls, [0, 1]);
+    assert.equal(st.tc, 1);
+    const m = st.conversation;
+    assert.ok(m);
     assert.equal(m.tc, 1);
     assert.equal(m.coh, 1);
     assert.equal(m.judge.view, 'multi-turn');
@@ -150,7 +169,7 @@ describe('the LLM judge through the fake Gemini', () => {
     assert.equal(m.turns[1]?.subdimensions['coherence.context_retention'], 1);
 
     // What went over the wire: the paper's judge at temperature 0, a schema, the facts.
-    assert.equal(fake.requests.length, 4);
+    assert.equal(fake.requests.length, 6);
     for (const r of fake.requests) {
       assert.equal(r.temperature, 0);
       assert.equal(r.model, DEFAULT_GEMINI_JUDGE_MODEL);
@@ -164,8 +183,10 @@ describe('the LLM judge through the fake Gemini', () => {
     const s = result.judges[0];
     assert.equal(s?.judged, 2);
     assert.equal(s?.notJudged, 0);
-    assert.equal(s?.llmCalls, 4);
-    approx(s?.meanTc, (tc + 1) / 2, 'mean TC');
+    assert.equal(s?.llmCalls, 6);
+    assert.equal(s?.views, 3);
+    assert.equal(s?.scoredTc, 3);
+    approx(s?.meanTc, (tc + 1 + 1) / 3, 'mean TC over the three views');
     assert.ok((s?.inputTokens ?? 0) >= 3600);
   });
 
@@ -181,8 +202,7 @@ describe('the LLM judge through the fake Gemini', () => {
           (bad.turns[0]!.usage as { necessity: number }).necessity = 14;
           return { json: bad };
         }
-        bad.turns[0]!.ordering = null; // two calls: ordering is required (a semantic check)
-        return { json: bad };
+        return { json: { turns: [...bad.turns, ...bad.turns] } }; // one turn: the schema says exactly one entry
       },
     });
     const result = await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake) }], spec });
@@ -191,7 +211,7 @@ describe('the LLM judge through the fake Gemini', () => {
     assert.equal(j.status.tc, 'not-judged');
     assert.equal(j.dimensions.usage, null);
     assert.ok(
-      j.notes.some((n) => /^tool calling not judged: semantic after 3 replies \(turn 0 has 2 calls: score ordering\)/.test(n)),
+      j.notes.some((n) => /^tool calling not judged: schema after 3 replies \(at \$\.turns: /.test(n)),
       j.notes.join('\n'),
     );
     // Coherence was fine; the exact part is kept; nothing is scored by accident.
@@ -214,15 +234,26 @@ describe('the LLM judge through the fake Gemini', () => {
     let n = 0;
     scriptJudge(fake, {
       tc: (p) => {
+        // The conversation view (two turns) is first answered with one turn.
+        if (turnPlan(p).length !== 2) return { json: perfectTc(p) };
         n++;
         return n === 1 ? { json: { turns: [perfectTcTurn(0, 1)] } } : { json: perfectTc(p) };
       },
     });
     const j = await judgeRecord(record, spec, { llm: geminiJudge(fake) });
-    assert.equal(j.tc, 1);
+    assert.equal(j.conversation?.tc, 1);
     assert.equal(n, 2);
-    const reask = fake.requests.filter((r) => isTcPrompt(promptOf(r)))[1]?.lastUserText ?? '';
-    assert.match(reask, /exactly 2 turn\(s\)/);
+    const reask = fake.requests.filter((r) => isTcPrompt(promptOf(r)) && r.messages.length > 1)[0]?.lastUserText ?? '';
+    assert.match(reask, /at \$\.turns: .*2/);
+    // The reply schema sent says so first: exactly two turns, the record's call numbers as an enum.
+    const schema = fake.requests.find((r) => isTcPrompt(promptOf(r)) && turnPlan(promptOf(r)).length === 2)?.jsonSchema as {
+      properties: {
+        turns: { minItems: number; maxItems: number; items: { properties: { findings: { items: { properties: { call: { anyOf: unknown } } } } } } };
+      };
+    };
+    assert.equal(schema.properties.turns.minItems, 2);
+    assert.equal(schema.properties.turns.maxItems, 2);
+    assert.deepEqual(schema.properties.turns.items.properties.findings.items.properties.call.anyOf, [{ type: 'number', enum: [0, 1] }, { type: 'null' }]);
   });
 
   describe('oracle-grounded mode', () => {
@@ -307,11 +338,11 @@ describe('the LLM judge through the fake Gemini', () => {
       const dir = await newHarness([single(), multi()]);
       scriptJudge(fake);
       await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake, cacheDir) }], spec });
-      assert.equal(fake.requests.length, 4);
+      assert.equal(fake.requests.length, 6, 'two calls per view: the single-turn record, and both views of the multi-turn one');
       const first = await readFile(join(dir, 'records', 's001-report.json'), 'utf8');
 
       const again = await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake, cacheDir) }], spec });
-      assert.equal(fake.requests.length, 4, 'no new requests');
+      assert.equal(fake.requests.length, 6, 'no new requests');
       assert.deepEqual(
         { skipped: again.judges[0]?.skipped, judged: again.judges[0]?.judged, calls: again.judges[0]?.llmCalls },
         { skipped: 2, judged: 0, calls: 0 },
@@ -319,8 +350,8 @@ describe('the LLM judge through the fake Gemini', () => {
       assert.equal(again.judges[0]?.meanTc, 1, 'means cover the skipped records');
 
       const forced = await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake, cacheDir) }], spec, force: true });
-      assert.equal(fake.requests.length, 4, 'still no new requests');
-      assert.equal(forced.judges[0]?.cacheHits, 4);
+      assert.equal(fake.requests.length, 6, 'still no new requests');
+      assert.equal(forced.judges[0]?.cacheHits, 6);
       assert.equal(await readFile(join(dir, 'records', 's001-report.json'), 'utf8'), first, 'byte-identical judgment');
 
       // Changing one record re-judges that record only.
@@ -329,7 +360,7 @@ describe('the LLM judge through the fake Gemini', () => {
       await writeRecord(dir, { ...changed, expected_response: 'Revenue rose 4%.' });
       const partial = await judgeHarness(dir, { judges: [{ id: JUDGE_ID, llm: geminiJudge(fake, cacheDir) }], spec });
       assert.deepEqual({ judged: partial.judges[0]?.judged, skipped: partial.judges[0]?.skipped }, { judged: 1, skipped: 1 });
-      assert.equal(fake.requests.length, 6);
+      assert.equal(fake.requests.length, 8);
     });
 
     it('a judgment that failed is tried again on the next run', async () => {

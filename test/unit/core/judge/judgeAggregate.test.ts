@@ -9,6 +9,9 @@ import { describe, it } from 'node:test';
 import {
   aggregate,
   applyCascades,
+  cohScoreForManifestations,
+  reconcileCohReply,
+  reconcileTcReply,
   buildView,
   exactFacts,
   factsText,
@@ -21,7 +24,8 @@ import {
   type TcTurnReply,
   type TurnContext,
 } from '../../../../src/core/judge';
-import { fileSpec, makeRecord, perfectTcTurn } from '../../judgeFixtures';
+import { COH_SCALE_MAX } from '../../../../src/core/vocabulary';
+import { cohReply, fileSpec, makeRecord, perfectTcTurn } from '../../judgeFixtures';
 
 const spec = fileSpec();
 const close = (a: number | null | undefined, b: number, what = ''): void => {
@@ -421,25 +425,104 @@ describe('coherence (Table 19)', () => {
     topic_relevance: aspect(3) as unknown as CohTurnReply['topic_relevance'],
     context_retention: cr,
   });
-  it('without history: context retention left out even if sent; 1–3 normalised to 0–1', () => {
+  it("without history: context retention left out even if sent; 1–3 normalised the paper's way (÷ 3)", () => {
     const s = scoreCohTurn(0, false, turn({ score: 1, manifestations: ['asks_again'] }));
     assert.equal(s.subdimensions['coherence.context_retention'], null);
-    assert.equal(s.subdimensions['coherence.completeness'], 0.5);
-    assert.equal(s.subdimensions['coherence.conciseness'], 0);
-    close(s.coh, (1 + 0.5 + 0 + 1) / 4, 'coh');
+    assert.equal(s.subdimensions['coherence.completeness'], 0.6667);
+    assert.equal(s.subdimensions['coherence.conciseness'], 0.3333);
+    close(s.coh, (3 + 2 + 1 + 3) / 3 / 4, 'coh');
     assert.deepEqual(s.manifestations, { completeness: ['partial_answer'], conciseness: ['over_explains', 'too_much_fluff', 'repeats_directly'] });
   });
   it('with history: context retention counts', () => {
     const s = scoreCohTurn(1, true, turn({ score: 2, manifestations: ['forgets_preferences'] }));
-    close(s.coh, (1 + 0.5 + 0 + 1 + 0.5) / 5, 'coh');
+    close(s.coh, (3 + 2 + 1 + 3 + 2) / 3 / 5, 'coh');
     assert.deepEqual(s.manifestations.context_retention, ['forgets_preferences']);
+  });
+  it("the paper's Table 8 aspect means give its reported coherence 0.855", () => {
+    // Table 8: logical flow 2.90, topic relevance 2.78, completeness 2.64, context retention 2.47, conciseness 2.04.
+    const means = [2.9, 2.78, 2.64, 2.47, 2.04];
+    const normalised = means.map((m) => m / COH_SCALE_MAX);
+    close(normalised.reduce((a, b) => a + b, 0) / means.length, 0.855, 'coherence');
   });
   it('record coherence is the mean of the turns; manifestations merged', () => {
     const a = scoreCohTurn(0, false, turn(null));
     const b = scoreCohTurn(1, true, turn({ score: 3, manifestations: [] }));
     const r = aggregate([], [a, b]);
-    close(r.coh, ((1 + 0.5 + 0 + 1) / 4 + (1 + 0.5 + 0 + 1 + 1) / 5) / 2, 'coh');
+    close(r.coh, ((3 + 2 + 1 + 3) / 3 / 4 + (3 + 2 + 1 + 3 + 3) / 3 / 5) / 2, 'coh');
     close(r.subdimensions['coherence.context_retention'], 1, 'context retention only from turn 1');
     assert.deepEqual(r.manifestations.conciseness, ['over_explains', 'too_much_fluff', 'repeats_directly']);
+  });
+});
+
+describe('derive or drop, never discard the reply', () => {
+  const record = makeRecord({
+    id: 'r',
+    prompt: 'List /srv and read the report.',
+    calls: [
+      { name: 'list_files', arguments: { path: '/srv' } },
+      { name: 'read_file', arguments: { path: '/srv/a.txt' } },
+    ],
+    outputs: [{ files: ['/srv/a.txt'] }, { text: 'a' }],
+    turns: [
+      { prompt: 'What is in /srv?', calls: [0], followup: 'One file, a.txt.' },
+      { prompt: 'Read it.', calls: [1], followup: 'It says a.' },
+    ],
+  });
+  const built = buildView(record, 'unsupervised');
+  assert.ok(built.ok);
+  const view = built.view;
+
+  it("Table 19's rule: the manifestations decide the coherence score", () => {
+    const cases: [score: number, manifestations: number, expected: number][] = [
+      [1, 0, 3],
+      [2, 0, 3],
+      [3, 1, 2],
+      [3, 2, 2],
+      [2, 2, 2],
+      [1, 1, 1], // one critical manifestation may be poor
+      [2, 3, 1],
+      [3, 4, 1],
+    ];
+    for (const [score, n, expected] of cases) assert.equal(cohScoreForManifestations(score, n), expected, `score ${score} with ${n}`);
+  });
+
+  it('a finding on a call of another turn is dropped with a note; nulls where a score is needed are noted, the rest kept', () => {
+    const t0 = perfectTcTurn(0, 1);
+    t0.findings = [
+      { call: 1, param: 'path', subdimension: 'arguments.value', score: 2, kind: 'incorrect', reason: 'wrong file' },
+      { call: 0, param: 'path', subdimension: 'arguments.value', score: 8, kind: 'other', reason: 'fine' },
+    ];
+    const t1 = perfectTcTurn(1, 1);
+    t1.arguments = null;
+    const { reply, notes } = reconcileTcReply({ turns: [t0, t1] }, view);
+    assert.deepEqual(
+      reply.turns[0]?.findings.map((f) => f.call),
+      [0],
+    );
+    assert.ok(
+      notes.some((n) => /^turn 0: dropped a judge finding on call 1 \(arguments\.value\), which is not a call of this turn \(its calls: 0\)$/.test(n)),
+      notes.join('\n'),
+    );
+    assert.ok(notes.includes('turn 1: arguments not scored (the judge gave null for a turn with calls)'), notes.join('\n'));
+    // The turn still scores: usage and selection; arguments is left out, not the turn.
+    const facts = viewFacts(view, spec);
+    const scored = scoreTcTurn(facts.turns[1] as TurnContext, reply.turns[1] ?? null);
+    assert.equal(scored.dimensions.arguments, null);
+    assert.equal(scored.tc, 1);
+  });
+
+  it('coherence scores that disagree with their manifestations follow them, with a note', () => {
+    const raw = cohReply(2, (turn, a) =>
+      turn === 1 && a === 'completeness' ? { score: 3, manifestations: ['partial_answer'] } : { score: 1, manifestations: [] },
+    );
+    raw.turns[1]!.context_retention = null;
+    const { reply, notes } = reconcileCohReply(raw, view);
+    assert.equal(reply.turns[0]?.logical_flow.score, 3);
+    assert.equal(reply.turns[1]?.completeness.score, 2);
+    assert.ok(notes.includes("turn 1 completeness: the judge's score 3 with partial_answer listed is 2 by Table 19's rule"), notes.join('\n'));
+    assert.ok(notes.includes('turn 1: context_retention not scored (the judge gave null for a turn with history)'), notes.join('\n'));
+    const s = scoreCohTurn(1, true, reply.turns[1] ?? null);
+    assert.equal(s.subdimensions['coherence.context_retention'], null);
+    close(s.coh, (3 + 2 + 3 + 3) / 3 / 4, 'coh without context retention');
   });
 });

@@ -92,8 +92,11 @@ for (const file of files) {
         const out = validateOutput(tool, record.mock_outputs[i]?.output);
         if (out) {
           assert.ok(out.ok, `${where} output ${i}: ${out.errors.join('; ')}`);
-          assert.equal(record.mock_outputs[i]?.grounding, 'high');
+          // Table 9: a schema is not an example; the offline generator has no examples, so its tier is low and the schema is recorded apart.
+          assert.equal(record.mock_outputs[i]?.outputSchema, true);
         }
+        assert.equal(record.mock_outputs[i]?.grounding, 'low');
+        assert.equal(record.mock_outputs[i]?.outputSchema, tool.outputSchema !== undefined && tool.outputSchema !== null);
       });
 
       // Referential integrity, single-turn and (when present) multi-turn.

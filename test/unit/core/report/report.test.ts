@@ -13,16 +13,16 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { analyzeSpec } from '../../../../src/core/complexity';
-import type { HarnessRecord } from '../../../../src/core/harness/format';
+import type { HarnessRecord, Judgment } from '../../../../src/core/harness/format';
 import { readHarness, stableJson } from '../../../../src/core/harness/store';
 import { judgeHarness } from '../../../../src/core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../../../src/core/report/analyze';
 import { ISSUE_GROUPS, issueGroupOf } from '../../../../src/core/report/judgments';
-import { ARGUMENT_REPORT_KEYS, ARGUMENT_SUBDIMENSIONS, ARGUMENT_SUBS } from '../../../../src/core/vocabulary';
+import { ARGUMENT_REPORT_KEYS, ARGUMENT_SUBDIMENSIONS, ARGUMENT_SUBS, COH_SCALE_MAX } from '../../../../src/core/vocabulary';
 import type { StoredJudgment } from '../../../../src/core/judge';
 import { renderHtml, jsonForHtml, scriptForHtml } from '../../../../src/core/report/render/html';
 import { escapeMarkdown, renderMarkdown } from '../../../../src/core/report/render/markdown';
-import { REPORT_SCHEMA_FILE, ReportModel, reportJsonSchema } from '../../../../src/core/report/schema';
+import { REPORT_SCHEMA_FILE, REPORT_VERSION, ReportModel, reportJsonSchema } from '../../../../src/core/report/schema';
 import { pearson, spearman } from '../../../../src/core/report/stats';
 import { repoRoot } from '../../fixturePaths';
 import { closeBrowser, ensureBundle, figures, loadPage, openReport, whenDrawn } from './reportPage';
@@ -61,8 +61,25 @@ before(async () => {
   model = analyzeHarnesses(inputs, { resamples: B, seed: 7 });
 });
 
+/** Every stored judgment of a judge, one per view (the paper's records): each record's single-turn view, and its conversation's. */
+const viewJudgments = (records: readonly HarnessRecord[], judge: string): { record: HarnessRecord; j: Judgment }[] =>
+  records.flatMap((r) => {
+    const j = r.judgments?.[judge];
+    if (!j) return [];
+    const conversation = (j as { conversation?: Judgment }).conversation;
+    return conversation
+      ? [
+          { record: r, j },
+          { record: r, j: conversation },
+        ]
+      : [{ record: r, j }];
+  });
+/** Rows a harness has: one per record, two for a record with a conversation. */
+const viewCount = (records: readonly HarnessRecord[]): number => records.reduce((n, r) => n + (r.conversation.length >= 2 ? 2 : 1), 0);
 const scores = (records: readonly HarnessRecord[], judge: string, key: 'tc' | 'coh') =>
-  records.map((r) => r.judgments?.[judge]?.[key]).filter((x): x is number => typeof x === 'number');
+  viewJudgments(records, judge)
+    .map((v) => v.j[key])
+    .filter((x): x is number => typeof x === 'number');
 
 test('per-server scores match a recomputation from the stored judgments (Tables 3 and 7)', () => {
   const j = model.judges[0];
@@ -73,10 +90,13 @@ test('per-server scores match a recomputation from the stored judgments (Tables 
     const s = j.servers[i];
     assert.ok(s);
     const records = input.records;
-    assert.equal(s.n, records.length);
+    assert.equal(s.n, viewCount(records), 'a row per view: every record, and each conversation again');
+    assert.equal(s.records, records.length);
+    assert.ok(s.n > s.records, 'some record has a conversation');
     const tc = scores(records, JUDGE_A, 'tc');
     const coh = scores(records, JUDGE_A, 'coh');
-    assert.equal(s.tc.n, records.length - 1, 'the record whose TC judge failed is left out');
+    assert.equal(s.tc.n, viewCount(records) - 1, 'the record whose TC judge failed is left out');
+    assert.equal(s.coh.n, viewCount(records));
     close(s.tc.mean, avg(tc), 'TC mean');
     close(s.tc.sd, sampleSd(tc), 'TC sd (n − 1)');
     close(s.coh.mean, avg(coh), 'Coh mean');
@@ -147,10 +167,10 @@ test('coverage and Gini of tool usage (Table 5)', () => {
 test('dimension rates, argument sub-dimension failures and aggregation rules (Tables 4, 11, 14, 16)', () => {
   const c = model.judges[0]?.corpus;
   assert.ok(c);
-  const all = inputs
-    .flatMap((i) => i.records)
-    .map((r) => r.judgments?.[JUDGE_A])
-    .filter((j) => j !== undefined);
+  const all = viewJudgments(
+    inputs.flatMap((i) => i.records),
+    JUDGE_A,
+  ).map((v) => v.j);
   const dim = (d: string) => all.map((j) => j.dimensions[d]).filter((x): x is number => typeof x === 'number');
   for (const d of ['usage', 'selection', 'ordering', 'arguments'] as const) {
     const xs = dim(d);
@@ -224,12 +244,13 @@ test('dimension rates, argument sub-dimension failures and aggregation rules (Ta
 test('coherence aspects on the raw 1–3 scale and the issue taxonomy (Tables 8 and 10)', () => {
   const c = model.judges[0]?.corpus;
   assert.ok(c);
-  const all = inputs
-    .flatMap((i) => i.records)
-    .map((r) => r.judgments?.[JUDGE_A])
-    .filter((j) => j !== undefined);
+  const all = viewJudgments(
+    inputs.flatMap((i) => i.records),
+    JUDGE_A,
+  ).map((v) => v.j);
   const flow = all.map((j) => j.subdimensions['coherence.logical_flow']).filter((x): x is number => typeof x === 'number');
-  close(c.coherenceAspects.logical_flow.mean, avg(flow.map((v) => 1 + 2 * v)), 'logical flow, raw');
+  // Stored s / 3 is rounded to 4 places: 1 / 3 reads back as 0.9999, taken as the scale's floor 1.
+  close(c.coherenceAspects.logical_flow.mean, avg(flow.map((v) => Math.max(1, COH_SCALE_MAX * v))), 'logical flow, raw');
   const groups = new Map<string, number>();
   for (const j of all) {
     const codes = Object.values((j as unknown as { manifestations: Record<string, string[]> }).manifestations).flat();
@@ -259,8 +280,8 @@ test('tool-level and server-level correlations with the schema profile (Section 
   for (const input of inputs) {
     const metrics = new Map(analyzeSpec(input.spec!).perTool.map((m) => [m.name, m]));
     const byTool = new Map<string, number[]>();
-    for (const r of input.records) {
-      const tc = r.judgments?.[JUDGE_A]?.tc;
+    for (const { record: r, j: judgment } of viewJudgments(input.records, JUDGE_A)) {
+      const tc = judgment.tc;
       for (const name of new Set(r.expected_tools.map((c) => c.name))) {
         if (typeof tc === 'number') byTool.set(name, [...(byTool.get(name) ?? []), tc]);
       }
@@ -299,12 +320,19 @@ test('two judges: paired agreement recomputed from the stored scores (Appendix A
     for (const r of input.records) {
       const a = r.judgments?.[JUDGE_A];
       const b = r.judgments?.[JUDGE_B];
-      if (typeof a?.tc === 'number' && typeof b?.tc === 'number') pairs.push([a.tc, b.tc]);
-      if (typeof a?.coh === 'number' && typeof b?.coh === 'number') cohPairs.push([a.coh, b.coh]);
+      // Paired view by view: single-turn with single-turn, conversation with conversation.
+      const conversationOf = (j: Judgment | undefined) => (j as { conversation?: Judgment } | undefined)?.conversation;
+      for (const [va, vb] of [
+        [a, b],
+        [conversationOf(a), conversationOf(b)],
+      ]) {
+        if (typeof va?.tc === 'number' && typeof vb?.tc === 'number') pairs.push([va.tc, vb.tc]);
+        if (typeof va?.coh === 'number' && typeof vb?.coh === 'number') cohPairs.push([va.coh, vb.coh]);
+      }
     }
   }
   assert.equal(p.tc.n, pairs.length);
-  assert.ok(p.tc.n < inputs.reduce((n, i) => n + i.records.length, 0), 'unpaired records are left out');
+  assert.ok(p.tc.n < inputs.reduce((n, i) => n + viewCount(i.records), 0), 'unpaired records are left out');
   assert.deepEqual(p.tc.points, pairs);
   const d = pairs.map(([a, b]) => b - a);
   close(p.tc.meanDiff, avg(d), 'mean diff');
@@ -367,7 +395,7 @@ test('the model is valid, seeded and reproducible; the published JSON Schema is 
   // The contract's documented minimum per judge and server.
   const s = (json as { judges: { servers: Record<string, unknown>[] }[] }).judges[0]?.servers[0];
   for (const k of ['name', 'n', 'tc', 'coh', 'simpleTc', 'complexTc', 'meanWorkflowLength', 'coverage', 'gini']) assert.ok(s && k in s, k);
-  assert.ok(!validate({ ...(json as object), reportVersion: 2 }), 'the schema rejects another version');
+  assert.ok(!validate({ ...(json as object), reportVersion: REPORT_VERSION + 1 }), 'the schema rejects another version');
 });
 
 test('missing and odd judgments: nulls, other spellings, unjudged records, no judgments at all', () => {
@@ -435,29 +463,45 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
   const exact = read.records
     .map((r) => (r.judgments?.offline as { exact?: number | null } | undefined)?.exact)
     .filter((x): x is number => typeof x === 'number');
-  assert.equal(s.exact.n, read.records.length);
-  close(s.exact.mean, avg(exact), 'exact mean');
+  assert.equal(s.exact.n, viewCount(read.records), 'both views of each multi-turn record are judged');
+  close(
+    s.exact.mean,
+    avg([...exact, ...read.records.flatMap((r) => (r.judgments?.offline as { conversation?: { exact?: number } } | undefined)?.conversation?.exact ?? [])]),
+    'exact mean',
+  );
   assert.equal(s.tc.n, 0);
-  assert.equal(s.argumentFailures.n, read.records.length, 'exact argument sub-scores are read');
+  assert.equal(s.argumentFailures.n, viewCount(read.records), 'exact argument sub-scores are read');
   assert.equal(typeof s.argumentFailures.means.value_accuracy, 'number', 'value accuracy from grounding, without a model');
 
   // The exact view: grounding summed over the stored judgments, six sub-dimension means, every exact finding listed.
-  const stored = read.records.map((r) => r.judgments?.offline as unknown as StoredJudgment);
+  // Both views of a multi-turn record are judged rows: the single-turn task and, nested, the conversation.
+  const viewsOf = (j: StoredJudgment & { conversation?: StoredJudgment }): [string, StoredJudgment][] =>
+    j.conversation
+      ? [
+          ['single-turn', j],
+          ['conversation', j.conversation],
+        ]
+      : [['single-turn', j]];
+  const rowsStored = read.records.flatMap((r) => viewsOf(r.judgments?.offline as unknown as StoredJudgment).map(([view, j]) => ({ id: r.id, view, j })));
+  const stored = rowsStored.map((x) => x.j);
   const e = s.exactArguments;
-  assert.equal(e.records, read.records.length);
+  assert.equal(e.records, viewCount(read.records));
   const sum = (k: 'values' | 'none' | 'findings'): number => stored.reduce((n, j) => n + (j.grounding?.[k] ?? 0), 0);
   assert.equal(e.grounding.values, sum('values'));
   assert.ok(e.grounding.values > 0);
   close(e.grounding.rate, (sum('values') - sum('none')) / sum('values'), 'grounding rate');
   for (const k of ARGUMENT_SUBDIMENSIONS) assert.equal(typeof e.means[k], 'number', k);
-  const expectedFailures = read.records.flatMap((r, i) =>
-    (stored[i]?.findings ?? [])
+  const expectedFailures = rowsStored.flatMap(({ id, view, j }) =>
+    (j.findings ?? [])
       .filter((f) => f.source === 'exact' && f.subdimension.startsWith('arguments.'))
-      .map((f) => `${r.id}|${f.callIndex}|${f.param}|${f.subdimension}`),
+      .map((f) => `${id}|${view}|${f.callIndex}|${f.param}|${f.subdimension}`),
   );
   assert.ok(expectedFailures.length > 0, 'the offline harness has values found nowhere (planted by its generator, not by this test)');
-  assert.deepEqual(e.failures.map((f) => `${f.record}|${f.call}|${f.param}|arguments.${ARGUMENT_KEY_OF[f.subdimension]}`).sort(), expectedFailures.sort());
-  assert.equal(e.failingRecords, new Set(expectedFailures.map((k) => k.split('|')[0])).size);
+  assert.deepEqual(
+    e.failures.map((f) => `${f.record}|${f.view}|${f.call}|${f.param}|arguments.${ARGUMENT_KEY_OF[f.subdimension]}`).sort(),
+    expectedFailures.sort(),
+  );
+  assert.equal(e.failingRecords, new Set(expectedFailures.map((k) => k.split('|').slice(0, 2).join('|'))).size, 'failing rows (views)');
   assert.ok(e.failures.every((f) => f.tool === read.records.find((r) => r.id === f.record)?.expected_tools[f.call ?? -1]?.name));
   assert.ok(
     m.warnings.some((w) => /exact argument checks only .*agent-seer judge HARNESS_DIR --judge gemini:/.test(w)),

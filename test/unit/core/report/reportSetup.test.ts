@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { HarnessManifest, HarnessRecord, Judgment } from '../../../../src/core/harness/format';
 import { writeHarness } from '../../../../src/core/harness/store';
 import { StoredJudgment } from '../../../../src/core/judge';
-import { COH_MANIFESTATIONS } from '../../../../src/core/vocabulary';
+import { COH_MANIFESTATIONS, COH_SCALE_MAX } from '../../../../src/core/vocabulary';
 import { generateOffline, offlineManifest } from '../../../../src/core/pipeline/offline';
 import { seededRandom } from '../../../../src/core/report/stats';
 import type { Spec } from '../../../../src/core/spec/model';
@@ -53,25 +53,33 @@ const avgOrNull = (xs: readonly (number | null)[]): number | null => {
   return v.length ? r4(avg(v)) : null;
 };
 
-/** Calls of each turn: the conversation's split, or every call in one turn. */
-export function turnsOf(record: HarnessRecord): number[][] {
-  return record.conversation.length ? record.conversation.map((t) => t.calls) : [record.expected_tools.map((_, i) => i)];
+/** Calls of each turn of a view: the conversation's split, or every call in one turn (the single-turn task). */
+export function turnsOf(record: HarnessRecord, view: 'single-turn' | 'multi-turn' = 'multi-turn'): number[][] {
+  return record.conversation.length && view === 'multi-turn' ? record.conversation.map((t) => t.calls) : [record.expected_tools.map((_, i) => i)];
 }
 
 /**
- * A deterministic judgment of a record as a StoredJudgment. `shift` lowers every coherence
- * aspect (a stricter judge); `noise` perturbs scores per judge.
+ * A deterministic judgment of a record as a StoredJudgment, shaped as the real judge stores it:
+ * the single-turn view at the top and, for a record with a conversation, the conversation view
+ * under `conversation`. `shift` lowers every coherence aspect (a stricter judge); `noise`
+ * perturbs scores per judge.
  */
 export function syntheticJudgment(record: HarnessRecord, judgeId: string, options: { shift?: number; noise?: number } = {}): Judgment {
-  const shared = seededRandom(hash32(`shared\u241f${record.id}`));
-  const own = seededRandom(hash32(`${judgeId}\u241f${record.id}`));
+  const single = viewJudgment(record, judgeId, options, 'single-turn');
+  return record.conversation.length >= 2 ? { ...single, conversation: viewJudgment(record, judgeId, options, 'multi-turn') } : single;
+}
+
+function viewJudgment(record: HarnessRecord, judgeId: string, options: { shift?: number; noise?: number }, view: 'single-turn' | 'multi-turn'): StoredJudgment {
+  const key = view === 'single-turn' ? record.id : `${record.id}\u241fconversation`;
+  const shared = seededRandom(hash32(`shared\u241f${key}`));
+  const own = seededRandom(hash32(`${judgeId}\u241f${key}`));
   const noise = options.noise ?? 0;
   const jitter = (x: number) => Math.min(10, Math.max(0, x + (own() - 0.5) * 2 * noise));
   const complex = record.tier === 'complex';
   const turns: StoredJudgment['turns'] = [];
   const manifestations: Record<string, string[]> = {};
   turns.length = 0;
-  turnsOf(record).forEach((calls, turn) => {
+  turnsOf(record, view).forEach((calls, turn) => {
     // Raw 0–10 sub-scores: value accuracy is the common failure (the paper's Table 14).
     const valueOk = shared() < (complex ? 0.35 : 0.55);
     const nameWrong = shared() < 0.05;
@@ -121,7 +129,7 @@ export function syntheticJudgment(record: HarnessRecord, judgeId: string, option
       }
       const u = shared() - (options.shift ?? 0) * own();
       const raw = u < 0.15 ? 1 : u < 0.45 ? 2 : 3;
-      aspectScores[`coherence.${aspect}`] = (raw - 1) / 2;
+      aspectScores[`coherence.${aspect}`] = raw / COH_SCALE_MAX; // the judge's normalisation (the paper's ÷ 3)
       if (raw < 3) {
         const picked = [codes[Math.floor(shared() * codes.length)] as string];
         if (raw === 1) picked.push(codes[Math.floor(shared() * codes.length)] as string);
@@ -154,7 +162,7 @@ export function syntheticJudgment(record: HarnessRecord, judgeId: string, option
       model: judgeId,
       temperature: 0,
       mode: 'unsupervised',
-      view: record.conversation.length ? 'multi-turn' : 'single-turn',
+      view,
       promptVersions: {},
     },
     inputHash: hash32(`${judgeId}${record.id}`).toString(16),
@@ -217,9 +225,12 @@ if (require.main === module)
       'a multi-turn record is exercised',
     );
     for (const r of records) {
-      const j = StoredJudgment.parse(syntheticJudgment(r, JUDGE_A));
-      assert.equal(j.turns.length, turnsOf(r).length);
-      for (const [k, v] of Object.entries(j.subdimensions)) if (v !== null) assert.ok(v >= 0 && v <= 1, `${k} in 0–1`);
-      assert.ok(j.tc !== null && j.tc >= 0 && j.tc <= 1);
+      const stored = StoredJudgment.parse(syntheticJudgment(r, JUDGE_A));
+      assert.equal(stored.turns.length, 1, 'the single-turn view');
+      assert.equal(stored.conversation?.turns.length, r.conversation.length >= 2 ? r.conversation.length : undefined);
+      for (const j of [stored, ...(stored.conversation ? [stored.conversation] : [])]) {
+        for (const [k, v] of Object.entries(j.subdimensions)) if (v !== null) assert.ok(v >= 0 && v <= 1, `${k} in 0–1`);
+        assert.ok(j.tc !== null && j.tc >= 0 && j.tc <= 1);
+      }
     }
   });
