@@ -14,6 +14,7 @@ export const COMMAND_IDS = [
   'agentSeer.judge',
   'agentSeer.openReport',
   'agentSeer.toggleLowestFirst',
+  'agentSeer.serveScenario',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
