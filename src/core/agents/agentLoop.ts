@@ -37,6 +37,8 @@ export interface AgentOutcome {
   /** Model turns used. */
   steps: number;
   stoppedBy: 'answered' | 'step-limit';
+  /** Calls made in each user turn reached (they split the trajectory's calls into turns). */
+  callsPerTurn: number[];
   /** Changes made to the tools' schemas to offer them (see `toFunctionParameters`). */
   schemaWarnings: string[];
   /** The calls as the mock server recorded them (also on disk when it has a trajectory folder). */
@@ -74,9 +76,11 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
     const maxSteps = options.maxSteps ?? 16;
     const messages: ToolMessage[] = [];
     const replies: string[] = [];
+    const callsPerTurn: number[] = [];
     let steps = 0;
     for (const turn of userTurns(session.replay.record)) {
       messages.push({ role: 'user', content: turn });
+      callsPerTurn.push(0);
       for (;;) {
         if (steps >= maxSteps)
           return {
@@ -84,6 +88,7 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
             replies,
             steps,
             stoppedBy: 'step-limit',
+            callsPerTurn,
             schemaWarnings: [...warnings],
             trajectory: session.trajectory,
           };
@@ -104,12 +109,21 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
           const args =
             call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
           const result = (await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult;
+          callsPerTurn[callsPerTurn.length - 1]!++;
           results.push({ callId: call.id, name: call.name, output: resultOutput(result), isError: result.isError === true });
         }
         messages.push({ role: 'tool', results });
       }
     }
-    return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'answered', schemaWarnings: [...warnings], trajectory: session.trajectory };
+    return {
+      scenarioId: session.replay.record.id,
+      replies,
+      steps,
+      stoppedBy: 'answered',
+      callsPerTurn,
+      schemaWarnings: [...warnings],
+      trajectory: session.trajectory,
+    };
   } finally {
     await client.close();
   }

@@ -143,7 +143,7 @@ test('Markdown: the leaderboard comes first, agents in order, mistakes listed', 
   const rows = md.split('\n').filter((l) => l.startsWith(`| ${t.oracle} `) || l.startsWith(`| ${t.changer} `));
   assert.ok(
     rows[0]?.startsWith(
-      `| ${t.oracle} | ${t.records.length} | ${2 * t.records.length} | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 100% | 1.000 (k = 2) |`,
+      `| ${t.oracle} | ${t.records.length} | ${2 * t.records.length} | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | — | — | 100% | 1.000 (k = 2) |`,
     ),
     rows[0],
   );
