@@ -115,7 +115,9 @@ async function runCommand(
   }
   if (!isToolCallingProvider(chat)) throw new UsageError(`${chat.id}:${chat.model} cannot call tools`);
   const provider: ToolCallingProvider = chat;
-  const judge = args.judge !== undefined ? trajectoryJudge(args.judge, args.judgeBaseUrl, join(dir, CACHE_DIR), concurrency, rpm, io) : undefined;
+  // The harness's cache: the agent's replies per turn (resume mid-scenario) and the judge's.
+  const cacheDir = join(dir, CACHE_DIR);
+  const judge = args.judge !== undefined ? trajectoryJudge(args.judge, args.judgeBaseUrl, cacheDir, concurrency, rpm, io) : undefined;
   const out = args.out ? pathOption('--out', args.out, io.cwd) : agentRunsDir(dir, provider);
   const abort = signal ?? new AbortController().signal;
   io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
@@ -131,6 +133,7 @@ async function runCommand(
       maxSteps,
       limits: { concurrency, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
       ...(judge ? { judge } : {}),
+      cacheDir,
       signal: abort,
     });
   } catch (e) {

@@ -10,10 +10,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessRecord } from '../harness/format';
 import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
-import { CallGuard, LlmStats, type CallLimits, type ToolCallingProvider } from '../llm';
+import { CallGuard, DiskCache, LlmStats, type CallLimits, type ReplyCache, type ToolCallingProvider } from '../llm';
 import type { Spec } from '../spec/model';
 import { mean } from '../util/mean';
 import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
+import { LLM_CACHE_DIR } from '../workspace/layout';
 import { runAgentOnScenario, type AgentOutcome } from './agentLoop';
 import { judgeTrajectory, needsJudging, type TrajectoryJudge } from './judgeTrajectory';
 import { HarnessMockServer } from './mockServer';
@@ -33,6 +34,11 @@ export interface RunHarnessOptions {
   maxSteps?: number;
   /** An LLM judge in oracle mode: scores each trajectory's tool calling (tc) and replies' coherence. */
   judge?: TrajectoryJudge;
+  /**
+   * Cache folder (the harness's `.cache`): the agent's replies are kept per turn in its `llm/`
+   * subfolder, so a killed run resumes mid-scenario without asking again. Absent: no cache.
+   */
+  cacheDir?: string;
   signal: AbortSignal;
   onScenario?: (e: { run: number; scenarioId: string; skipped: boolean; score: ScenarioScore }) => void;
 }
@@ -97,6 +103,9 @@ export interface RunScenarioOptions {
   maxSteps?: number;
   /** Judge the trajectory (when it has no current judgment by this judge) and store the judgment in its file. */
   judge?: TrajectoryJudge;
+  /** The per-turn reply cache (see `AgentLoopOptions.cache`), and which repeat this is. */
+  cache?: ReplyCache;
+  run?: number;
   /**
    * Run again even when a finished trajectory is there (the editor's Run and Rerun). Default
    * false: a finished scenario is scored from its file, as `agent-seer run` resumes.
@@ -138,6 +147,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
     signal: o.signal,
     ...(o.stats ? { stats: o.stats } : {}),
     ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+    ...(o.cache ? { cache: o.cache, run: o.run ?? 1 } : {}),
   });
   // The session's own record of the calls (a rerun whose agent calls nothing must not keep the
   // last run's calls: the file is rewritten whole here).
@@ -168,6 +178,7 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   const agent = `${o.provider.id}:${o.provider.model}`;
   const stats = new LlmStats();
   const guard = new CallGuard(o.limits);
+  const cache = o.cacheDir !== undefined ? new DiskCache(join(o.cacheDir, LLM_CACHE_DIR)) : undefined;
   const scored: RunHarnessResult['records'][] = [];
   const warnings = new Set<string>();
   const judgments: TrajectoryJudgment[] = [];
@@ -191,6 +202,7 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
           signal: o.signal,
           ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
           ...(o.judge ? { judge: o.judge } : {}),
+          ...(cache ? { cache, run } : {}),
         });
         const judgment = o.judge ? done.trajectory.judgments?.[o.judge.id] : undefined;
         if (judgment) judgments.push(judgment);
