@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { ChatProvider, ChatReply, ChatRequest, ToolCall, ToolCallingProvider, ToolMessage, ToolTurnReply, ToolTurnRequest } from '../core/llm';
 import { LlmHttpError } from '../core/llm';
+import { isRecord } from '../core/util/isRecord';
 
 /** Lists the chat models the user has, for the provider picker. */
 export async function listChatModels(): Promise<vscode.LanguageModelChat[]> {
@@ -113,7 +114,7 @@ function toChatMessage(m: ToolMessage): vscode.LanguageModelChatMessage {
   if (m.role === 'assistant') {
     const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = [];
     if (m.content) parts.push(new vscode.LanguageModelTextPart(m.content));
-    for (const c of m.calls) parts.push(new vscode.LanguageModelToolCallPart(c.id, c.name, isObject(c.arguments) ? c.arguments : {}));
+    for (const c of m.calls) parts.push(new vscode.LanguageModelToolCallPart(c.id, c.name, isRecord(c.arguments) ? c.arguments : {}));
     return vscode.LanguageModelChatMessage.Assistant(parts);
   }
   return vscode.LanguageModelChatMessage.User(
@@ -122,10 +123,6 @@ function toChatMessage(m: ToolMessage): vscode.LanguageModelChatMessage {
         new vscode.LanguageModelToolResultPart(r.callId, [new vscode.LanguageModelTextPart(r.isError ? `Error: ${stringify(r.output)}` : stringify(r.output))]),
     ),
   );
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function stringify(v: unknown): string {

@@ -46,10 +46,10 @@ describe('agent-seer run --judge (LLM judge in oracle mode)', () => {
   });
 
   /** `run --judge` into `out`, the judge at the judge server. */
-  const run = (out: string | undefined, judgeModel = 'gemini') => {
+  const run = (out: string | undefined, judgeModel = 'gemini', agentModel = 'agent-model') => {
     const judgeArgs = ['--judge', judgeModel, '--judge-base-url', judge.url];
     const outArgs = out ? ['--out', out] : [];
-    return cli(['run', harness, '--agent', 'gemini:agent-model', '--base-url', agent.url, ...judgeArgs, ...outArgs, '--json'], root, env);
+    return cli(['run', harness, '--agent', `gemini:${agentModel}`, '--base-url', agent.url, ...judgeArgs, ...outArgs, '--json'], root, env);
   };
 
   it('a perfect-scoring judge: the oracle agent gets tc 1; an agent that skips calls gets less (exact facts win); judgments are in the trajectory files; a re-run asks no model', async () => {
@@ -77,7 +77,8 @@ describe('agent-seer run --judge (LLM judge in oracle mode)', () => {
     // oracle's exact comparison (a reference call never made) caps selection.
     const oracle2 = oraclePlan(records);
     agent.respondWith(geminiAgent((first, turn) => oracle2(first, turn).slice(0, -1)));
-    const b = await run(join(root, 'skipper'));
+    // Another model name: the harness's per-turn cache holds the oracle agent's replies.
+    const b = await run(join(root, 'skipper'), 'gemini', 'skipper-model');
     assert.equal(b.code, 0, b.err);
     const skipper = JSON.parse(b.out) as RunOut;
     assert.ok(skipper.summary.exactCallMatch < 1);
