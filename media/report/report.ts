@@ -26,7 +26,16 @@ import {
   type Plugin,
 } from 'chart.js';
 import { EdgeLine, ForceDirectedGraphController } from 'chartjs-chart-graph';
-import type { GraphEdge, JudgePair, PairedAgreement, ReportModel, ServerReport, ServerStructure } from '../../src/core/report/schema';
+import type {
+  AgentScores,
+  GraphEdge,
+  JudgePair,
+  LeaderboardRow,
+  PairedAgreement,
+  ReportModel,
+  ServerReport,
+  ServerStructure,
+} from '../../src/core/report/schema';
 import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
@@ -412,6 +421,99 @@ function agreementFigures(parent: HTMLElement, p: JudgePair, k: number, theme: T
   parent.append(grid);
 }
 
+/** The leaderboard's scores drawn as bars, in the order of its table. */
+const LEADERBOARD_DIMENSIONS: readonly { key: 'exactCallMatch' | 'nameMatch' | 'argumentAccuracy' | 'tc' | 'coh'; label: string }[] = [
+  { key: 'exactCallMatch', label: 'Exact call match' },
+  { key: 'argumentAccuracy', label: 'Argument accuracy' },
+  { key: 'nameMatch', label: 'Name match' },
+  { key: 'tc', label: 'TC (judge)' },
+  { key: 'coh', label: 'Coh (judge)' },
+];
+
+/** A bar dataset carrying the confidence interval of each bar (null where there is none). */
+type CiDataset = { ci: ([number, number] | null)[] };
+
+/**
+ * Draws each bar's confidence interval as a whisker (chart.js has no error bars), and counts the
+ * whiskers drawn on the figure (`data-whiskers`), so a test can tell they are there.
+ */
+const ciWhiskers: Plugin<'bar'> = {
+  id: 'ciWhiskers',
+  afterDatasetsDraw(chart) {
+    const ctx = chart.ctx;
+    const y = chart.scales.y;
+    if (!y) return;
+    let drawn = 0;
+    ctx.save();
+    ctx.strokeStyle = String(Chart.defaults.color);
+    ctx.lineWidth = 1.5;
+    chart.data.datasets.forEach((ds, i) => {
+      const meta = chart.getDatasetMeta(i);
+      if (meta.hidden) return;
+      (ds as unknown as CiDataset).ci.forEach((ci, j) => {
+        const bar = meta.data[j] as unknown as { x: number; width: number } | undefined;
+        if (!ci || !bar) return;
+        const [lo, hi] = [y.getPixelForValue(ci[0]), y.getPixelForValue(ci[1])];
+        const cap = Math.min(6, bar.width / 4);
+        ctx.beginPath();
+        ctx.moveTo(bar.x, lo);
+        ctx.lineTo(bar.x, hi);
+        ctx.moveTo(bar.x - cap, lo);
+        ctx.lineTo(bar.x + cap, lo);
+        ctx.moveTo(bar.x - cap, hi);
+        ctx.lineTo(bar.x + cap, hi);
+        ctx.stroke();
+        drawn++;
+      });
+    });
+    ctx.restore();
+    const fig = chart.canvas.closest('figure');
+    if (fig) fig.dataset.whiskers = String(drawn);
+  },
+};
+
+/** The leaderboard as a figure: agents × scores, bars at the mean, whiskers at the bootstrap CI. */
+function leaderboardFigure(parent: HTMLElement, rows: readonly LeaderboardRow[], level: number, theme: Theme): void {
+  const grid = el('div', 'figure-grid wide');
+  if (!rows.length) {
+    noData(grid, 'leaderboard-chart', 'Agents by score', 'No agent runs.');
+    parent.append(grid);
+    return;
+  }
+  // The judge's scores only when some agent was judged (`run --judge`).
+  const dims = LEADERBOARD_DIMENSIONS.filter((d) => (d.key !== 'tc' && d.key !== 'coh') || rows.some((r) => r.overall[d.key].n > 0));
+  const summary = (s: AgentScores, key: (typeof dims)[number]['key']) => s[key];
+  const datasets = rows.map((r, i) => {
+    const color = theme.series[i % theme.series.length] ?? theme.fg;
+    return {
+      label: r.agent,
+      data: dims.map((d) => summary(r.overall, d.key).mean),
+      ci: dims.map((d) => summary(r.overall, d.key).ci),
+      backgroundColor: color,
+      borderColor: color,
+      borderWidth: 1,
+    };
+  });
+  draw(
+    figure(
+      grid,
+      'leaderboard-chart',
+      'Agents by score',
+      `Each agent's mean per scenario over its runs; whiskers are ${Math.round(level * 100)}% bootstrap CIs over scenarios. No bar: not scored (no judge ran).`,
+    ),
+    {
+      type: 'bar',
+      data: { labels: dims.map((d) => d.label), datasets },
+      options: {
+        maintainAspectRatio: false,
+        scales: { y: { min: 0, max: 1, title: { display: true, text: 'score', color: theme.muted } }, x: { grid: { display: false } } },
+      },
+      plugins: [ciWhiskers],
+    },
+  );
+  parent.append(grid);
+}
+
 /** Builds the whole report into `root` from a model. */
 export function renderReport(root: HTMLElement, model: ReportModel): void {
   const theme = readTheme();
@@ -526,6 +628,7 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
     const node = renderSection(s);
     const a = agreementById.get(s.id);
     if (a) agreementFigures(node, a.p, a.k, theme);
+    if (s.id === 'leaderboard') leaderboardFigure(node, model.leaderboard, model.settings.level, theme);
     root.append(node);
   }
 }

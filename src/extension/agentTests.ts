@@ -1,6 +1,6 @@
 /**
  * The Testing view: every harness in the workspace as tests (harness → tier → scenario), run by
- * a real agent — a Gemini or OpenAI-compatible model with native function calling — against the
+ * a real agent — a Gemini, OpenAI-compatible or VS Code chat model with native function calling — against the
  * harness's mock MCP server. A scenario passes when the agent made the expected calls exactly and
  * nothing else; a failure shows, at the expected call in the record file, the expected and actual
  * arguments as a diff, and the extra and refused calls. Trajectories go where `agent-seer run`
@@ -35,10 +35,16 @@ import { errorMessage } from './log';
 import { requireTrust } from './trust';
 
 /** The models a run profile can use. */
-export type AgentProviderKind = 'gemini' | 'openai';
+export type AgentProviderKind = 'gemini' | 'openai' | 'vscode';
 
-/** Builds the provider for a kind (keys from SecretStorage); undefined when the user gave no key. */
-export type ProviderFor = (kind: AgentProviderKind, scope: vscode.Uri) => Promise<ChatProvider | undefined>;
+/** The model a run uses: a kind, and for VS Code chat models the model's id. */
+export type AgentChoice = { kind: 'gemini' } | { kind: 'openai' } | { kind: 'vscode'; modelId: string };
+
+/** Builds the provider for a choice (keys from SecretStorage); undefined when the user gave no key. */
+export type ProviderFor = (choice: AgentChoice, scope: vscode.Uri) => Promise<ChatProvider | undefined>;
+
+/** Asks the user which VS Code chat model runs as the agent; undefined when there is none or the user cancelled. */
+export type PickChatModel = () => Promise<string | undefined>;
 
 /** How a scenario came out in the last run (what the test run was told, kept for tests and logs). */
 export interface ScenarioOutcome {
@@ -51,7 +57,7 @@ interface ScenarioEntry {
   record: HarnessRecord;
 }
 
-const PROFILE_LABEL: Record<AgentProviderKind, string> = { gemini: 'Gemini', openai: 'OpenAI-compatible' };
+const PROFILE_LABEL: Record<AgentProviderKind, string> = { gemini: 'Gemini', openai: 'OpenAI-compatible', vscode: 'VS Code model' };
 
 export class AgentTests extends Disposable {
   readonly controller = this.register(vscode.tests.createTestController('agentSeer.agents', 'Agent Seer'));
@@ -61,18 +67,29 @@ export class AgentTests extends Disposable {
   private readonly scenarios = new Map<string, ScenarioEntry>();
   /** Outcomes of the most recent run, by scenario item id. */
   lastRun = new Map<string, ScenarioOutcome>();
+  /**
+   * The VS Code chat model the "VS Code model" profile runs (its id), chosen with the profile's
+   * Configure action or at the first run; kept for the session.
+   */
+  vscodeModelId: string | undefined;
 
   constructor(
     private readonly harnesses: HarnessModel,
     private readonly log: vscode.LogOutputChannel,
     private readonly providerFor: ProviderFor,
+    private readonly pickChatModel: PickChatModel,
   ) {
     super();
     const profile = (kind: AgentProviderKind, isDefault: boolean) =>
       this.register(
         this.controller.createRunProfile(PROFILE_LABEL[kind], vscode.TestRunProfileKind.Run, (request, token) => this.run(kind, request, token), isDefault),
       );
-    this.profiles = { gemini: profile('gemini', true), openai: profile('openai', false) };
+    this.profiles = { gemini: profile('gemini', true), openai: profile('openai', false), vscode: profile('vscode', false) };
+    this.profiles.vscode.configureHandler = () => {
+      void this.pickChatModel().then((id) => {
+        if (id) this.vscodeModelId = id;
+      });
+    };
     this.controller.refreshHandler = () => this.harnesses.rescan();
     this.register(harnesses.onDidChange(() => this.refresh()));
     this.refresh();
@@ -161,6 +178,13 @@ export class AgentTests extends Disposable {
     }
   }
 
+  /** The model of a run: for VS Code models the one chosen before, else the user picks one now. */
+  private async choiceFor(kind: AgentProviderKind): Promise<AgentChoice | undefined> {
+    if (kind !== 'vscode') return { kind };
+    this.vscodeModelId ??= await this.pickChatModel();
+    return this.vscodeModelId ? { kind, modelId: this.vscodeModelId } : undefined;
+  }
+
   private async runHarnessItems(
     kind: AgentProviderKind,
     dir: string,
@@ -177,7 +201,9 @@ export class AgentTests extends Disposable {
     };
     const found = await findHarnessSpec(dir, harness.manifest, { cwd: folder?.uri.fsPath ?? dir });
     if (!found.ok) return failAll(found.error);
-    const chat = await this.providerFor(kind, folder?.uri ?? vscode.Uri.file(dir));
+    const choice = await this.choiceFor(kind);
+    if (!choice) return failAll('not run: no VS Code chat model was chosen (the Configure action of the "VS Code model" profile picks one)');
+    const chat = await this.providerFor(choice, folder?.uri ?? vscode.Uri.file(dir));
     if (!chat) return failAll(`not run: no ${PROFILE_LABEL[kind]} API key was given`);
     if (!isToolCallingProvider(chat)) return failAll(`not run: ${chat.id}:${chat.model} cannot call tools`);
     const provider: ToolCallingProvider = chat;

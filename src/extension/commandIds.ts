@@ -19,6 +19,7 @@ export const COMMAND_IDS = [
   'agentSeer.addServer',
   'agentSeer.openSnapshot',
   'agentSeer.generateExample',
+  'agentSeer.serveScenario',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

@@ -4,7 +4,9 @@
  */
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
+import type { ServedScenario } from './agentModeServers';
 import type { CommandId } from './commandIds';
+import type { HarnessNode } from './harnessTree';
 import { errorMessage, showError } from './log';
 import type { ExtensionServices } from './services';
 import { generateEvals, type GenerateArgs } from './generateCommand';
@@ -65,6 +67,12 @@ export const COMMANDS = {
   'agentSeer.addServer': (s) => addServer(s),
   'agentSeer.openSnapshot': (s, uri) => openSnapshot(s, uri instanceof vscode.Uri ? uri : undefined),
   'agentSeer.generateExample': (s) => generateExample(s),
+  'agentSeer.serveScenario': (s, target) => {
+    // From the Harnesses tree: a scenario node; from a test or another command: { harnessDir, scenarioId }.
+    const node = target as HarnessNode | ServedScenario | undefined;
+    const chosen = node && 'kind' in node ? (node.kind === 'scenario' ? { harnessDir: node.harness.dir, scenarioId: node.record.id } : undefined) : node;
+    return s.agentModeServers.serveScenario(chosen);
+  },
   'agentSeer.setApiKey': async (s, provider) => {
     const which =
       provider === 'gemini' || provider === 'openai'

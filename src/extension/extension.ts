@@ -3,6 +3,7 @@
  * Kept short: each part lives in its own module.
  */
 import * as vscode from 'vscode';
+import { AgentModeServers } from './agentModeServers';
 import { AgentTests } from './agentTests';
 import { registerCommands } from './commands';
 import { SpecDiagnostics } from './diagnostics';
@@ -15,6 +16,7 @@ import { registerReportSerializer } from './reportPanel';
 import { registerScenarioPanel } from './scenarioPanel';
 import { registerMenuContext } from './menuContext';
 import { chatProviderFor } from './providerChoice';
+import { pickChatModelId } from './vscodeLm';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
 import { SpecsTree } from './specsTree';
@@ -35,7 +37,13 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const harnessView = vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true });
     const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
     // The provider is built when a run starts, with the services (for the keys) by then complete.
-    const agentTests = new AgentTests(harnesses, log, (kind, scope) => chatProviderFor({ kind }, services, scope, 'generate'));
+    const agentTests = new AgentTests(
+      harnesses,
+      log,
+      (choice, scope) => chatProviderFor(choice, services, scope, 'generate'),
+      () => pickChatModelId('Run scenarios with which VS Code chat model?'),
+    );
+    const agentModeServers = new AgentModeServers(harnesses, context.extensionUri, log);
     const services: ExtensionServices = {
       log,
       model,
@@ -46,13 +54,14 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       harnessView,
       judgmentDiagnostics,
       agentTests,
+      agentModeServers,
       approval: new ServerApproval(context.workspaceState),
       secrets: new Secrets(context.secrets),
       extensionUri: context.extensionUri,
       inputValues: new Map(),
     };
     context.subscriptions.push(
-      ...[model, specsTree, diagnostics, harnesses, harnessTree, judgmentDiagnostics, agentTests],
+      ...[model, specsTree, diagnostics, harnesses, harnessTree, judgmentDiagnostics, agentTests, agentModeServers],
       vscode.window.createTreeView('agentSeer.specs', { treeDataProvider: specsTree, showCollapseAll: true }),
       harnessView,
       ...registerCommands(services),

@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import type { AgentModeServers } from './agentModeServers';
 import type { AgentTests } from './agentTests';
 import type { SpecDiagnostics } from './diagnostics';
 import type { HarnessModel } from './harnessModel';
@@ -22,6 +23,8 @@ export interface ExtensionServices {
   judgmentDiagnostics: JudgmentDiagnostics;
   /** The Testing view's controller and run profiles (agents run against harnesses). */
   agentTests: AgentTests;
+  /** Harnesses and chosen scenarios offered to VS Code's agent mode as MCP servers. */
+  agentModeServers: AgentModeServers;
   approval: ServerApproval;
   secrets: Secrets;
   /** The extension's folder (prompts/, media/, README.md). */

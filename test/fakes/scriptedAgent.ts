@@ -125,3 +125,34 @@ export function oraclePlan(records: readonly HarnessRecord[], change?: (value: u
     });
   };
 }
+
+/** A request as the fake VS Code chat model (test/integration/extensions/fake-lm) hands it to its responder. */
+export interface ChatModelRequest {
+  model: string;
+  tools: { name: string; description: string; inputSchema: unknown }[];
+  messages: {
+    role: 'user' | 'assistant';
+    content: string;
+    toolCalls: { callId: string; name: string; input: unknown }[];
+    toolResults: { callId: string; content: string }[];
+  }[];
+}
+
+/** What the fake VS Code chat model streams back: text, or tool-call parts. */
+export type ChatModelReply = string | { text?: string; calls: { name: string; input: unknown }[] };
+
+/**
+ * A VS Code chat-model agent following `plan`. The adapter sends the agent's instructions as the
+ * first user message (`system`, skipped here), each user turn as a text message, and tool results
+ * as user messages with tool-result parts.
+ */
+export function chatModelAgent(plan: AgentPlan, system: string): (req: ChatModelRequest) => ChatModelReply {
+  return (req) => {
+    const userTexts = req.messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'user' && m.toolResults.length === 0 && m.content !== system);
+    const last = userTexts[userTexts.length - 1]?.i ?? 0;
+    const callsInTurn = req.messages.slice(last + 1).reduce((n, m) => n + m.toolResults.length, 0);
+    const turn = Math.max(0, userTexts.length - 1);
+    const next = plan(userTexts[0]?.m.content ?? '', turn)[callsInTurn];
+    return next ? { calls: [{ name: next.name, input: next.arguments }] } : `Done with turn ${turn + 1}.`;
+  };
+}

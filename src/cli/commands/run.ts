@@ -5,7 +5,11 @@ import { findHarnessSpec } from '../../core/harness/specLookup';
 import { createProvider, isToolCallingProvider, LlmConfigError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
 import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
-import { agentRunsDir } from '../../core/workspace/layout';
+import { agentRunsDir, CACHE_DIR } from '../../core/workspace/layout';
+import { createLlmClient } from '../../core/app/llmClient';
+import type { TrajectoryJudge } from '../../core/agents/judgeTrajectory';
+import { join } from 'node:path';
+import { parseJudgeOption } from './judge';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
@@ -32,6 +36,7 @@ export function runJson(r: RunHarnessResult): Record<string, unknown> {
       exactCallMatch: s.exactCallMatch,
       nameMatch: s.nameMatch,
       argumentAccuracy: s.argumentAccuracy,
+      ...(s.tc !== undefined ? { tc: s.tc, coh: s.coh ?? null } : {}),
       calls: s.calls,
       extraCalls: s.extraCalls,
     })),
@@ -56,6 +61,11 @@ function runText(r: RunHarnessResult, where: string): string {
         x.extraCalls.length,
       ]),
     ),
+    ...(s.judge
+      ? [
+          `  LLM judge ${s.judge.id} (oracle mode): tc ${f3(s.tc)} · coh ${f3(s.coh)} · judged ${s.judge.judged} of ${s.judge.judged + s.judge.notJudged} scenario runs${s.judge.notJudged ? ` (${s.judge.notJudged} not judged: see the judgments' notes in the trajectory files; re-run to try them again)` : ''}`,
+        ]
+      : []),
     ...(s.schemaWarnings.length ? [`  tool schemas changed to offer them: ${s.schemaWarnings.length} (see --json summary.schemaWarnings)`] : []),
   ].join('\n');
 }
@@ -71,6 +81,8 @@ async function runCommand(
     maxSteps?: string;
     out?: string;
     spec?: string;
+    judge?: string;
+    judgeBaseUrl?: string;
     json: boolean;
   },
   io: Io,
@@ -103,6 +115,9 @@ async function runCommand(
   }
   if (!isToolCallingProvider(chat)) throw new UsageError(`${chat.id}:${chat.model} cannot call tools`);
   const provider: ToolCallingProvider = chat;
+  // The harness's cache: the agent's replies per turn (resume mid-scenario) and the judge's.
+  const cacheDir = join(dir, CACHE_DIR);
+  const judge = args.judge !== undefined ? trajectoryJudge(args.judge, args.judgeBaseUrl, cacheDir, concurrency, rpm, io) : undefined;
   const out = args.out ? pathOption('--out', args.out, io.cwd) : agentRunsDir(dir, provider);
   const abort = signal ?? new AbortController().signal;
   io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
@@ -117,6 +132,8 @@ async function runCommand(
       runs,
       maxSteps,
       limits: { concurrency, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
+      ...(judge ? { judge } : {}),
+      cacheDir,
       signal: abort,
     });
   } catch (e) {
@@ -132,7 +149,28 @@ async function runCommand(
     throw e;
   }
   io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out)));
+  // A judge that judged nothing it tried failed the run; some not judged make it partial (as `judge`).
+  const j = result.summary.judge;
+  if (j && j.notJudged > 0) {
+    io.err(`agent-seer: the judge ${j.id} could not judge ${j.notJudged} of ${j.judged + j.notJudged} scenario runs (tc and coh leave them out)`);
+    return j.judged === 0 ? EXIT.failed : EXIT.partial;
+  }
   return EXIT.ok;
+}
+
+/** The LLM judge of `--judge` (an offline judge has nothing to add to the exact scores). */
+function trajectoryJudge(raw: string, baseUrl: string | undefined, cacheDir: string, concurrency: number, rpm: number | undefined, io: Io): TrajectoryJudge {
+  const parsed = parseJudgeOption(raw);
+  if (parsed.provider === 'offline') throw new UsageError('--judge needs an LLM judge (gemini[:MODEL] or openai:MODEL): the exact scores are always computed');
+  let chat;
+  try {
+    chat = createProvider({ provider: parsed.provider, ...(parsed.model ? { model: parsed.model } : {}), ...(baseUrl ? { baseUrl } : {}), env: io.env });
+  } catch (e) {
+    if (e instanceof LlmConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  const { llm } = createLlmClient({ chat, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
+  return { id: `${chat.id}:${chat.model}`, llm };
 }
 
 /** The option table of `agent-seer run`. */
@@ -145,12 +183,15 @@ export const options = {
   'max-steps': { type: 'string' },
   out: { type: 'string' },
   spec: { type: 'string' },
+  judge: { type: 'string' },
+  'judge-base-url': { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [--base-url URL]
-                     [--runs K] [--concurrency N] [--rpm N] [--max-steps N] [--out DIR] [--json]
+                     [--runs K] [--concurrency N] [--rpm N] [--max-steps N] [--out DIR]
+                     [--judge gemini[:MODEL]|openai:MODEL] [--judge-base-url URL] [--json]
                                              run a model with native function calling against
                                              the harness (served as a mock MCP server) and score
                                              its calls against the oracle`;
@@ -162,7 +203,10 @@ Runs the built-in agent — a model with native function calling — on every sc
 tools and the user's turns only, and calls the harness served as a mock MCP server. Its calls are
 written to <harness-dir>/runs/<agent>/<run>/<scenario>.json and scored against the oracle:
 exact call match, name match, argument accuracy, passed scenarios, pass^k with --runs K.
-A scenario already finished in a run is not run again (a re-run makes no model call).
+With --judge, an LLM judge in oracle mode also scores each trajectory's tool calling (tc) and
+the coherence of the agent's replies (coh), exact facts winning; judgments are kept in the
+trajectory files. A scenario already finished (and judged) in a run is not run again (a re-run
+makes no model call).
 
 Options:
   --agent P[:M]       gemini (default model gemini-2.5-flash-lite) or openai:MODEL
@@ -173,11 +217,14 @@ Options:
   --max-steps N       model turns per scenario before it is stopped (default 16)
   --out DIR           where the runs go (default <harness-dir>/runs/<provider>-<model>)
   --spec FILE         the spec the harness was generated from (default: its spec.json)
+  --judge P[:M]       an LLM judge in oracle mode: gemini (default model gemini-2.5-flash) or openai:MODEL
+  --judge-base-url URL the judge's endpoint (else GEMINI_BASE_URL / OPENAI_BASE_URL)
   --json              print the scores as JSON
   -h, --help          this text
 
 Keys: GEMINI_API_KEY (or GOOGLE_API_KEY), OPENAI_API_KEY.
-Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled); 2 on bad input.`;
+Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled), or the judge judged
+none of the scenario runs; 2 on bad input; 3 when the judge could not judge some of them.`;
 
 /** Runs `run` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
@@ -193,6 +240,8 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       maxSteps: values['max-steps'],
       out: values.out,
       spec: values.spec,
+      judge: values.judge,
+      judgeBaseUrl: values['judge-base-url'],
       json: values.json,
     },
     io,

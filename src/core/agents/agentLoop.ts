@@ -9,8 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HarnessRecord } from '../harness/format';
-import type { CallGuard, LlmStats } from '../llm';
-import { toFunctionParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage } from '../llm/toolCalling';
+import { canonicalJson, conversationKey, sha256, type CallGuard, type LlmStats, type ReplyCache } from '../llm';
+import { toFunctionParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage, type ToolTurnReply } from '../llm/toolCalling';
 import type { HarnessMockServer } from './mockServer';
 import type { Trajectory } from './trajectory';
 
@@ -26,8 +26,18 @@ export interface AgentLoopOptions {
   maxSteps?: number;
   /** Default 0. */
   temperature?: number;
+  /**
+   * Per-turn reply cache: each model reply is kept under the conversation so far, so a killed run
+   * resumes mid-scenario without asking again what was answered. Absent: every turn is asked.
+   */
+  cache?: ReplyCache;
+  /** Which repeat of the scenario this is (`--runs K`): repeats are separate samples, never each other's cache. Default 1. */
+  run?: number;
   signal: AbortSignal;
 }
+
+/** Stage name of the agent's turns in the reply cache. */
+export const AGENT_CACHE_STAGE = 'agent-turn';
 
 /** What the agent did on one scenario (calls are in the mock's trajectory). */
 export interface AgentOutcome {
@@ -37,6 +47,8 @@ export interface AgentOutcome {
   /** Model turns used. */
   steps: number;
   stoppedBy: 'answered' | 'step-limit';
+  /** Calls made in each user turn reached (they split the trajectory's calls into turns). */
+  callsPerTurn: number[];
   /** Changes made to the tools' schemas to offer them (see `toFunctionParameters`). */
   schemaWarnings: string[];
   /** The calls as the mock server recorded them (also on disk when it has a trajectory folder). */
@@ -58,6 +70,47 @@ function resultOutput(result: CallToolResult): unknown {
   }
 }
 
+/**
+ * The model's reply to the conversation so far: from the cache when this exact conversation
+ * (model, instructions, tools, scenario, repeat and every message) was answered before, else
+ * asked and stored at once.
+ */
+async function turnReply(o: AgentLoopOptions, scenarioId: string, tools: readonly ToolDeclaration[], messages: readonly ToolMessage[]): Promise<ToolTurnReply> {
+  const temperature = o.temperature ?? 0;
+  const ask = () =>
+    o.guard.run(o.provider.model, o.signal, (signal) => o.provider.completeWithTools({ system: AGENT_SYSTEM, messages, tools, temperature, signal }), o.stats);
+  if (!o.cache) return ask();
+  const parts = {
+    stage: AGENT_CACHE_STAGE,
+    promptVersion: sha256(AGENT_SYSTEM),
+    provider: o.provider.id,
+    model: o.provider.model,
+    temperature,
+    sampleIndex: o.run ?? 1,
+    inputs: { scenarioId, tools: sha256(canonicalJson(tools)) },
+  };
+  const key = conversationKey(
+    sha256(canonicalJson(parts)),
+    messages.map((m) => ({ role: m.role, content: canonicalJson(m) })),
+  );
+  const hit = await o.cache.getReply(key);
+  if (hit) {
+    const stored = JSON.parse(hit.text) as Pick<ToolTurnReply, 'text' | 'calls'>;
+    return { text: stored.text, calls: stored.calls, ...(hit.finishReason !== undefined ? { finishReason: hit.finishReason } : {}) };
+  }
+  const reply = await ask();
+  await o.cache.setReply(
+    key,
+    {
+      text: JSON.stringify({ text: reply.text, calls: reply.calls }),
+      ...(reply.finishReason !== undefined ? { finishReason: reply.finishReason } : {}),
+      usage: reply.usage ?? { inputTokens: 0, outputTokens: 0 },
+    },
+    parts,
+  );
+  return reply;
+}
+
 /** Runs the agent on the scenario the mock server hands the next session. */
 export async function runAgentOnScenario(server: HarnessMockServer, options: AgentLoopOptions): Promise<AgentOutcome> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -74,9 +127,11 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
     const maxSteps = options.maxSteps ?? 16;
     const messages: ToolMessage[] = [];
     const replies: string[] = [];
+    const callsPerTurn: number[] = [];
     let steps = 0;
     for (const turn of userTurns(session.replay.record)) {
       messages.push({ role: 'user', content: turn });
+      callsPerTurn.push(0);
       for (;;) {
         if (steps >= maxSteps)
           return {
@@ -84,16 +139,12 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
             replies,
             steps,
             stoppedBy: 'step-limit',
+            callsPerTurn,
             schemaWarnings: [...warnings],
             trajectory: session.trajectory,
           };
         steps++;
-        const reply = await options.guard.run(
-          options.provider.model,
-          options.signal,
-          (signal) => options.provider.completeWithTools({ system: AGENT_SYSTEM, messages, tools, temperature: options.temperature ?? 0, signal }),
-          options.stats,
-        );
+        const reply = await turnReply(options, session.replay.record.id, tools, messages);
         messages.push({ role: 'assistant', content: reply.text, calls: reply.calls });
         if (!reply.calls.length) {
           replies.push(reply.text);
@@ -104,12 +155,21 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
           const args =
             call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
           const result = (await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult;
+          callsPerTurn[callsPerTurn.length - 1]!++;
           results.push({ callId: call.id, name: call.name, output: resultOutput(result), isError: result.isError === true });
         }
         messages.push({ role: 'tool', results });
       }
     }
-    return { scenarioId: session.replay.record.id, replies, steps, stoppedBy: 'answered', schemaWarnings: [...warnings], trajectory: session.trajectory };
+    return {
+      scenarioId: session.replay.record.id,
+      replies,
+      steps,
+      stoppedBy: 'answered',
+      callsPerTurn,
+      schemaWarnings: [...warnings],
+      trajectory: session.trajectory,
+    };
   } finally {
     await client.close();
   }

@@ -10,14 +10,16 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessRecord } from '../harness/format';
 import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
-import { CallGuard, LlmStats, type CallLimits, type ToolCallingProvider } from '../llm';
+import { CallGuard, DiskCache, LlmStats, type CallLimits, type ReplyCache, type ToolCallingProvider } from '../llm';
 import type { Spec } from '../spec/model';
 import { mean } from '../util/mean';
 import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
+import { LLM_CACHE_DIR } from '../workspace/layout';
 import { runAgentOnScenario, type AgentOutcome } from './agentLoop';
+import { judgeTrajectory, needsJudging, type TrajectoryJudge } from './judgeTrajectory';
 import { HarnessMockServer } from './mockServer';
 import { passHatK, scoreScenario, type ScenarioScore } from './score';
-import { Trajectory } from './trajectory';
+import { Trajectory, type TrajectoryJudgment } from './trajectory';
 
 export interface RunHarnessOptions {
   spec: Spec;
@@ -30,6 +32,13 @@ export interface RunHarnessOptions {
   runs?: number;
   limits?: CallLimits;
   maxSteps?: number;
+  /** An LLM judge in oracle mode: scores each trajectory's tool calling (tc) and replies' coherence. */
+  judge?: TrajectoryJudge;
+  /**
+   * Cache folder (the harness's `.cache`): the agent's replies are kept per turn in its `llm/`
+   * subfolder, so a killed run resumes mid-scenario without asking again. Absent: no cache.
+   */
+  cacheDir?: string;
   signal: AbortSignal;
   onScenario?: (e: { run: number; scenarioId: string; skipped: boolean; score: ScenarioScore }) => void;
 }
@@ -46,8 +55,15 @@ export interface RunSummary {
   nameMatch: number;
   /** Mean over scenario runs of arguments right over arguments compared. */
   argumentAccuracy: number;
-  /** The paper's tool-calling score by the LLM judge in oracle mode: not computed by `run` yet. */
-  tc: null;
+  /**
+   * The paper's tool-calling score by the LLM judge in oracle mode (`--judge`), mean over the
+   * scenario runs it judged; null without a judge or when it judged none.
+   */
+  tc: number | null;
+  /** Coherence of the agent's replies by the same judge, mean over the scenario runs it scored; null likewise. */
+  coh: number | null;
+  /** The judge and how many scenario runs it judged, or could not (null without `--judge`). */
+  judge: { id: string; judged: number; notJudged: number } | null;
   /** Scenarios passed (exact calls, nothing extra), over scenario runs. */
   passRate: number;
   /** pass^k for k = runs (null with one run: it equals passRate). */
@@ -60,8 +76,8 @@ export interface RunSummary {
 
 export interface RunHarnessResult {
   summary: RunSummary;
-  /** Scores of the last run, per scenario (all runs are on disk). */
-  records: ScenarioScore[];
+  /** Scores of the last run, per scenario (all runs are on disk), with the judge's tc and coh when there is one. */
+  records: (ScenarioScore & { tc?: number | null; coh?: number | null })[];
   /** Model requests this invocation made (0 for a finished run run again). */
   requests: number;
 }
@@ -85,6 +101,11 @@ export interface RunScenarioOptions {
   guard: CallGuard;
   stats?: LlmStats;
   maxSteps?: number;
+  /** Judge the trajectory (when it has no current judgment by this judge) and store the judgment in its file. */
+  judge?: TrajectoryJudge;
+  /** The per-turn reply cache (see `AgentLoopOptions.cache`), and which repeat this is. */
+  cache?: ReplyCache;
+  run?: number;
   /**
    * Run again even when a finished trajectory is there (the editor's Run and Rerun). Default
    * false: a finished scenario is scored from its file, as `agent-seer run` resumes.
@@ -114,7 +135,10 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
   const file = trajectoryFile(o.dir, record.id);
   if (!o.rerun) {
     const finished = await finishedTrajectory(file);
-    if (finished) return { trajectory: finished, score: scoreScenario(o.spec, record, finished.calls), skipped: true, schemaWarnings: [] };
+    if (finished) {
+      const trajectory = await judged(o, finished, file);
+      return { trajectory, score: scoreScenario(o.spec, record, trajectory.calls), skipped: true, schemaWarnings: [] };
+    }
   }
   const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: o.dir, agent });
   const outcome: AgentOutcome = await runAgentOnScenario(server, {
@@ -123,13 +147,27 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
     signal: o.signal,
     ...(o.stats ? { stats: o.stats } : {}),
     ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+    ...(o.cache ? { cache: o.cache, run: o.run ?? 1 } : {}),
   });
   // The session's own record of the calls (a rerun whose agent calls nothing must not keep the
   // last run's calls: the file is rewritten whole here).
   const written = outcome.trajectory;
-  const trajectory = Trajectory.parse({ ...written, outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies } });
+  const trajectory = Trajectory.parse({
+    ...written,
+    outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies, callsPerTurn: outcome.callsPerTurn },
+  });
   await writeFileAtomic(file, stableJson(trajectory));
-  return { trajectory, score: scoreScenario(o.spec, record, trajectory.calls), skipped: false, schemaWarnings: outcome.schemaWarnings };
+  const final = await judged(o, trajectory, file);
+  return { trajectory: final, score: scoreScenario(o.spec, record, final.calls), skipped: false, schemaWarnings: outcome.schemaWarnings };
+}
+
+/** The trajectory with the judge's judgment added (and written) when it needs one. */
+async function judged(o: RunScenarioOptions, t: Trajectory, file: string): Promise<Trajectory> {
+  if (!o.judge || !needsJudging(t, o.judge.id)) return t;
+  const judgment = await judgeTrajectory(o.spec, o.record, t, o.judge, o.signal);
+  const out = Trajectory.parse({ ...t, judgments: { ...t.judgments, [o.judge.id]: judgment } });
+  await writeFileAtomic(file, stableJson(out));
+  return out;
 }
 
 /** Runs the agent; throws on cancellation and on faults no scenario can get past (bad key, quota, outage). */
@@ -140,13 +178,15 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   const agent = `${o.provider.id}:${o.provider.model}`;
   const stats = new LlmStats();
   const guard = new CallGuard(o.limits);
-  const scored: ScenarioScore[][] = [];
+  const cache = o.cacheDir !== undefined ? new DiskCache(join(o.cacheDir, LLM_CACHE_DIR)) : undefined;
+  const scored: RunHarnessResult['records'][] = [];
   const warnings = new Set<string>();
+  const judgments: TrajectoryJudgment[] = [];
   let stepLimited = 0;
   for (let run = 1; run <= runs; run++) {
     const dir = join(o.out, String(run));
     await mkdir(dir, { recursive: true });
-    const scores: ScenarioScore[] = [];
+    const scores: RunHarnessResult['records'] = [];
     // Scenarios run concurrently up to the guard's concurrency; each has its own mock session.
     const queue = [...o.records];
     const worker = async (): Promise<void> => {
@@ -161,10 +201,14 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
           stats,
           signal: o.signal,
           ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+          ...(o.judge ? { judge: o.judge } : {}),
+          ...(cache ? { cache, run } : {}),
         });
+        const judgment = o.judge ? done.trajectory.judgments?.[o.judge.id] : undefined;
+        if (judgment) judgments.push(judgment);
         for (const w of done.schemaWarnings) warnings.add(w);
         if (done.trajectory.outcome?.stoppedBy === 'step-limit') stepLimited++;
-        scores.push(done.score);
+        scores.push(o.judge ? { ...done.score, tc: judgment?.tc ?? null, coh: judgment?.coh ?? null } : done.score);
         o.onScenario?.({ run, scenarioId: record.id, skipped: done.skipped, score: done.score });
       }
     };
@@ -189,7 +233,15 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
       exactCallMatch: meanOf((s) => s.exactCallMatch),
       nameMatch: meanOf((s) => s.nameMatch),
       argumentAccuracy: meanOf((s) => s.argumentAccuracy),
-      tc: null,
+      tc: mean(judgments.flatMap((j) => (j.tc === null ? [] : [j.tc]))),
+      coh: mean(judgments.flatMap((j) => (j.coh === null ? [] : [j.coh]))),
+      judge: o.judge
+        ? {
+            id: o.judge.id,
+            judged: judgments.filter((j) => j.status.tc === 'scored').length,
+            notJudged: judgments.filter((j) => j.status.tc !== 'scored').length,
+          }
+        : null,
       passRate: all.length ? all.filter((s) => s.passed).length / all.length : 0,
       passAtK: runs > 1 ? passHatK(perScenario, runs) : null,
       stepLimited,

@@ -22,6 +22,18 @@ export const TrajectoryCall = z.object({
 });
 export type TrajectoryCall = z.infer<typeof TrajectoryCall>;
 
+/** What an LLM judge in oracle mode made of one trajectory (the record's judge keeps the full detail; this is its summary). */
+export const TrajectoryJudgment = z.object({
+  tc: z.number().min(0).max(1).nullable().describe("The paper's tool-calling score (0..1) against the oracle, exact facts winning; null when not judged."),
+  coh: z.number().min(0).max(1).nullable().describe("Coherence of the agent's replies (0..1); null when not judged or there was no reply."),
+  status: z
+    .object({ tc: z.enum(['scored', 'not-judged', 'not-scored']), coh: z.enum(['scored', 'not-judged', 'not-scored']) })
+    .describe('scored; not-judged (the judge failed: see notes); not-scored (nothing to judge).'),
+  notes: z.array(z.string()).describe("The judge's notes: why something was not judged, where exact facts overruled it."),
+  inputHash: z.string().describe('Hash of what the judgment depends on (record, spec, judge, prompts, trajectory).'),
+});
+export type TrajectoryJudgment = z.infer<typeof TrajectoryJudgment>;
+
 /** One scenario's trajectory. */
 export const Trajectory = z
   .object({
@@ -36,8 +48,16 @@ export const Trajectory = z
         stoppedBy: z.enum(['answered', 'step-limit']).describe('The agent answered every user turn, or the run stopped it at the step limit.'),
         steps: z.number().int().nonnegative().describe('Model turns used.'),
         replies: z.array(z.string()).describe("The agent's text at the end of each user turn."),
+        callsPerTurn: z
+          .array(z.number().int().nonnegative())
+          .describe('Calls the agent made in each user turn, in order (they split `calls` into turns for the judge); absent in older files.')
+          .optional(),
       })
       .describe('How the built-in agent ended the scenario (absent while it runs, and for external clients).')
+      .optional(),
+    judgments: z
+      .record(z.string(), TrajectoryJudgment)
+      .describe('LLM judgments of these calls and replies in oracle mode, by judge id (`agent-seer run --judge`); dropped when the scenario is run again.')
       .optional(),
   })
   .describe('Agent Seer trajectory: the calls an agent made on one scenario.');

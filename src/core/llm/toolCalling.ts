@@ -172,7 +172,7 @@ export function toFunctionParameters(schema: unknown): { parameters: Json; warni
   return { parameters, warnings: [...warnings] };
 }
 
-/** Whether a provider can offer tools (Gemini and OpenAI-compatible can; the VS Code language-model adapter cannot yet). */
+/** Whether a provider can offer tools (Gemini, OpenAI-compatible and the editor's VS Code language-model adapter can). */
 export function isToolCallingProvider(p: object): p is ToolCallingProvider {
   return typeof (p as Partial<ToolCallingProvider>).completeWithTools === 'function';
 }

@@ -3,7 +3,8 @@
  * `scoreScenario` against the harness's records (a score stored anywhere is never read), so an
  * edited record or a fixed scorer changes the board. Per agent: exact call match, name match and
  * argument accuracy per scenario (averaged over its runs), their means with seeded bootstrap CIs
- * over scenarios (as TC has), pass rate and pass^k, the same per tier, and its most frequent
+ * over scenarios (as TC has), the LLM judge's oracle-mode tc and coh where `run --judge` stored
+ * judgments in the trajectories, pass rate and pass^k, the same per tier, and its most frequent
  * mistakes. Name match alone cannot tell apart an agent that picks the right tools from one that
  * also fills them right; exact call match and argument accuracy can, so they order the board.
  *
@@ -13,6 +14,7 @@
  */
 import type { AgentRuns } from '../agents/readRuns';
 import { passHatK, scoreScenario, type ScenarioScore } from '../agents/score';
+import type { Trajectory } from '../agents/trajectory';
 import type { HarnessRecord } from '../harness/format';
 import type { Spec } from '../spec/model';
 import { byCodeUnit } from '../util/byCodeUnit';
@@ -35,6 +37,14 @@ export interface LeaderboardHarness {
 interface ScenarioRuns {
   tier: HarnessRecord['tier'];
   scores: ScenarioScore[];
+  /** The judges' tc and coh of its judged runs (a run's judges averaged). */
+  tc: number[];
+  coh: number[];
+}
+
+/** The mean over a trajectory's judgments of one score, or null when no judge scored it. */
+function judged(t: Trajectory, key: 'tc' | 'coh'): number | null {
+  return mean(Object.values(t.judgments ?? {}).flatMap((j) => (j[key] === null ? [] : [j[key]])));
 }
 
 interface AgentAcc {
@@ -83,6 +93,16 @@ function scoresOf(scenarios: readonly ScenarioRuns[], k: number, boot: Bootstrap
       per((s) => s.argumentAccuracy),
       boot,
       `${label}|arguments`,
+    ),
+    tc: summarize(
+      scenarios.flatMap((sc) => (sc.tc.length ? [mean(sc.tc)!] : [])),
+      boot,
+      `${label}|tc`,
+    ),
+    coh: summarize(
+      scenarios.flatMap((sc) => (sc.coh.length ? [mean(sc.coh)!] : [])),
+      boot,
+      `${label}|coh`,
     ),
     passRate: finite(mean(per((s) => (s.passed ? 1 : 0)))),
     passHatK:
@@ -135,8 +155,12 @@ export function leaderboardOf(harnesses: readonly LeaderboardHarness[], boot: Bo
           acc.ids.add(t.agent);
           const score = scoreScenario(spec, record, t.calls);
           const key = `${h.name}${SEP}${record.id}`;
-          const sc = acc.scenarios.get(key) ?? { tier: record.tier, scores: [] };
+          const sc = acc.scenarios.get(key) ?? { tier: record.tier, scores: [], tc: [], coh: [] };
           sc.scores.push(score);
+          const tc = judged(t, 'tc');
+          const coh = judged(t, 'coh');
+          if (tc !== null) sc.tc.push(tc);
+          if (coh !== null) sc.coh.push(coh);
           acc.scenarios.set(key, sc);
           countErrors(acc, h.name, score);
         }

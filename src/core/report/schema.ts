@@ -348,6 +348,10 @@ export const AgentScores = z
     argumentAccuracy: ScoreSummary.describe(
       'Per scenario: arguments `ok` over the arguments of the name-matched pairs plus those of missed calls, averaged over its runs. Mean and CI over scenarios.',
     ),
+    tc: ScoreSummary.describe(
+      "Per scenario: the LLM judge's tool-calling score in oracle mode (`agent-seer run --judge`), averaged over its judged runs (and judges). Mean and CI over the scenarios judged; n 0 and mean null when none was.",
+    ),
+    coh: ScoreSummary.describe("Per scenario: the coherence of the agent's replies by the same judge, averaged likewise; n 0 when none was judged."),
     passRate: Share.describe('Per scenario: share of its runs passed (every expected call exact, no extra call); mean over scenarios.'),
     passHatK: Share.describe(
       "pass^k (τ-bench) with the row's k: C(passes, k) / C(runs, k) per scenario, mean over scenarios; null when k is 1 (it equals passRate) or nothing was scored.",

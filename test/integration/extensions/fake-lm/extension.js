@@ -1,7 +1,8 @@
 // Test-only helper extension (loaded by scripts/test-integration.mjs as a second
 // extensionDevelopmentPath for the main suite). It registers a fake chat model under the vendor
 // "agent-seer-fake" through the finalized LanguageModelChatProvider API (VS Code 1.104) and
-// answers each request with whatever the test's responder returns. Plain JS: no build step.
+// answers each request with whatever the test's responder returns: text, or tool calls (the model
+// declares tool calling, so an agent can be scripted through it). Plain JS: no build step.
 'use strict';
 const vscode = require('vscode');
 
@@ -13,7 +14,7 @@ const MODEL = {
   version: '1.0.0',
   maxInputTokens: 1_000_000,
   maxOutputTokens: 100_000,
-  capabilities: {},
+  capabilities: { toolCalling: true },
 };
 
 /** Text of a request message (its text parts, concatenated). */
@@ -23,8 +24,13 @@ function textOf(message) {
   return parts.map((p) => (typeof p === 'string' ? p : p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
 }
 
+/** Parts of a message of one class, as plain data. */
+function partsOf(message) {
+  return Array.isArray(message.content) ? message.content : [];
+}
+
 function activate() {
-  /** @type {undefined | ((req: {model: string, messages: {role: 'user'|'assistant', content: string}[]}) => string | Promise<string>)} */
+  /** @type {undefined | ((req: FakeLmRequest) => string | {text?: string, calls: {name: string, input: object}[]} | Promise<string | {text?: string, calls: {name: string, input: object}[]}>)} */
   let responder;
   /** Every request received, in order, as plain data. */
   const requests = [];
@@ -33,15 +39,33 @@ function activate() {
     provideLanguageModelChatInformation() {
       return [MODEL];
     },
-    async provideLanguageModelChatResponse(model, messages, _options, progress, token) {
+    async provideLanguageModelChatResponse(model, messages, options, progress, token) {
+      /** @typedef {{model: string, tools: {name: string, description: string, inputSchema: unknown}[], messages: {role: 'user'|'assistant', content: string, toolCalls: {callId: string, name: string, input: unknown}[], toolResults: {callId: string, content: string}[]}[]}} FakeLmRequest */
       const req = {
         model: model.id,
-        messages: messages.map((m) => ({ role: m.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user', content: textOf(m) })),
+        tools: (options.tools ?? []).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+        messages: messages.map((m) => ({
+          role: m.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user',
+          content: textOf(m),
+          toolCalls: partsOf(m)
+            .filter((p) => p && typeof p.callId === 'string' && typeof p.name === 'string')
+            .map((p) => ({ callId: p.callId, name: p.name, input: p.input })),
+          toolResults: partsOf(m)
+            .filter((p) => p && typeof p.callId === 'string' && Array.isArray(p.content))
+            .map((p) => ({ callId: p.callId, content: p.content.map((c) => (typeof c?.value === 'string' ? c.value : '')).join('') })),
+        })),
       };
       requests.push(req);
       if (!responder) throw new Error('fake-lm: no responder set (call setResponder first)');
-      const text = await responder(req);
+      const reply = await responder(req);
       if (token.isCancellationRequested) return;
+      if (typeof reply !== 'string') {
+        if (reply.text) progress.report(new vscode.LanguageModelTextPart(reply.text));
+        for (const [i, call] of reply.calls.entries())
+          progress.report(new vscode.LanguageModelToolCallPart(`call-${requests.length}-${i}`, call.name, call.input));
+        return;
+      }
+      const text = reply;
       // Two chunks, so the consumer really streams.
       const half = Math.floor(text.length / 2);
       progress.report(new vscode.LanguageModelTextPart(text.slice(0, half)));

@@ -36,3 +36,28 @@ describe('Snapshot Tools in an untrusted workspace', () => {
     assert.equal(existsSync(join(workspaceRoot(), '.agentseer')), false, 'nothing was written');
   });
 });
+
+describe('Agent mode servers in an untrusted workspace', () => {
+  it('offers no MCP server definitions, refuses to resolve one, and refuses to serve a scenario', async function () {
+    this.timeout(60_000);
+    const api = await activateApi();
+    // Offline generation is allowed untrusted: a harness exists, and still nothing is offered.
+    const spec = vscode.Uri.file(join(workspaceRoot(), 'specs', 'notes.json'));
+    const generated = await vscode.commands.executeCommand<{ status: string; outputDir: string }>('agentSeer.generateEvals', spec, {
+      provider: { kind: 'offline' },
+    });
+    assert.equal(generated?.status, 'complete');
+    await api.harnesses.rescan();
+    const harness = api.harnesses.all.find((h) => h.dir === generated.outputDir);
+    assert.ok(harness && harness.records.length > 0, 'the harness is loaded');
+    const cts = new vscode.CancellationTokenSource();
+    const { provider } = api.agentModeServers;
+    assert.deepEqual(await provider.provideMcpServerDefinitions(cts.token), []);
+    const forged = new vscode.McpStdioServerDefinition('forged', process.execPath, [join(workspaceRoot(), 'servers', 'create-marker.js')]);
+    assert.equal(await provider.resolveMcpServerDefinition?.(forged, cts.token), undefined);
+    const served = await vscode.commands.executeCommand('agentSeer.serveScenario', { harnessDir: harness.dir, scenarioId: harness.records[0]!.id });
+    assert.equal(served, undefined);
+    assert.deepEqual(await provider.provideMcpServerDefinitions(cts.token), []);
+    cts.dispose();
+  });
+});

@@ -143,7 +143,7 @@ test('Markdown: the leaderboard comes first, agents in order, mistakes listed', 
   const rows = md.split('\n').filter((l) => l.startsWith(`| ${t.oracle} `) || l.startsWith(`| ${t.changer} `));
   assert.ok(
     rows[0]?.startsWith(
-      `| ${t.oracle} | ${t.records.length} | ${2 * t.records.length} | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 100% | 1.000 (k = 2) |`,
+      `| ${t.oracle} | ${t.records.length} | ${2 * t.records.length} | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | — | — | 100% | 1.000 (k = 2) |`,
     ),
     rows[0],
   );
@@ -177,5 +177,16 @@ test('HTML: the leaderboard tables render in Chromium under the CSP, rows in boa
   );
   assert.equal((tables['leaderboard-tiers'] as string[][]).length, 4);
   assert.ok((tables['leaderboard-errors'] as string[][]).every((r) => r[0] === t.changer && r[4] === 'wrong'));
+  // The figure: agents × scores, a whisker (CI) on every bar (2 agents × 3 exact scores; no judge ran).
+  const fig = await page.evaluate(() => {
+    const f = document.querySelector('#s-leaderboard figure[data-figure="leaderboard-chart"]');
+    const canvas = f?.querySelector('canvas');
+    return f && canvas ? { whiskers: f.dataset.whiskers, width: canvas.width, height: canvas.height, label: canvas.getAttribute('aria-label') } : null;
+  });
+  assert.ok(fig, 'the leaderboard figure is in the leaderboard section');
+  assert.equal(fig.whiskers, '6');
+  assert.ok(fig.width > 0 && fig.height > 0);
+  assert.match(fig.label ?? '', /bootstrap CIs/);
+  await page.screenshot({ path: '/tmp/agent-seer-leaderboard-figure.png', fullPage: true });
   await page.close();
 });
