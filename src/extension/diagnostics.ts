@@ -1,14 +1,14 @@
 /**
- * Schema-complexity findings as inline diagnostics in spec snapshot files. This module owns the
- * one DiagnosticCollection. Files on disk are linted when the workspace model changes; open
- * editors are linted from their live text as they are edited.
+ * Schema-complexity and client findings as inline diagnostics in spec snapshot files. Open
+ * editors are linted from their live text as they are edited; with `agentSeer.lint.scope` =
+ * `workspace`, files on disk too, whenever the workspace model changes.
  */
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { lintSpecText } from '../core/lint';
-import { readConfig } from './config';
+import { affectsConfig, readConfig } from './config';
+import { toDiagnostic } from './findingDiagnostic';
 import { Disposable } from './lifecycle';
-import { SEVERITY } from './severity';
 import type { WorkspaceModel } from './workspaceModel';
 
 export class SpecDiagnostics extends Disposable {
@@ -17,11 +17,17 @@ export class SpecDiagnostics extends Disposable {
 
   constructor(
     private readonly model: WorkspaceModel,
-    private readonly readmeUri: vscode.Uri,
+    private readonly extensionUri: vscode.Uri,
   ) {
     super();
     this.register(model.onDidChange(() => void this.refreshAll()));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => affectsConfig(e) && void this.refreshAll()));
     this.register(vscode.workspace.onDidOpenTextDocument((d) => this.lintDocument(d)));
+    this.register(
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (readConfig(d.uri).lint.scope === 'openFiles') this.collection.delete(d.uri);
+      }),
+    );
     this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         const key = e.document.uri.toString();
@@ -35,13 +41,14 @@ export class SpecDiagnostics extends Disposable {
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
   }
 
-  /** Lints every known spec file: open documents from their text, others from disk. */
+  /** Lints every known spec file: open documents from their text, others from disk when the scope is the workspace. */
   async refreshAll(): Promise<void> {
     const known = new Set<string>();
     for (const entry of this.model.specs) {
       const uri = vscode.Uri.file(entry.file);
-      known.add(uri.toString());
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (!open && readConfig(uri).lint.scope === 'openFiles') continue;
+      known.add(uri.toString());
       if (open) this.lintDocument(open);
       else {
         try {
@@ -51,9 +58,10 @@ export class SpecDiagnostics extends Disposable {
         }
       }
     }
-    // Files that stopped being specs lose their diagnostics.
+    // Files that stopped being specs, or are closed and out of scope, lose their diagnostics.
+    const open = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
     this.collection.forEach((uri) => {
-      if (!known.has(uri.toString()) && !this.isSpecDocument(uri)) this.collection.delete(uri);
+      if (!known.has(uri.toString()) && !(open.has(uri.toString()) && this.isSpecDocument(uri))) this.collection.delete(uri);
     });
   }
 
@@ -71,21 +79,15 @@ export class SpecDiagnostics extends Disposable {
   }
 
   private publish(uri: vscode.Uri, text: string): void {
-    const folder = vscode.workspace.getWorkspaceFolder(uri);
-    const result = lintSpecText(text, uri.fsPath, readConfig(folder?.uri).thresholds);
+    const config = readConfig(uri);
+    const result = lintSpecText(text, uri.fsPath, { thresholds: config.thresholds, clients: config.lint.clients });
     if (result.notSpec) {
       this.collection.delete(uri);
       return;
     }
     this.collection.set(
       uri,
-      result.diagnostics.map((d) => {
-        const range = new vscode.Range(d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character);
-        const diag = new vscode.Diagnostic(range, d.message, SEVERITY[d.severity]);
-        diag.source = 'Agent Seer';
-        diag.code = { value: d.code, target: this.readmeUri.with({ fragment: d.code }) };
-        return diag;
-      }),
+      result.diagnostics.map((d) => toDiagnostic(d, uri, config.lint, this.extensionUri)).filter((d): d is vscode.Diagnostic => d !== undefined),
     );
   }
 

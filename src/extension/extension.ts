@@ -15,6 +15,7 @@ import { registerReportSerializer } from './reportPanel';
 import { chatProviderFor } from './providerChoice';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
+import { registerSourceLint } from './sourceLint';
 import { SpecsTree } from './specsTree';
 import { WorkspaceModel } from './workspaceModel';
 
@@ -27,7 +28,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
   try {
     const model = new WorkspaceModel(log);
     const specsTree = new SpecsTree(model);
-    const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
+    const diagnostics = new SpecDiagnostics(model, context.extensionUri);
     const harnesses = new HarnessModel(log);
     const harnessTree = new HarnessTree(harnesses, model);
     const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true }),
       ...registerCommands(services),
       registerReportSerializer(services),
+      ...registerSourceLint(model, context.extensionUri, log),
     );
     log.info('Agent Seer activated');
     return services;

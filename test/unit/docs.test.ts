@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { FINDING_CODE_LIST, FINDING_CODES } from '../../src/core/complexity';
+import { FINDING_CODE_LIST, FINDING_CODES, type FindingCodeDoc } from '../../src/core/complexity';
 import { repoRoot } from './fixturePaths';
 
 // The help page diagnostics link to (opened in Markdown preview at the code's section).
@@ -18,8 +18,8 @@ test('every finding code has a section on the help page (diagnostics link to it)
 test("each help page section states the code's severity, and a client code links its source", () => {
   for (const code of FINDING_CODE_LIST) {
     const section = findingsPage.split(`## ${code}\n`)[1]?.split('\n## ')[0] ?? '';
-    const doc: { source?: string } = FINDING_CODES[code];
-    if (doc.source) assert.ok(section.includes(`(${doc.source})`), `${code} cites ${doc.source}`);
+    const { source } = FINDING_CODES[code] as FindingCodeDoc;
+    if (source) assert.ok(section.includes(`(${source})`), `${code} cites ${source}`);
     assert.match(section, new RegExp(`^${FINDING_CODES[code].severity} —`), code);
   }
 });
