@@ -27,7 +27,7 @@ class FindingCodeActions implements vscode.CodeActionProvider {
   provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const actions: vscode.CodeAction[] = [];
     for (const diagnostic of context.diagnostics.filter(ours)) {
-      for (const fix of this.sources.fixesOf(diagnostic)) {
+      for (const fix of this.sources.fixesOf(doc.uri, diagnostic)) {
         const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
         action.diagnostics = [diagnostic];
         action.edit = new vscode.WorkspaceEdit();
@@ -60,7 +60,8 @@ function findingHover(extensionUri: vscode.Uri): vscode.HoverProvider {
         const md = new vscode.MarkdownString(undefined, true);
         md.isTrusted = { enabledCommands: ['markdown.showPreview'] };
         md.appendMarkdown(`**${FINDING_CODES[code].title}** — `);
-        md.appendText(FINDING_CODES[code].explanation);
+        // Our own text (codes.ts), written as Markdown: appendText would escape its spaces.
+        md.appendMarkdown(FINDING_CODES[code].explanation);
         md.appendMarkdown(` [Help: ${code}](${findingHelpTarget(extensionUri, code).toString()})`);
         parts.push(md);
       }

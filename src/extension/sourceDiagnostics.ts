@@ -18,10 +18,19 @@ import type { WorkspaceModel } from './workspaceModel';
 /** Folders the `workspace` scope never searches: dependencies, build output, environments. */
 const EXCLUDE = '**/{node_modules,.git,dist,out,build,.venv,venv,__pycache__,site-packages}/**';
 
+/** A diagnostic's identity across the copies VS Code hands around: code and start. */
+function fixKey(d: vscode.Diagnostic): string {
+  const code = typeof d.code === 'object' ? d.code.value : d.code;
+  return `${String(code)}@${d.range.start.line}:${d.range.start.character}`;
+}
+
 export class SourceDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('agent-seer-source'));
-  /** The mechanical fixes of each diagnostic, for the code action provider. */
-  private readonly fixes = new WeakMap<vscode.Diagnostic, SourceFix[]>();
+  /**
+   * The mechanical fixes of each diagnostic, per file, by code and start position: the
+   * diagnostics a code action provider receives are copies, not the objects published.
+   */
+  private readonly fixes = new Map<string, Map<string, SourceFix[]>>();
   /** Latest lint per file: an older one that finishes later is dropped. */
   private readonly generation = new Map<string, number>();
 
@@ -36,16 +45,16 @@ export class SourceDiagnostics extends Disposable {
     this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.lintDocument(d)));
     this.register(
       vscode.workspace.onDidCloseTextDocument((d) => {
-        if (readConfig(d.uri).lint.scope === 'openFiles') this.collection.delete(d.uri);
+        if (readConfig(d.uri).lint.scope === 'openFiles') this.forget(d.uri);
       }),
     );
     this.register(vscode.workspace.onDidChangeConfiguration((e) => affectsConfig(e) && void this.refreshAll()));
     void this.refreshAll();
   }
 
-  /** The fixes offered for one of this collection's diagnostics. */
-  fixesOf(diagnostic: vscode.Diagnostic): readonly SourceFix[] {
-    return this.fixes.get(diagnostic) ?? [];
+  /** The fixes offered for one of this collection's diagnostics in a file. */
+  fixesOf(uri: vscode.Uri, diagnostic: vscode.Diagnostic): readonly SourceFix[] {
+    return this.fixes.get(uri.toString())?.get(fixKey(diagnostic)) ?? [];
   }
 
   /** Lints every open source file, and with the `workspace` scope every source file on disk. */
@@ -71,7 +80,7 @@ export class SourceDiagnostics extends Disposable {
     }
     // Files that are neither open nor in scope any more lose their findings.
     this.collection.forEach((uri) => {
-      if (!seen.has(uri.toString())) this.collection.delete(uri);
+      if (!seen.has(uri.toString())) this.forget(uri);
     });
   }
 
@@ -86,7 +95,7 @@ export class SourceDiagnostics extends Disposable {
     const generation = (this.generation.get(key) ?? 0) + 1;
     this.generation.set(key, generation);
     if (text.length > MAX_SOURCE_BYTES || !mayDefineTools(text)) {
-      this.collection.delete(uri);
+      this.forget(uri);
       return;
     }
     try {
@@ -94,22 +103,29 @@ export class SourceDiagnostics extends Disposable {
       const match = matchSpec(located, this.model.specs);
       if (this.generation.get(key) !== generation) return;
       if (!match) {
-        this.collection.delete(uri);
+        this.forget(uri);
         return;
       }
       const config = readConfig(uri);
       const diagnostics: vscode.Diagnostic[] = [];
+      const fixes = new Map<string, SourceFix[]>();
       for (const d of lintSource(text, located, match.spec, { thresholds: config.thresholds, clients: config.lint.clients })) {
         const diag = toDiagnostic(d, uri, config.lint, this.extensionUri);
         if (!diag) continue;
-        this.fixes.set(diag, d.fixes);
+        fixes.set(fixKey(diag), d.fixes);
         diagnostics.push(diag);
       }
+      this.fixes.set(key, fixes);
       this.collection.set(uri, diagnostics);
     } catch (err) {
       // A parser that fails to load is reported, not hidden behind an empty Problems list.
       this.log.error(`${uri.fsPath}: locating tool definitions failed: ${errorMessage(err)}`);
-      this.collection.delete(uri);
+      this.forget(uri);
     }
+  }
+
+  private forget(uri: vscode.Uri): void {
+    this.collection.delete(uri);
+    this.fixes.delete(uri.toString());
   }
 }
