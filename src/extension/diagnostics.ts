@@ -9,6 +9,7 @@ import { lintSpecText } from '../core/lint';
 import { affectsConfig, readConfig } from './config';
 import { toDiagnostic } from './findingDiagnostic';
 import { Disposable } from './lifecycle';
+import { isShownInTab, onDidChangeOpenFiles, openDocument } from './openFiles';
 import type { WorkspaceModel } from './workspaceModel';
 
 export class SpecDiagnostics extends Disposable {
@@ -24,8 +25,12 @@ export class SpecDiagnostics extends Disposable {
     this.register(vscode.workspace.onDidChangeConfiguration((e) => affectsConfig(e) && void this.refreshAll()));
     this.register(vscode.workspace.onDidOpenTextDocument((d) => this.lintDocument(d)));
     this.register(
-      vscode.workspace.onDidCloseTextDocument((d) => {
-        if (readConfig(d.uri).lint.scope === 'openFiles') this.collection.delete(d.uri);
+      onDidChangeOpenFiles((opened, closed) => {
+        for (const uri of opened) {
+          const doc = openDocument(uri);
+          if (doc) this.lintDocument(doc);
+        }
+        for (const uri of closed) if (readConfig(uri).lint.scope === 'openFiles') this.collection.delete(uri);
       }),
     );
     this.register(
@@ -46,8 +51,8 @@ export class SpecDiagnostics extends Disposable {
     const known = new Set<string>();
     for (const entry of this.model.specs) {
       const uri = vscode.Uri.file(entry.file);
-      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-      if (!open && readConfig(uri).lint.scope === 'openFiles') continue;
+      const open = openDocument(uri);
+      if (!this.inScope(uri)) continue;
       known.add(uri.toString());
       if (open) this.lintDocument(open);
       else {
@@ -59,10 +64,14 @@ export class SpecDiagnostics extends Disposable {
       }
     }
     // Files that stopped being specs, or are closed and out of scope, lose their diagnostics.
-    const open = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
     this.collection.forEach((uri) => {
-      if (!known.has(uri.toString()) && !(open.has(uri.toString()) && this.isSpecDocument(uri))) this.collection.delete(uri);
+      if (!known.has(uri.toString()) && !(this.inScope(uri) && this.isSpecDocument(uri))) this.collection.delete(uri);
     });
+  }
+
+  /** Whether a file gets findings: shown in a tab, or anywhere with the `workspace` scope. */
+  private inScope(uri: vscode.Uri): boolean {
+    return readConfig(uri).lint.scope === 'workspace' || isShownInTab(uri);
   }
 
   private isSpecDocument(uri: vscode.Uri): boolean {
@@ -72,6 +81,8 @@ export class SpecDiagnostics extends Disposable {
   /** Lints an open document if it is (or was) a spec file. */
   lintDocument(doc: vscode.TextDocument): void {
     if (doc.uri.scheme !== 'file' || !doc.fileName.toLowerCase().endsWith('.json')) return;
+    // onDidOpenTextDocument fires before the tab exists: the tab event lints it then.
+    if (!this.inScope(doc.uri)) return;
     const known = this.isSpecDocument(doc.uri) || this.collection.has(doc.uri);
     // A JSON document that is not yet known is linted only if it looks like a spec.
     if (!known && !doc.getText().includes('"tools"')) return;

@@ -13,6 +13,7 @@ import { affectsConfig, readConfig } from './config';
 import { toDiagnostic } from './findingDiagnostic';
 import { Disposable } from './lifecycle';
 import { errorMessage } from './log';
+import { isShownInTab, onDidChangeOpenFiles, openDocument } from './openFiles';
 import type { WorkspaceModel } from './workspaceModel';
 
 /** Folders the `workspace` scope never searches: dependencies, build output, environments. */
@@ -44,8 +45,12 @@ export class SourceDiagnostics extends Disposable {
     this.register(vscode.workspace.onDidOpenTextDocument((d) => void this.lintDocument(d)));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => void this.lintDocument(d)));
     this.register(
-      vscode.workspace.onDidCloseTextDocument((d) => {
-        if (readConfig(d.uri).lint.scope === 'openFiles') this.forget(d.uri);
+      onDidChangeOpenFiles((opened, closed) => {
+        for (const uri of opened) {
+          const doc = openDocument(uri);
+          if (doc) void this.lintDocument(doc);
+        }
+        for (const uri of closed) if (readConfig(uri).lint.scope === 'openFiles') this.forget(uri);
       }),
     );
     this.register(vscode.workspace.onDidChangeConfiguration((e) => affectsConfig(e) && void this.refreshAll()));
@@ -62,6 +67,7 @@ export class SourceDiagnostics extends Disposable {
     await this.model.ready;
     const seen = new Set<string>();
     for (const doc of vscode.workspace.textDocuments) {
+      if (!this.inScope(doc.uri)) continue;
       seen.add(doc.uri.toString());
       await this.lintDocument(doc);
     }
@@ -84,9 +90,16 @@ export class SourceDiagnostics extends Disposable {
     });
   }
 
-  /** Lints an open document if it is a source file that may define tools. */
+  /** Whether a file gets findings: shown in a tab, or anywhere with the `workspace` scope. */
+  private inScope(uri: vscode.Uri): boolean {
+    return readConfig(uri).lint.scope === 'workspace' || isShownInTab(uri);
+  }
+
+  /** Lints an open document if it is a source file in scope that may define tools. */
   async lintDocument(doc: vscode.TextDocument): Promise<void> {
     if (doc.uri.scheme !== 'file' || !sourceLanguage(doc.fileName)) return;
+    // onDidOpenTextDocument fires before the tab exists: the tab event lints it then.
+    if (!this.inScope(doc.uri)) return;
     await this.lint(doc.uri, doc.getText());
   }
 

@@ -72,13 +72,15 @@ describe('findings in server sources', () => {
     await waitFor(() => api.model.specs.every((s) => !s.file.startsWith(folder())), 20_000, 'the snapshots gone from the index');
   });
 
-  it('only open files get findings by default (agentSeer.lint.scope = openFiles)', async () => {
+  it('only files open in an editor get findings by default (agentSeer.lint.scope = openFiles), and lose them when closed', async () => {
     // Give the extension time to lint whatever it would lint on its own.
     await new Promise((r) => setTimeout(r, 2_000));
     assert.deepEqual(ours(uri('index.ts')), [], 'a source nobody opened');
     assert.deepEqual(ours(uri('snapshots/sequential-thinking.json')), [], 'a snapshot nobody opened');
-    await vscode.workspace.openTextDocument(uri('snapshots/sequential-thinking.json'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri('snapshots/sequential-thinking.json')));
     await diagnosticsWith(uri('snapshots/sequential-thinking.json'), 'many-params');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await waitFor(() => ours(uri('snapshots/sequential-thinking.json')).length === 0, 10_000, 'the closed snapshot to lose its findings');
   });
 
   it('TypeScript: many-params on the registerTool name (line 30), one sentence, linked to its help section', async () => {
@@ -151,7 +153,33 @@ describe('findings in server sources', () => {
     assert.match(doc.getText(), /\/\/ agent-seer-ignore param-no-description\n {2}\{ description/);
   });
 
+  it('agentSeer.lint.severity changes or turns off a code; scope = workspace lints files nobody opened', async () => {
+    const config = vscode.workspace.getConfiguration('agentSeer');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor(() => ours(uri('server.py')).length === 0, 15_000, 'findings of the closed server.py to go');
+    try {
+      await config.update('lint.scope', 'workspace', vscode.ConfigurationTarget.Workspace);
+      await config.update('lint.severity', { 'many-params': 'hint', 'gemini-schema': 'off' }, vscode.ConfigurationTarget.Workspace);
+      await waitFor(
+        () => ours(uri('index.ts')).some((d) => codeOf(d) === 'many-params' && d.severity === vscode.DiagnosticSeverity.Hint),
+        15_000,
+        'many-params as a hint on the closed index.ts',
+      );
+      await diagnosticsWith(uri('server.py'), 'free-text-format');
+      assert.equal(ours(uri('index.ts')).filter((d) => codeOf(d) === 'gemini-schema').length, 0);
+      // The quick fix's command writes the setting.
+      await vscode.commands.executeCommand('agentSeer.lint.turnOffCode', 'free-text-format', uri('server.py'));
+      assert.deepEqual(config.inspect('lint.severity')?.workspaceValue, { 'many-params': 'hint', 'gemini-schema': 'off', 'free-text-format': 'off' });
+      await waitFor(() => ours(uri('server.py')).every((d) => codeOf(d) !== 'free-text-format'), 15_000, 'free-text-format turned off');
+    } finally {
+      await config.update('lint.scope', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('lint.severity', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await waitFor(() => ours(uri('index.ts')).length === 0, 15_000, 'back to open files only');
+  });
+
   it('the help link opens docs/findings.md in Markdown preview', async () => {
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri('index.ts')));
     const [many] = await diagnosticsWith(uri('index.ts'), 'many-params');
     const target = (many!.code as { target: vscode.Uri }).target;
     const [page] = JSON.parse(decodeURIComponent(target.query)) as { path: string; fragment: string }[];

@@ -48,8 +48,8 @@ describe('schema-complexity diagnostics', () => {
 
   it('are published on the open spec file, at the offending parameter, with a code linking to its help section', async () => {
     const api = await activateApi();
-    // Findings are for open files by default (agentSeer.lint.scope).
-    await vscode.workspace.openTextDocument(specFile());
+    // Findings are for files open in an editor by default (agentSeer.lint.scope).
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(specFile()));
     const diags = await waitFor(
       () => {
         const d = vscode.languages.getDiagnostics(specFile()).filter((x) => x.source === 'Agent Seer');
