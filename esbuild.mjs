@@ -1,11 +1,17 @@
 // Bundles the extension (vscode stays external: the host provides it) and the CLI.
 // Type-checking is separate (`npm run typecheck`): esbuild only strips types.
 import * as esbuild from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
 const watch = process.argv.includes('--watch');
+
+// The Python grammar and tree-sitter's runtime are WebAssembly files read at run time from
+// beside the bundle (src/core/sources/python.ts looks there first).
+mkdirSync('dist', { recursive: true });
+copyFileSync('node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm');
+copyFileSync('node_modules/tree-sitter-python/tree-sitter-python.wasm', 'dist/tree-sitter-python.wasm');
 const common = {
   bundle: true,
   platform: 'node',
@@ -18,7 +24,9 @@ const common = {
 };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // typescript (the compiler, for locating tools in TS/JS sources) is required lazily and stays
+  // out of the bundle: it must be a dependency or a chunk of its own when packaged.
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', 'typescript'] },
   {
     ...common,
     entryPoints: ['src/cli/main.ts'],

@@ -39,3 +39,12 @@ export const MAX_OPTION = {
   /** Seconds to wait for a server (`snapshot --timeout`): a day; Node timers overflow past ~24.8 days and fire at once. */
   timeoutSeconds: 86_400,
 } as const;
+
+/**
+ * Largest server source file located for tool definitions (2 MiB): hand-written servers are far
+ * smaller; bigger files are generated or bundled code, not worth parsing on every save.
+ */
+export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+
+/** Most source files the `workspace` lint scope reads in one pass. */
+export const MAX_WORKSPACE_SOURCES = 2_000;

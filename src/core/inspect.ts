@@ -6,7 +6,8 @@
 import { stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { FileReadError, readBoundedFile } from './boundedRead';
-import { analyzeSpec, type ComplexityThresholds, type ServerProfile } from './complexity';
+import { analyzeSpec, type ClientId, type ComplexityThresholds, type ServerProfile } from './complexity';
+import { clientFindings } from './compat/clients';
 import { formatForPath, parseConfig } from './spec/configs';
 import type { ServerDefinition } from './spec/configs/types';
 import { detectWorkspace } from './discovery/detect';
@@ -27,11 +28,18 @@ function formatPathOf(file: string): string {
   return relative(workspaceRootOf(file), file);
 }
 
+/** What `inspectPaths` checks besides the paths. */
+export interface InspectOptions {
+  thresholds?: ComplexityThresholds;
+  /** Clients whose documented limits are checked; their findings follow each server's own. */
+  clients?: readonly ClientId[];
+}
+
 /**
  * Profiles every spec reachable from `paths`: spec files directly, folders by a workspace scan,
  * config files through the snapshots written for their servers. Never throws for bad input.
  */
-export async function inspectPaths(paths: string[], thresholds?: ComplexityThresholds): Promise<InspectResult> {
+export async function inspectPaths(paths: string[], options: InspectOptions = {}): Promise<InspectResult> {
   const result: InspectResult = { servers: [], problems: [], unsnapshotted: [] };
   const specFiles = new Set<string>();
   const definitions: ServerDefinition[] = [];
@@ -62,7 +70,7 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
     const format = formatForPath(formatPathOf(p));
     const asSpec = format ? undefined : loadSpecText(text, p);
     if (asSpec?.ok) {
-      addSpec(result, asSpec.spec, thresholds);
+      addSpec(result, asSpec.spec, options);
       specFiles.delete(p);
       continue;
     }
@@ -112,7 +120,7 @@ export async function inspectPaths(paths: string[], thresholds?: ComplexityThres
       continue;
     }
     const load = loadSpecText(text, file);
-    if (load.ok) addSpec(result, load.spec, thresholds);
+    if (load.ok) addSpec(result, load.spec, options);
     else result.problems.push(load.problem);
   }
   return result;
@@ -122,7 +130,9 @@ function readFailure(err: unknown): string {
   return err instanceof FileReadError ? err.message : `cannot read (${String(err)})`;
 }
 
-function addSpec(result: InspectResult, spec: Spec, thresholds?: ComplexityThresholds): void {
+function addSpec(result: InspectResult, spec: Spec, options: InspectOptions): void {
   if (result.servers.some((s) => s.source === spec.source)) return;
-  result.servers.push(analyzeSpec(spec, thresholds));
+  const profile = analyzeSpec(spec, options.thresholds);
+  profile.findings.push(...clientFindings(spec, options.clients ?? []));
+  result.servers.push(profile);
 }

@@ -4,8 +4,23 @@
  */
 import * as vscode from 'vscode';
 import { MAX_OPTION } from '../core/bounds';
-import { DEFAULT_THRESHOLDS, type ComplexityThresholds } from '../core/complexity';
+import { CLIENT_IDS, DEFAULT_THRESHOLDS, isFindingCode, type ClientId, type ComplexityThresholds, type FindingCode } from '../core/complexity';
+import { isRecord } from '../core/util/isRecord';
 import { SETTING_DEFAULTS } from '../core/workspace/defaults';
+
+/** What `agentSeer.lint.severity` may set a code to. */
+export const LINT_LEVELS = ['error', 'warning', 'information', 'hint', 'off'] as const;
+export type LintLevel = (typeof LINT_LEVELS)[number];
+
+/** How findings are shown in the editor. */
+export interface LintConfig {
+  /** `openFiles`: only files open in an editor; `workspace`: every spec and server source. */
+  scope: 'openFiles' | 'workspace';
+  /** Per-code severity overrides (unknown codes and levels in the setting are ignored). */
+  severity: Partial<Record<FindingCode, LintLevel>>;
+  /** Clients whose documented limits are checked. */
+  clients: ClientId[];
+}
 
 export const CONFIG_SECTION = 'agentSeer';
 
@@ -21,6 +36,23 @@ export interface Config {
   generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined };
   gemini: { model?: string; judgeModel?: string; baseUrl?: string };
   openai: { model?: string; baseUrl?: string };
+  lint: LintConfig;
+}
+
+function lintConfig(c: vscode.WorkspaceConfiguration): LintConfig {
+  const severity: LintConfig['severity'] = {};
+  const raw: unknown = c.get('lint.severity');
+  if (isRecord(raw)) {
+    for (const [code, level] of Object.entries(raw)) {
+      if (isFindingCode(code) && (LINT_LEVELS as readonly unknown[]).includes(level)) severity[code] = level as LintLevel;
+    }
+  }
+  const clients: unknown = c.get('lint.clients');
+  return {
+    scope: c.get('lint.scope') === 'workspace' ? 'workspace' : 'openFiles',
+    severity,
+    clients: Array.isArray(clients) ? CLIENT_IDS.filter((id) => clients.includes(id)) : [...SETTING_DEFAULTS['lint.clients']],
+  };
 }
 
 function str(v: unknown): string | undefined {
@@ -59,6 +91,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
+    lint: lintConfig(c),
   };
 }
 

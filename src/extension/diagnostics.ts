@@ -1,14 +1,15 @@
 /**
- * Schema-complexity findings as inline diagnostics in spec snapshot files. This module owns the
- * one DiagnosticCollection. Files on disk are linted when the workspace model changes; open
- * editors are linted from their live text as they are edited.
+ * Schema-complexity and client findings as inline diagnostics in spec snapshot files. Open
+ * editors are linted from their live text as they are edited; with `agentSeer.lint.scope` =
+ * `workspace`, files on disk too, whenever the workspace model changes.
  */
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { lintSpecText } from '../core/lint';
-import { readConfig } from './config';
+import { affectsConfig, readConfig } from './config';
+import { toDiagnostic } from './findingDiagnostic';
 import { Disposable } from './lifecycle';
-import { SEVERITY } from './severity';
+import { isShownInTab, onDidChangeOpenFiles, openDocument } from './openFiles';
 import type { WorkspaceModel } from './workspaceModel';
 
 export class SpecDiagnostics extends Disposable {
@@ -17,11 +18,21 @@ export class SpecDiagnostics extends Disposable {
 
   constructor(
     private readonly model: WorkspaceModel,
-    private readonly readmeUri: vscode.Uri,
+    private readonly extensionUri: vscode.Uri,
   ) {
     super();
     this.register(model.onDidChange(() => void this.refreshAll()));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => affectsConfig(e) && void this.refreshAll()));
     this.register(vscode.workspace.onDidOpenTextDocument((d) => this.lintDocument(d)));
+    this.register(
+      onDidChangeOpenFiles((opened, closed) => {
+        for (const uri of opened) {
+          const doc = openDocument(uri);
+          if (doc) this.lintDocument(doc);
+        }
+        for (const uri of closed) if (readConfig(uri).lint.scope === 'openFiles') this.collection.delete(uri);
+      }),
+    );
     this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         const key = e.document.uri.toString();
@@ -35,13 +46,14 @@ export class SpecDiagnostics extends Disposable {
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
   }
 
-  /** Lints every known spec file: open documents from their text, others from disk. */
+  /** Lints every known spec file: open documents from their text, others from disk when the scope is the workspace. */
   async refreshAll(): Promise<void> {
     const known = new Set<string>();
     for (const entry of this.model.specs) {
       const uri = vscode.Uri.file(entry.file);
+      const open = openDocument(uri);
+      if (!this.inScope(uri)) continue;
       known.add(uri.toString());
-      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       if (open) this.lintDocument(open);
       else {
         try {
@@ -51,10 +63,15 @@ export class SpecDiagnostics extends Disposable {
         }
       }
     }
-    // Files that stopped being specs lose their diagnostics.
+    // Files that stopped being specs, or are closed and out of scope, lose their diagnostics.
     this.collection.forEach((uri) => {
-      if (!known.has(uri.toString()) && !this.isSpecDocument(uri)) this.collection.delete(uri);
+      if (!known.has(uri.toString()) && !(this.inScope(uri) && this.isSpecDocument(uri))) this.collection.delete(uri);
     });
+  }
+
+  /** Whether a file gets findings: shown in a tab, or anywhere with the `workspace` scope. */
+  private inScope(uri: vscode.Uri): boolean {
+    return readConfig(uri).lint.scope === 'workspace' || isShownInTab(uri);
   }
 
   private isSpecDocument(uri: vscode.Uri): boolean {
@@ -64,6 +81,8 @@ export class SpecDiagnostics extends Disposable {
   /** Lints an open document if it is (or was) a spec file. */
   lintDocument(doc: vscode.TextDocument): void {
     if (doc.uri.scheme !== 'file' || !doc.fileName.toLowerCase().endsWith('.json')) return;
+    // onDidOpenTextDocument fires before the tab exists: the tab event lints it then.
+    if (!this.inScope(doc.uri)) return;
     const known = this.isSpecDocument(doc.uri) || this.collection.has(doc.uri);
     // A JSON document that is not yet known is linted only if it looks like a spec.
     if (!known && !doc.getText().includes('"tools"')) return;
@@ -71,21 +90,15 @@ export class SpecDiagnostics extends Disposable {
   }
 
   private publish(uri: vscode.Uri, text: string): void {
-    const folder = vscode.workspace.getWorkspaceFolder(uri);
-    const result = lintSpecText(text, uri.fsPath, readConfig(folder?.uri).thresholds);
+    const config = readConfig(uri);
+    const result = lintSpecText(text, uri.fsPath, { thresholds: config.thresholds, clients: config.lint.clients });
     if (result.notSpec) {
       this.collection.delete(uri);
       return;
     }
     this.collection.set(
       uri,
-      result.diagnostics.map((d) => {
-        const range = new vscode.Range(d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character);
-        const diag = new vscode.Diagnostic(range, d.message, SEVERITY[d.severity]);
-        diag.source = 'Agent Seer';
-        diag.code = { value: d.code, target: this.readmeUri.with({ fragment: d.code }) };
-        return diag;
-      }),
+      result.diagnostics.map((d) => toDiagnostic(d, uri, config.lint, this.extensionUri)).filter((d): d is vscode.Diagnostic => d !== undefined),
     );
   }
 

@@ -19,6 +19,7 @@ import { chatProviderFor } from './providerChoice';
 import { pickChatModelId } from './vscodeLm';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
+import { registerSourceLint } from './sourceLint';
 import { SpecsTree } from './specsTree';
 import { WorkspaceModel } from './workspaceModel';
 
@@ -31,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
   try {
     const model = new WorkspaceModel(log);
     const specsTree = new SpecsTree(model);
-    const diagnostics = new SpecDiagnostics(model, vscode.Uri.joinPath(context.extensionUri, 'README.md'));
+    const diagnostics = new SpecDiagnostics(model, context.extensionUri);
     const harnesses = new HarnessModel(log);
     const harnessTree = new HarnessTree(harnesses, model);
     const harnessView = vscode.window.createTreeView('agentSeer.harnesses', { treeDataProvider: harnessTree, showCollapseAll: true });
@@ -68,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       registerReportSerializer(services),
       registerScenarioPanel(services),
       registerMenuContext(model),
+      ...registerSourceLint(model, context.extensionUri, log),
     );
     log.info('Agent Seer activated');
     return services;

@@ -1,4 +1,5 @@
-import { FINDING_CODES, formatFixed } from '../../core/complexity';
+import { CLIENT_IDS, FINDING_CODES, formatFixed, type ClientId, type FindingCodeDoc } from '../../core/complexity';
+import { DEFAULT_LINT_CLIENTS } from '../../core/workspace/defaults';
 import { inspectPaths } from '../../core/inspect';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo, terminalSafe } from '../format';
@@ -7,10 +8,26 @@ import type { OptionTable, Parsed } from '../command';
 import { SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import { renderTable } from '../table';
 
-/** `agent-seer inspect <path…> [--json]` */
-export async function inspectCommand(args: { paths: string[]; json: boolean }, io: Io): Promise<number> {
+/** `--clients gemini,openai` → the client ids; `none` → none; anything else is a usage error. */
+export function parseClients(raw: string | undefined): ClientId[] {
+  if (raw === undefined) return [...DEFAULT_LINT_CLIENTS];
+  if (raw.trim() === 'none') return [];
+  const names = raw.split(',').map((c) => c.trim());
+  const unknown = names.filter((c) => !(CLIENT_IDS as readonly string[]).includes(c));
+  if (unknown.length || !names.length) {
+    throw new UsageError(`--clients: unknown client ${JSON.stringify(unknown[0] ?? raw)} (use ${CLIENT_IDS.join(', ')}, comma-separated, or none)`);
+  }
+  return CLIENT_IDS.filter((id) => names.includes(id));
+}
+
+/** `agent-seer inspect <path…> [--clients LIST] [--json]` */
+export async function inspectCommand(args: { paths: string[]; json: boolean; clients?: string }, io: Io): Promise<number> {
   if (!args.paths.length) throw new UsageError('inspect needs at least one path (a spec snapshot, a config file or a folder)');
-  const result = await inspectPaths(args.paths.map((p) => pathOption('input', p, io.cwd)));
+  const clients = parseClients(args.clients);
+  const result = await inspectPaths(
+    args.paths.map((p) => pathOption('input', p, io.cwd)),
+    { clients },
+  );
   const rel = relativeTo(io.cwd);
   if (args.json) {
     io.out(
@@ -30,6 +47,7 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
               tool: f.tool ?? null,
               ...(f.param ? { param: f.param } : {}),
               message: f.message,
+              ...sourceOf(f.code),
             })),
           })),
           problems: result.problems.map((p) => ({ ...p, message: formatProblem(p) })),
@@ -71,7 +89,10 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
       }
       if (seen.size) {
         io.out('\nWhy these matter:');
-        for (const code of seen) io.out(`  ${code}: ${FINDING_CODES[code].explanation}`);
+        for (const code of seen) {
+          const { source } = sourceOf(code);
+          io.out(`  ${code}: ${FINDING_CODES[code].explanation}${source ? ` (${source})` : ''}`);
+        }
       }
     } else {
       io.out('No tool specs found.');
@@ -88,31 +109,40 @@ export async function inspectCommand(args: { paths: string[]; json: boolean }, i
 
 const round = (n: number) => Number(formatFixed(n));
 
+/** The documentation a client-compatibility code cites, as a JSON field (none for the others). */
+const sourceOf = (code: keyof typeof FINDING_CODES): { source?: string } => {
+  const { source } = FINDING_CODES[code] as FindingCodeDoc;
+  return source ? { source } : {};
+};
+
 /** A name or message from a spec inside one output line: its newlines must not start new ones. */
 const field = (text: string) => terminalSafe(text, { newlines: false });
 
 /** The option table of `agent-seer inspect`. */
-export const options = { json: { type: 'boolean', default: false } } as const satisfies OptionTable;
+export const options = { json: { type: 'boolean', default: false }, clients: { type: 'string' } } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer inspect <path…> [--json]        schema-complexity profile and findings
-                                             (path: spec snapshot, config file or folder)`;
+export const synopsis = `  agent-seer inspect <path…> [--clients LIST] [--json]
+                                             schema-complexity profile, findings and client
+                                             compatibility (path: spec snapshot, config file or folder)`;
 
 /** `agent-seer inspect --help`. */
-export const usage = `Usage: agent-seer inspect <path…> [--json]
+export const usage = `Usage: agent-seer inspect <path…> [--clients LIST] [--json]
 
 Profiles every tool spec found (tools, mean and max parameters, optional %, max depth) and lists
-its findings. A path is a spec snapshot, an MCP config file (the snapshots of its servers, in the
-workspace's agentSeer.snapshotFolder from .vscode/settings.json, default ${SNAPSHOT_FOLDER}) or a
-folder (searched for both).
+its findings, then what breaks its tools in the clients checked. A path is a spec snapshot, an MCP
+config file (the snapshots of its servers, in the workspace's agentSeer.snapshotFolder from
+.vscode/settings.json, default ${SNAPSHOT_FOLDER}) or a folder (searched for both).
 
 Options:
-  --json      print one JSON object instead of tables
-  -h, --help  this text
+  --clients LIST  clients to check, comma-separated: ${CLIENT_IDS.join(', ')}, or none
+                  (default ${DEFAULT_LINT_CLIENTS.join(',')}); each finding cites the client's docs
+  --json          print one JSON object instead of tables
+  -h, --help      this text
 
 Exit 0, or 2 when a path was bad input.`;
 
 /** Runs `inspect` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
-  return inspectCommand({ paths: positionals, json: values.json }, io);
+  return inspectCommand({ paths: positionals, json: values.json, ...(values.clients === undefined ? {} : { clients: values.clients }) }, io);
 }

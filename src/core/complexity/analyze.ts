@@ -43,6 +43,8 @@ export interface Finding {
   param?: string;
   /** What is wrong, then why it matters for agents and generators. */
   message: string;
+  /** What is wrong, in one sentence (the editor shows this; the why is on the code's help page). */
+  summary: string;
   /** Index into `spec.tools` (and `spec.locations`) of the tool, for placing the finding. */
   toolIndex?: number;
   /** Where an entry that did not load sits in the file (invalid tools have no `locations` entry). */
@@ -109,9 +111,10 @@ interface ToolInspection extends ToolAnalysis {
   params: ParamInfo[];
 }
 
-function finding(code: FindingCode, tool: string, what: string, extra: Partial<Finding> = {}): Finding {
+/** A finding: `what` is the one-sentence summary, the code's explanation follows it in `message`. */
+export function finding(code: FindingCode, tool: string, what: string, extra: Partial<Finding> = {}): Finding {
   const doc = FINDING_CODES[code];
-  return { code, severity: doc.severity, tool, message: `${what} ${doc.explanation}`, ...extra };
+  return { code, severity: doc.severity, tool, message: `${what} ${doc.explanation}`, summary: what, ...extra };
 }
 
 function withDefaults(thresholds: Partial<ComplexityThresholds> | undefined): ComplexityThresholds {

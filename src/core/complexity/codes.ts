@@ -14,6 +14,8 @@ export interface FindingCodeDoc {
   title: string;
   /** One sentence: why it matters for agents and for eval generators. Appended to each message. */
   explanation: string;
+  /** The client's own documentation a client-compatibility finding rests on. */
+  source?: string;
 }
 
 /** Every finding code, in the order the docs list them. Stable: codes are referred to by settings and docs. */
@@ -80,7 +82,42 @@ export const FINDING_CODES = {
     title: 'Annotations say both read-only and destructive',
     explanation: 'Clients use these hints to decide whether to ask before a call, so contradicting hints make that safety decision unreliable.',
   },
+  'gemini-schema': {
+    severity: 'warning',
+    title: 'Input schema uses keywords Gemini function declarations do not take',
+    explanation:
+      'Gemini function declarations accept a subset of OpenAPI 3.0 schemas, so a client must rewrite or drop these keywords and the model never sees what they said.',
+    source: 'https://ai.google.dev/gemini-api/docs/function-calling',
+  },
+  'openai-strict-schema': {
+    severity: 'info',
+    title: 'Input schema cannot be used with OpenAI strict mode',
+    explanation:
+      'OpenAI strict function calling needs every property required, `additionalProperties: false` on every object and only the supported keywords, so a client that turns strict on has to reject or rewrite this tool.',
+    source: 'https://platform.openai.com/docs/guides/function-calling#strict-mode',
+  },
+  'vscode-tool-limit': {
+    severity: 'warning',
+    title: 'More tools than VS Code sends in one chat request',
+    explanation: 'VS Code refuses a chat request with more than 128 tools enabled, so users must deselect tools of this server before its agent can run.',
+    source: 'https://code.visualstudio.com/docs/copilot/agents/agent-tools',
+  },
 } as const satisfies Record<string, FindingCodeDoc>;
+
+/** The clients whose documented limits `clientFindings` checks. */
+export const CLIENT_IDS = ['gemini', 'openai', 'vscode'] as const;
+
+/** A client a user can target (`agentSeer.lint.clients`, `inspect --clients`). */
+export type ClientId = (typeof CLIENT_IDS)[number];
+
+/** The finding code each client's check reports. */
+export const CLIENT_FINDING_CODE = { gemini: 'gemini-schema', openai: 'openai-strict-schema', vscode: 'vscode-tool-limit' } as const satisfies Record<
+  ClientId,
+  string
+>;
+
+/** VS Code's documented maximum of tools enabled in one chat request (see `vscode-tool-limit`'s source). */
+export const VSCODE_MAX_TOOLS_PER_REQUEST = 128;
 
 /** A finding code (a key of {@link FINDING_CODES}). */
 export type FindingCode = keyof typeof FINDING_CODES;

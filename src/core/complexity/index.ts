@@ -2,6 +2,7 @@
 export {
   analyzeSpec,
   analyzeTool,
+  finding,
   DEFAULT_THRESHOLDS,
   type ComplexityThresholds,
   type Finding,
@@ -9,6 +10,17 @@ export {
   type ToolAnalysis,
   type ToolMetrics,
 } from './analyze';
-export { FINDING_CODES, FINDING_CODE_LIST, isFindingCode, type FindingCode, type FindingCodeDoc, type Severity } from './codes';
+export {
+  CLIENT_FINDING_CODE,
+  CLIENT_IDS,
+  FINDING_CODES,
+  FINDING_CODE_LIST,
+  isFindingCode,
+  VSCODE_MAX_TOOLS_PER_REQUEST,
+  type ClientId,
+  type FindingCode,
+  type FindingCodeDoc,
+  type Severity,
+} from './codes';
 export { formatFixed } from './format';
 export { kindLabel, nameTokens, structuredStringHint, type StructuredHint, type StructuredKind } from './formatHints';

@@ -39,6 +39,19 @@ export const DEFAULT_COMPLEXITY = Object.freeze({
   sharedParamMinSimilarity: 0.5,
 });
 
+/**
+ * Where the editor shows findings (`agentSeer.lint.scope`): only in open files by default, as the
+ * TypeScript and ESLint extensions do, so Problems is not filled with files nobody opened.
+ */
+export const DEFAULT_LINT_SCOPE = 'openFiles';
+
+/**
+ * Clients whose documented limits are checked (`agentSeer.lint.clients`, `inspect --clients`).
+ * OpenAI strict mode is opt-in: most MCP schemas have optional parameters, which strict mode
+ * refuses, so it would flag nearly every tool of a server that never meant to be strict.
+ */
+export const DEFAULT_LINT_CLIENTS: readonly ('gemini' | 'openai' | 'vscode')[] = Object.freeze(['gemini', 'vscode']);
+
 /** The editor's `agentSeer.*` settings' defaults, by setting name (without the `agentSeer.` prefix). */
 export const SETTING_DEFAULTS = Object.freeze({
   snapshotFolder: SNAPSHOT_FOLDER,
@@ -47,6 +60,9 @@ export const SETTING_DEFAULTS = Object.freeze({
   'complexity.maxParams': DEFAULT_COMPLEXITY.maxParams,
   'complexity.maxOptionalRatio': DEFAULT_COMPLEXITY.maxOptionalRatio,
   'complexity.maxDepth': DEFAULT_COMPLEXITY.maxDepth,
+  'lint.scope': DEFAULT_LINT_SCOPE,
+  'lint.severity': Object.freeze({}),
+  'lint.clients': DEFAULT_LINT_CLIENTS,
   'generation.simple': DEFAULT_SIMPLE,
   'generation.complex': DEFAULT_COMPLEX,
   'generation.concurrency': DEFAULT_CONCURRENCY,

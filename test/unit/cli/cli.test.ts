@@ -300,3 +300,27 @@ test('paths: a file: URL, an --out that is a file or a folder, exit 2 with one l
     assert.deepEqual(readdirSync(join(dir, 'new', 'deeper')), ['view.json']);
   });
 });
+
+test('inspect reports client compatibility with each finding citing its source; --clients picks them', async () => {
+  const r = await cli(['inspect', join(specsDir, 'twilio-api-v2010.json'), '--json']);
+  assert.equal(r.code, 0, r.err);
+  const json = JSON.parse(r.out) as { servers: { findings: { code: string; message: string; source?: string }[] }[] };
+  const limit = json.servers[0]?.findings.filter((f) => f.code === 'vscode-tool-limit');
+  assert.equal(limit?.length, 1);
+  assert.equal(limit?.[0]?.source, 'https://code.visualstudio.com/docs/copilot/agents/agent-tools');
+  assert.match(limit?.[0]?.message ?? '', /197 tools, more than the 128/);
+  assert.equal(json.servers[0]?.findings.filter((f) => f.code === 'openai-strict-schema').length, 0, 'openai is not checked by default');
+
+  const text = await cli(['inspect', join(specsDir, 'sequential-thinking.json'), '--clients', 'openai']);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /openai-strict-schema\s+sequentialthinking: OpenAI strict mode refuses this schema/);
+  assert.match(text.out, /openai-strict-schema: .*\(https:\/\/platform\.openai\.com\/docs\/guides\/function-calling#strict-mode\)/);
+  assert.doesNotMatch(text.out, /gemini-schema/);
+
+  const none = await cli(['inspect', join(specsDir, 'twilio-api-v2010.json'), '--clients', 'none', '--json']);
+  assert.ok(!none.out.includes('vscode-tool-limit'));
+
+  const bad = await cli(['inspect', join(specsDir, 'slack.json'), '--clients', 'claude']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.err.trim(), 'agent-seer: --clients: unknown client "claude" (use gemini, openai, vscode, comma-separated, or none)');
+});

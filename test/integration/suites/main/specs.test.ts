@@ -46,8 +46,10 @@ describe('MCP Specs tree', () => {
 describe('schema-complexity diagnostics', () => {
   const specFile = () => vscode.Uri.file(join(workspaceRoot(), 'specs', 'filesystem.json'));
 
-  it('are published on the spec file, at the offending parameter, with a code linking to the README', async () => {
+  it('are published on the open spec file, at the offending parameter, with a code linking to its help section', async () => {
     const api = await activateApi();
+    // Findings are for files open in an editor by default (agentSeer.lint.scope).
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(specFile()));
     const diags = await waitFor(
       () => {
         const d = vscode.languages.getDiagnostics(specFile()).filter((x) => x.source === 'Agent Seer');
@@ -60,9 +62,13 @@ describe('schema-complexity diagnostics', () => {
     const noDesc = diags.find((d) => (d.code as { value: string }).value === 'param-no-description');
     assert.ok(noDesc, JSON.stringify(diags.map((d) => d.code)));
     assert.equal(doc.getText(noDesc.range), '"path"');
+    // A command link: the help page in Markdown preview at the code's section.
     const target = (noDesc.code as { target: vscode.Uri }).target;
-    assert.match(target.path, /README\.md$/);
-    assert.equal(target.fragment, 'param-no-description');
+    assert.equal(target.scheme, 'command');
+    assert.equal(target.path, 'markdown.showPreview');
+    const [page] = JSON.parse(decodeURIComponent(target.query)) as { path: string; fragment: string }[];
+    assert.match(page?.path ?? '', /\/docs\/findings\.md$/);
+    assert.equal(page?.fragment, 'param-no-description');
     assert.equal(api.diagnostics.get(specFile()).length, diags.length);
   });
 

@@ -638,3 +638,20 @@ test('lintSpecText places findings on the tool name or the parameter key, and ba
   assert.equal(broken.diagnostics[0]?.code, 'invalid-json');
   assert.equal(broken.diagnostics[0]?.range.start.line, 2);
 });
+
+test('lintSpecText: ambiguous-shared-param once per parameter name on chrome-devtools, the other uses as related locations', () => {
+  const text = readFileSync(join(specsDir, 'chrome-devtools.json'), 'utf8');
+  const { profile, diagnostics } = lintSpecText(text, 'chrome-devtools.json');
+  const raw = profile?.findings.filter((f) => f.code === 'ambiguous-shared-param') ?? [];
+  const shown = diagnostics.filter((d) => d.code === 'ambiguous-shared-param');
+  const names = new Set(raw.map((f) => f.param));
+  assert.ok(raw.length > names.size, `${raw.length} findings on ${names.size} names`);
+  assert.equal(shown.length, names.size);
+  for (const d of shown) {
+    const others = raw.filter((f) => f.param === d.param).length - 1;
+    assert.equal(d.related?.length, others, d.param);
+    if (others > 0) assert.match(d.summary, new RegExp(`^Parameter "${d.param}" means different things across ${others + 1} tools`));
+  }
+  // The editor's message is one sentence; the why stays in `message` and on the help page.
+  for (const d of diagnostics) assert.doesNotMatch(d.summary.slice(0, -1), /[.!?]\s+[A-Z]/, d.summary);
+});
