@@ -17,8 +17,24 @@ const common = {
   mainFields: ['module', 'main'],
 };
 
+// The extension is two bundles: dist/extension.js (activation: views, diagnostics, the command
+// table) and dist/deferred.js (the commands' work and the LLM clients), which
+// src/extension/onDemand.ts loads with require() on first use. This keeps that require as it is.
+const deferredExternal = {
+  name: 'deferred-external',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/deferred\.js$/ }, () => ({ path: './deferred.js', external: true }));
+  },
+};
+
+// The extension host runs on Node, where `navigator` is a global VS Code has deprecated: reading it
+// logs a PendingMigrationError. Bundled libraries probe it to detect a browser (zod's eval check on
+// the first object parse, debug's colours, openai's platform info); for them this is not a browser.
+const extensionHost = { ...common, external: ['vscode'], define: { navigator: 'undefined', 'globalThis.navigator': 'undefined' } };
+
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', plugins: [deferredExternal] },
+  { ...extensionHost, entryPoints: ['src/extension/deferred.ts'], outfile: 'dist/deferred.js' },
   {
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -54,7 +70,7 @@ if (watch) {
       });
     },
   });
-  for (const b of builds) await (await esbuild.context({ ...b, plugins: [announce(b.outfile)] })).watch();
+  for (const b of builds) await (await esbuild.context({ ...b, plugins: [...(b.plugins ?? []), announce(b.outfile)] })).watch();
   console.log('[watch] watching src/ and media/report/ (Ctrl+C to stop)');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));

@@ -1,16 +1,17 @@
 /**
  * The command table: id → handler. Every id here is declared in package.json, and a unit test
- * checks the two lists match.
+ * checks the two lists match. What a command runs lives in the deferred bundle (`onDemand.ts`):
+ * it is loaded the first time a command needs it, not at activation.
  */
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
 import type { CommandId } from './commandIds';
 import { errorMessage } from './log';
 import type { ExtensionServices } from './services';
-import { generateEvals, type GenerateArgs } from './generateCommand';
-import { judge, type JudgeArgs } from './judgeCommand';
-import { openReport } from './reportPanel';
-import { snapshotServer, type SnapshotOutcome } from './snapshotCommand';
+import type { GenerateArgs } from './generateCommand';
+import type { JudgeArgs } from './judgeCommand';
+import { deferred } from './onDemand';
+import type { SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
 
 type Handler = (services: ExtensionServices, ...args: unknown[]) => unknown;
@@ -37,7 +38,7 @@ export const COMMANDS = {
     const n = node as SpecsNode | undefined;
     const def = n?.kind === 'server' ? n.definition : await pickDefinition(s);
     if (!def) return undefined;
-    return snapshotServer(def, s);
+    return deferred().snapshotServer(def, s);
   },
   'agentSeer.revealTool': async (_s, file, offset) => {
     if (typeof file !== 'string') return;
@@ -54,9 +55,10 @@ export const COMMANDS = {
   'agentSeer.refreshHarnesses': async (s) => {
     await s.harnesses.rescan();
   },
-  'agentSeer.generateEvals': (s, target, args) => generateEvals(s, target, (args as GenerateArgs | undefined) ?? {}),
-  'agentSeer.judge': (s, target, args) => judge(s, target, (args as JudgeArgs | undefined) ?? {}),
-  'agentSeer.openReport': (s, target) => openReport(s, target),
+  'agentSeer.generateEvals': (s, target, args) => deferred().generateEvals(s, target, (args as GenerateArgs | undefined) ?? {}),
+  'agentSeer.regenerateStale': (s, target, args) => deferred().regenerateStaleRecords(s, target, (args as GenerateArgs | undefined) ?? {}),
+  'agentSeer.judge': (s, target, args) => deferred().judge(s, target, (args as JudgeArgs | undefined) ?? {}),
+  'agentSeer.openReport': (s, target) => deferred().openReport(s, target),
   'agentSeer.toggleLowestFirst': (s) => s.harnessTree.toggleLowestFirst(),
   'agentSeer.setApiKey': async (s, provider) => {
     const which =

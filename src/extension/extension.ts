@@ -11,8 +11,8 @@ import { HarnessTree } from './harnessTree';
 import { JudgmentDiagnostics } from './judgmentDiagnostics';
 import { createLog, errorMessage } from './log';
 import { Secrets } from './secrets';
-import { registerReportSerializer } from './reportPanel';
-import { chatProviderFor } from './providerChoice';
+import { deferred } from './onDemand';
+import { registerReportSerializer } from './reportSerializer';
 import { ServerApproval } from './serverApproval';
 import type { ExtensionServices } from './services';
 import { SpecsTree } from './specsTree';
@@ -32,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
     const harnessTree = new HarnessTree(harnesses, model);
     const judgmentDiagnostics = new JudgmentDiagnostics(harnesses);
     // The provider is built when a run starts, with the services (for the keys) by then complete.
-    const agentTests = new AgentTests(harnesses, log, (kind, scope) => chatProviderFor({ kind }, services, scope, 'generate'));
+    const agentTests = new AgentTests(harnesses, log, (kind, scope) => deferred().chatProviderFor({ kind }, services, scope, 'generate'));
     const services: ExtensionServices = {
       log,
       model,

@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { judgmentScores, type HarnessRecord } from '../core/harness/format';
 import { toolHashes } from '../core/harness/hash';
+import { diffSummary, diffToolHashes, sameTools } from '../core/harness/specDiff';
 import { staleTools } from '../core/harness/stale';
+import type { IndexedSpec } from '../core/discovery/workspaceIndex';
 import { recordFile } from '../core/harness/store';
 import type { HarnessModel, LoadedHarness } from './harnessModel';
 import { Disposable } from './lifecycle';
@@ -73,18 +75,23 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
    * workspace: the file the manifest names, else the one spec of the same name.
    */
   currentToolHashes(harness: LoadedHarness): Record<string, string> | undefined {
+    const entry = this.currentSpec(harness);
+    if (!entry) return undefined;
+    // Every scenario item asks; hash each indexed spec once (a re-read spec is a new object).
+    let hashes = this.hashCache.get(entry.spec);
+    if (!hashes) this.hashCache.set(entry.spec, (hashes = toolHashes(entry.spec)));
+    return hashes;
+  }
+
+  /** The workspace's spec a harness was generated from: the file the manifest names, else the one spec of the same name. */
+  currentSpec(harness: LoadedHarness): IndexedSpec | undefined {
     const m = harness.manifest;
     if (!m) return undefined;
     const specs = this.workspace.specs;
     const source = m.spec.source ? path.resolve(harness.dir, m.spec.source) : undefined;
     const byFile = specs.find((s) => s.file === source || s.file === m.spec.source);
     const byName = specs.filter((s) => s.spec.name === m.spec.name);
-    const entry = byFile ?? (byName.length === 1 ? byName[0] : undefined);
-    if (!entry) return undefined;
-    // Every scenario item asks; hash each indexed spec once (a re-read spec is a new object).
-    let hashes = this.hashCache.get(entry.spec);
-    if (!hashes) this.hashCache.set(entry.spec, (hashes = toolHashes(entry.spec)));
-    return hashes;
+    return byFile ?? (byName.length === 1 ? byName[0] : undefined);
   }
 
   /** Tools of a record that changed in the workspace's spec since it was generated. */
@@ -153,9 +160,15 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         item.description = m
           ? `${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}`
           : `${node.harness.records.length} records`;
+        // What changed in the spec: since generation (stale records), and what the last stale-only run found.
+        const drift = m && current ? diffToolHashes(m.spec.toolHashes, current) : undefined;
+        const driftText = [
+          drift && !sameTools(drift) ? `\nSpec changed since: ${diffSummary(drift)}${stale ? `; ${stale} stale (Regenerate Stale)` : ''}` : '',
+          m?.drift ? `\nLast regenerated for spec changes: ${diffSummary({ ...m.drift, unchanged: [] })}; ${m.drift.kept} kept, ${m.drift.written} new` : '',
+        ].join('');
         item.tooltip = new vscode.MarkdownString().appendText(
           m
-            ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
+            ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records${driftText}`
             : 'No valid manifest',
         );
         item.iconPath = new vscode.ThemeIcon(m?.status === 'complete' ? 'beaker' : m?.status === 'running' ? 'sync' : 'warning');

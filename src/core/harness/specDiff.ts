@@ -77,6 +77,7 @@ export function diffSummary(diff: SpecDiff): string {
   const parts: string[] = [];
   if (diff.added.length) parts.push(`${diff.added.length} added (${list(diff.added)})`);
   if (diff.removed.length) parts.push(`${diff.removed.length} removed (${list(diff.removed)})`);
-  if (diff.changed.length) parts.push(`${diff.changed.length} changed (${list(diff.changed.map((c) => (c.parts.length ? `${c.name}: ${c.parts.join('/')}` : c.name)))})`);
+  if (diff.changed.length)
+    parts.push(`${diff.changed.length} changed (${list(diff.changed.map((c) => (c.parts.length ? `${c.name}: ${c.parts.join('/')}` : c.name)))})`);
   return parts.length ? parts.join(', ') : 'no tool changed';
 }
