@@ -13,12 +13,12 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** What a .vsix may hold under extension/ (besides vsce's own manifest files). */
+/** The files a .vsix may hold (as `vsce ls` names them; vsce adds its own manifest files). */
 const ALLOWED = [
-  /^extension\/dist\/(extension|deferred|report)\.js$/,
-  /^extension\/(prompts|schemas)\/[^/]+\.(txt|json)$/,
-  /^extension\/media\/[^/]+\.svg$/,
-  /^extension\/(package\.json|readme\.md|CONTRIBUTING\.md|LICENSE\.txt)$/,
+  /^dist\/(extension|deferred|report)\.js$/,
+  /^(prompts|schemas)\/[^/]+\.(txt|json)$/,
+  /^media\/[^/]+\.svg$/,
+  /^(package\.json|README\.md|CONTRIBUTING\.md|LICENSE)$/,
 ];
 
 function vsce(args) {
@@ -28,16 +28,14 @@ function vsce(args) {
   return r.stdout;
 }
 
-/** Writes the .vsix to `out` and returns the files it holds; throws when one is not allowed. */
+/** Writes the .vsix to `out` and returns the files it holds; throws, writing nothing, when one is not allowed. */
 export function packageVsix(out) {
   for (const f of ['dist/extension.js', 'dist/deferred.js', 'dist/report.js'])
     if (!existsSync(join(repoRoot, f))) throw new Error(`${f} missing: run npm run build first`);
+  const files = vsce(['ls', '--no-dependencies']).split('\n').filter(Boolean).sort();
+  const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
+  if (stray.length) throw new Error(`the package would hold files it must not: ${stray.join(', ')} (see .vscodeignore)`);
   vsce(['package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out]);
-  const unzip = spawnSync('unzip', ['-Z1', out], { encoding: 'utf8' });
-  if (unzip.status !== 0) throw new Error(`cannot list ${out}: ${unzip.stderr}`);
-  const files = unzip.stdout.split('\n').filter(Boolean);
-  const stray = files.filter((f) => f.startsWith('extension/') && !ALLOWED.some((re) => re.test(f)));
-  if (stray.length) throw new Error(`${out} holds files it must not: ${stray.join(', ')} (see .vscodeignore)`);
   return files;
 }
 
