@@ -145,7 +145,7 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
   const complete = run.status === 'complete';
   // A partial run keeps the stale records beside the new ones: they are still flagged stale, and nothing is lost.
   if (complete) for (const r of stale) if (!fresh.some((f) => f.id === r.id)) await rm(join(dir, RECORDS_DIR, `${recordFileStem(r.id)}.json`), { force: true });
-  const next = mergedManifest(manifest, spec, complete ? kept : [...kept, ...stale], fresh, {
+  const next = mergedManifest(manifest, spec, complete ? kept : [...kept, ...stale.filter((r) => !fresh.some((f) => f.id === r.id))], fresh, {
     skipped,
     drift: drift(fresh.length, complete ? stale.length : 0),
     run: run.manifest,
@@ -154,7 +154,7 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
   await writeManifest(dir, next);
   await rm(scratch, { recursive: true, force: true });
   return {
-    ...finalResult(run.status, dir, next, {
+    ...finalResult(next.status === 'running' ? run.status : next.status, dir, next, {
       llm: run.llm,
       wallTimeMs: Date.now() - started,
       groups: run.groups,
@@ -215,9 +215,13 @@ function mergedManifest(
     next.promptVersions = run.promptVersions;
     next.tokens = run.tokens;
     next.timings = run.timings;
-    next.status = run.status;
     if (run.items) next.items = run.items;
-    if (run.error !== undefined) next.error = run.error;
+    // The harness is no better than its kept records: an earlier partial (or worse) status stands
+    // after a complete stale-only run, with its reason; a full run is what retries those items.
+    const earlierStands = run.status === 'complete' && earlier.status !== 'complete';
+    next.status = earlierStands ? earlier.status : run.status;
+    const error = earlierStands ? earlier.error : run.error;
+    if (error !== undefined) next.error = error;
   }
   return next;
 }
