@@ -2,10 +2,11 @@
  * Regenerate Stale on a harness run, with a REAL `vscode.lm` chat model (the fake-lm helper,
  * which counts its requests): after one tool of the spec changed, only the scenarios using it are
  * made again; every other record file keeps its bytes, and the model is asked about nothing else.
- * Makes its own harness first.
+ * Makes its own harness, in a harness folder of its own (removed at the end), so its LLM cache and
+ * records meet no other test.
  */
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { StaleRegeneration } from '../../../../src/core/pipeline/regenerateStale';
@@ -50,15 +51,19 @@ describe('Regenerate Stale', () => {
     const before = {
       simple: config.inspect<number>('generation.simple')?.workspaceValue,
       complex: config.inspect<number>('generation.complex')?.workspaceValue,
+      harnessFolder: config.inspect<string>('harnessFolder')?.workspaceValue,
     };
+    const ownFolder = 'evals-regenerate-stale-test';
     const provider = { kind: 'vscode', modelId: fake.modelId };
     try {
       await config.update('generation.simple', 3, vscode.ConfigurationTarget.Workspace);
       await config.update('generation.complex', 2, vscode.ConfigurationTarget.Workspace);
+      await config.update('harnessFolder', ownFolder, vscode.ConfigurationTarget.Workspace);
       answer(original);
       const full = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), { provider });
       assert.equal(full.status, 'complete', JSON.stringify(full).slice(0, 300));
       const dir = full.outputDir;
+      assert.ok(dir.startsWith(join(workspaceRoot(), ownFolder)), dir);
       const runNode = (): Extract<HarnessNode, { kind: 'run' }> | undefined =>
         api.harnessTree
           .getChildren()
@@ -117,6 +122,9 @@ describe('Regenerate Stale', () => {
       fake.reset();
       await config.update('generation.simple', before.simple, vscode.ConfigurationTarget.Workspace);
       await config.update('generation.complex', before.complex, vscode.ConfigurationTarget.Workspace);
+      await config.update('harnessFolder', before.harnessFolder, vscode.ConfigurationTarget.Workspace);
+      rmSync(join(workspaceRoot(), ownFolder), { recursive: true, force: true });
+      await vscode.commands.executeCommand('agentSeer.refreshHarnesses');
     }
   });
 });
