@@ -15,7 +15,8 @@ import { runTests } from '@vscode/test-electron';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-// Keep in step with SUITES in scripts/test-integration.mjs.
+// Keep in step with SUITES in scripts/test-integration.mjs (not the vsix suite: it installs the
+// .vsix with code-server's --install-extension, which this runner has no counterpart for).
 const SUITES = [
   { name: 'main', workspace: 'basic', suite: 'out/test/integration/suites/main/index.js', trust: false, extensions: ['fake-lm'] },
   { name: 'trust', workspace: 'untrusted', suite: 'out/test/integration/suites/trust/index.js', trust: true },

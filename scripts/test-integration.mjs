@@ -23,6 +23,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { packageVsix } from './package.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(repoRoot, 'package.json'));
@@ -30,13 +31,25 @@ const require = createRequire(join(repoRoot, 'package.json'));
 /**
  * The suites. `workspace` is a folder under test/integration/workspaces/ (copied to a temp dir
  * per run); `suite` the compiled suite index; `trust: true` runs WITHOUT
- * --disable-workspace-trust so the workspace opens untrusted. `extensions`: test-only helper
+ * --disable-workspace-trust so the workspace opens untrusted. `installVsix`: package the extension
+ * (scripts/package.mjs) and install the .vsix into the run's extensions dir with code-server's
+ * --install-extension; `developmentPath` replaces the clone as the development extension. `extensions`: test-only helper
  * extensions (folders under test/integration/extensions/) copied into the run's extensions dir
  * (the web workbench keeps only one extensionDevelopmentPath); fake-lm registers a fake chat model.
  */
 const SUITES = [
   { name: 'main', workspace: 'basic', suite: 'out/test/integration/suites/main/index.js', trust: false, extensions: ['fake-lm'] },
   { name: 'trust', workspace: 'untrusted', suite: 'out/test/integration/suites/trust/index.js', trust: true },
+  // The extension as a user gets it: `npm run package`'s .vsix installed with --install-extension;
+  // the development path is an empty helper, so the host loads the installed copy, not the clone.
+  {
+    name: 'vsix',
+    workspace: 'basic',
+    suite: 'out/test/integration/suites/vsix/index.js',
+    trust: false,
+    installVsix: true,
+    developmentPath: 'test/integration/extensions/vsix-runner',
+  },
 ];
 
 const SUITE_TIMEOUT_MS = Number(process.env.AGENT_SEER_SUITE_TIMEOUT_MS) || 5 * 60_000;
@@ -240,6 +253,17 @@ async function runOne(spec, host, chromium) {
     // code-server finds it on start (no extensions.json yet: it scans the folder).
     cpSync(from, join(dirs.extensions, `${publisher}.${name}-${version}`), { recursive: true });
   }
+  if (spec.installVsix) {
+    const vsix = join(runDir, 'agent-seer.vsix');
+    const files = packageVsix(vsix);
+    log(`${spec.name}: packaged ${files.length} files, ${(statSync(vsix).size / 1024).toFixed(0)} KB; installing with --install-extension`);
+    const r = spawnSync(host.node, [host.codeServerEntry, '--install-extension', vsix, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData], {
+      cwd: runDir,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: dirs.home, XDG_DATA_HOME: dirs.xdgData, XDG_CONFIG_HOME: dirs.xdgConfig, XDG_CACHE_HOME: dirs.xdgCache },
+    });
+    if (r.status !== 0) throw new Error(`--install-extension failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
+  }
   const resultsFile = join(runDir, 'results.json');
   const screenshot = join(runDir, 'workbench.png');
   const shotsDir = join(runDir, 'screenshots'); // taken on a test's request (helpers.screenshot)
@@ -316,7 +340,7 @@ async function runOne(spec, host, chromium) {
     await waitHealthy(port, child, 60_000);
     const origin = `127.0.0.1:${port}`;
     const payload = [
-      ['extensionDevelopmentPath', `vscode-remote://${origin}${repoRoot}`],
+      ['extensionDevelopmentPath', `vscode-remote://${origin}${spec.developmentPath ? join(repoRoot, spec.developmentPath) : repoRoot}`],
       ['extensionTestsPath', `vscode-remote://${origin}${join(repoRoot, spec.suite)}`],
     ];
     const url = `http://${origin}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;

@@ -8,30 +8,13 @@
  * scenarios again and replaces their trajectories.
  */
 import * as vscode from 'vscode';
-import { runScenario } from '../core/agents/runHarness';
-import { scenarioFailures } from '../core/agents/scenarioFailures';
-import { readBoundedFile } from '../core/boundedRead';
 import type { HarnessRecord } from '../core/harness/format';
-import { specHash } from '../core/harness/hash';
-import { findHarnessSpec } from '../core/harness/specLookup';
 import { recordFile } from '../core/harness/store';
-import {
-  CallGuard,
-  isToolCallingProvider,
-  LlmHttpError,
-  LlmNetworkError,
-  LlmStats,
-  LlmStopError,
-  type ChatProvider,
-  type ToolCallingProvider,
-} from '../core/llm';
-import { RPM_WINDOW_MS } from '../core/workspace/defaults';
-import { agentRunsDir } from '../core/workspace/layout';
-import * as path from 'node:path';
-import { readConfig } from './config';
+import type { ChatProvider } from '../core/llm';
 import type { HarnessModel, LoadedHarness } from './harnessModel';
 import { Disposable } from './lifecycle';
 import { errorMessage } from './log';
+import { deferred } from './onDemand';
 import { requireTrust } from './trust';
 
 /** The models a run profile can use. */
@@ -52,12 +35,14 @@ export interface ScenarioOutcome {
   messages: vscode.TestMessage[];
 }
 
-interface ScenarioEntry {
+/** A scenario item's harness and record. */
+export interface ScenarioEntry {
   harness: LoadedHarness;
   record: HarnessRecord;
 }
 
-const PROFILE_LABEL: Record<AgentProviderKind, string> = { gemini: 'Gemini', openai: 'OpenAI-compatible', vscode: 'VS Code model' };
+/** The run profiles' names. */
+export const PROFILE_LABEL: Record<AgentProviderKind, string> = { gemini: 'Gemini', openai: 'OpenAI-compatible', vscode: 'VS Code model' };
 
 export class AgentTests extends Disposable {
   readonly controller = this.register(vscode.tests.createTestController('agentSeer.agents', 'Agent Seer'));
@@ -159,9 +144,16 @@ export class AgentTests extends Disposable {
         const dir = this.scenarios.get(item.id)!.harness.dir;
         byHarness.set(dir, [...(byHarness.get(dir) ?? []), item]);
       }
+      const choice = await this.choiceFor(kind);
+      if (!choice) {
+        const message = 'not run: no VS Code chat model was chosen (the Configure action of the "VS Code model" profile picks one)';
+        for (const item of items) settle(item, { state: 'errored', messages: [new vscode.TestMessage(message)] });
+        return;
+      }
       for (const [dir, harnessItems] of byHarness) {
         if (abort.signal.aborted) break;
-        await this.runHarnessItems(kind, dir, harnessItems, run, settle, abort.signal);
+        const entry = (item: vscode.TestItem): ScenarioEntry => this.scenarios.get(item.id)!;
+        await deferred().runAgentScenarios({ kind, choice, dir, items: harnessItems, entry, providerFor: this.providerFor, run, settle, signal: abort.signal });
       }
     } catch (err) {
       // A fault outside one scenario (the provider could not be built, a harness vanished) is an error on every scenario left, not a skip.
@@ -183,85 +175,5 @@ export class AgentTests extends Disposable {
     if (kind !== 'vscode') return { kind };
     this.vscodeModelId ??= await this.pickChatModel();
     return this.vscodeModelId ? { kind, modelId: this.vscodeModelId } : undefined;
-  }
-
-  private async runHarnessItems(
-    kind: AgentProviderKind,
-    dir: string,
-    items: vscode.TestItem[],
-    run: vscode.TestRun,
-    settle: (item: vscode.TestItem, outcome: ScenarioOutcome, duration?: number) => void,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const harness = this.scenarios.get(items[0]!.id)!.harness;
-    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(dir));
-    const failAll = (message: string): void => {
-      run.appendOutput(`${vscode.workspace.asRelativePath(dir)}: ${message}\r\n`);
-      for (const item of items) settle(item, { state: 'errored', messages: [new vscode.TestMessage(message)] });
-    };
-    const found = await findHarnessSpec(dir, harness.manifest, { cwd: folder?.uri.fsPath ?? dir });
-    if (!found.ok) return failAll(found.error);
-    const choice = await this.choiceFor(kind);
-    if (!choice) return failAll('not run: no VS Code chat model was chosen (the Configure action of the "VS Code model" profile picks one)');
-    const chat = await this.providerFor(choice, folder?.uri ?? vscode.Uri.file(dir));
-    if (!chat) return failAll(`not run: no ${PROFILE_LABEL[kind]} API key was given`);
-    if (!isToolCallingProvider(chat)) return failAll(`not run: ${chat.id}:${chat.model} cannot call tools`);
-    const provider: ToolCallingProvider = chat;
-    const config = readConfig(folder?.uri);
-    const guard = new CallGuard({
-      concurrency: config.generation.concurrency,
-      ...(config.generation.rpm ? { rpm: config.generation.rpm, rpmWindowMs: RPM_WINDOW_MS } : {}),
-    });
-    const stats = new LlmStats();
-    const runDir = path.join(agentRunsDir(dir, provider), '1');
-    run.appendOutput(`Running ${provider.id}:${provider.model} on ${items.length} scenario(s) of ${vscode.workspace.asRelativePath(dir)}\r\n`);
-    const spec = found.spec;
-    const hash = specHash(spec);
-    const queue = [...items];
-    let stopped: string | undefined;
-    const worker = async (): Promise<void> => {
-      for (let item = queue.shift(); item && !signal.aborted && !stopped; item = queue.shift()) {
-        const { record } = this.scenarios.get(item.id)!;
-        const file = recordFile(harness, record);
-        run.started(item);
-        const started = Date.now();
-        try {
-          const done = await runScenario({ spec, specHash: hash, record, provider, dir: runDir, guard, stats, rerun: true, signal });
-          const duration = Date.now() - started;
-          if (done.score.passed) {
-            settle(item, { state: 'passed', messages: [] }, duration);
-            continue;
-          }
-          const text = await readBoundedFile(file).catch(() => '');
-          const uri = vscode.Uri.file(file);
-          const messages = scenarioFailures(done.score, done.trajectory.calls, text).map((f) => {
-            const m = f.kind === 'call' ? vscode.TestMessage.diff(f.message, f.expected ?? '', f.actual ?? '') : new vscode.TestMessage(f.message);
-            const r = f.range;
-            m.location = new vscode.Location(
-              uri,
-              r ? new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) : new vscode.Range(0, 0, 0, 0),
-            );
-            return m;
-          });
-          if (done.trajectory.outcome?.stoppedBy === 'step-limit')
-            messages.push(new vscode.TestMessage(`stopped at the step limit after ${done.trajectory.outcome.steps} model turns`));
-          settle(item, { state: 'failed', messages }, duration);
-        } catch (err) {
-          if (signal.aborted) return;
-          const message = errorMessage(err);
-          // A bad key, a spent quota or an unreachable endpoint stops every scenario left, not one by one.
-          if (err instanceof LlmStopError || err instanceof LlmNetworkError || (err instanceof LlmHttpError && err.fatal)) stopped = message;
-          settle(item, { state: 'errored', messages: [new vscode.TestMessage(message)] }, Date.now() - started);
-        }
-      }
-    };
-    const width = Math.max(1, Math.min(config.generation.concurrency, items.length));
-    await Promise.all(Array.from({ length: width }, worker));
-    if (stopped) {
-      run.appendOutput(`Stopped: ${stopped}\r\n`);
-      for (const item of queue) settle(item, { state: 'errored', messages: [new vscode.TestMessage(`not run: ${stopped}`)] });
-    }
-    const s = stats.snapshot();
-    run.appendOutput(`${s.requests} model request(s); trajectories in ${vscode.workspace.asRelativePath(runDir)}\r\n`);
   }
 }

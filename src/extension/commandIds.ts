@@ -10,6 +10,7 @@ export const COMMAND_IDS = [
   'agentSeer.showLog',
   'agentSeer.refreshHarnesses',
   'agentSeer.generateEvals',
+  'agentSeer.regenerateStale',
   'agentSeer.setApiKey',
   'agentSeer.judge',
   'agentSeer.openReport',

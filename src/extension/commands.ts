@@ -1,6 +1,7 @@
 /**
  * The command table: id → handler. Every id here is declared in package.json, and a unit test
- * checks the two lists match.
+ * checks the two lists match. What a command runs lives in the deferred bundle (`onDemand.ts`):
+ * it is loaded the first time a command needs it, not at activation.
  */
 import * as vscode from 'vscode';
 import type { ServerDefinition } from '../core/spec/configs/types';
@@ -9,12 +10,12 @@ import type { CommandId } from './commandIds';
 import type { HarnessNode } from './harnessTree';
 import { errorMessage, showError } from './log';
 import type { ExtensionServices } from './services';
-import { generateEvals, type GenerateArgs } from './generateCommand';
-import { judge, type JudgeArgs } from './judgeCommand';
-import { openReport } from './reportPanel';
+import type { GenerateArgs } from './generateCommand';
+import type { JudgeArgs } from './judgeCommand';
 import { addServer, generateExample, openSnapshot } from './firstUse';
+import { deferred } from './onDemand';
 import { openScenario, openScenarioJson } from './scenarioPanel';
-import { snapshotServer, type SnapshotOutcome } from './snapshotCommand';
+import type { SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
 
 type Handler = (services: ExtensionServices, ...args: unknown[]) => unknown;
@@ -41,7 +42,7 @@ export const COMMANDS = {
     const n = node as SpecsNode | undefined;
     const def = n?.kind === 'server' ? n.definition : await pickDefinition(s);
     if (!def) return undefined;
-    return snapshotServer(def, s);
+    return deferred().snapshotServer(def, s);
   },
   'agentSeer.revealTool': async (_s, file, offset) => {
     if (typeof file !== 'string') return;
@@ -58,9 +59,10 @@ export const COMMANDS = {
   'agentSeer.refreshHarnesses': async (s) => {
     await s.harnesses.rescan();
   },
-  'agentSeer.generateEvals': (s, target, args) => generateEvals(s, target, (args as GenerateArgs | undefined) ?? {}),
-  'agentSeer.judge': (s, target, args) => judge(s, target, (args as JudgeArgs | undefined) ?? {}),
-  'agentSeer.openReport': (s, target) => openReport(s, target),
+  'agentSeer.generateEvals': (s, target, args) => deferred().generateEvals(s, target, (args as GenerateArgs | undefined) ?? {}),
+  'agentSeer.regenerateStale': (s, target, args) => deferred().regenerateStaleRecords(s, target, (args as GenerateArgs | undefined) ?? {}),
+  'agentSeer.judge': (s, target, args) => deferred().judge(s, target, (args as JudgeArgs | undefined) ?? {}),
+  'agentSeer.openReport': (s, target) => deferred().openReport(s, target),
   'agentSeer.toggleLowestFirst': (s) => s.harnessTree.toggleLowestFirst(),
   'agentSeer.openScenario': (s, node) => openScenario(s, node),
   'agentSeer.openScenarioJson': (s, node) => openScenarioJson(s, node),

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { runPipeline, type PipelineProgress, type PipelineResult } from '../core/pipeline/runner';
+import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../core/pipeline/runner';
 import type { Spec } from '../core/spec/model';
 import { resolveSpecPath } from '../core/app/resolveSpec';
 import { throttleProgress } from '../core/app/throttle';
@@ -136,24 +136,13 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   }
   const outDir = out.path;
 
-  let provider: Parameters<typeof runPipeline>[0]['provider'] = 'offline';
-  if (choice.kind !== 'offline') {
-    if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
-    try {
-      const chat = await chatProviderFor(choice, services, folder.uri, 'generate');
-      if (!chat) return { status: 'cancelled-before-start' };
-      provider = { chat };
-    } catch (err) {
-      const message = errorMessage(err);
-      void showError(services.log, `Agent Seer: ${message}`);
-      return { status: 'failed', message };
-    }
-  }
+  const provider = await pipelineProvider(services, choice, folder.uri);
+  if ('status' in provider) return provider;
 
   services.log.info(`Generating evals for "${spec.name}" with ${choice.kind} into ${outDir}`);
   let result: PipelineResult;
   try {
-    result = await runWithProgress(services, spec, provider, outDir, config);
+    result = await runWithProgress(services, { spec, provider: provider.provider, outDir, config }, runPipeline, `Generating evals for "${spec.name}"`);
   } catch (err) {
     // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
     if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
@@ -164,41 +153,57 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   return reportOutcome(services, result);
 }
 
-/** Runs the pipeline under a cancellable progress notification. */
-function runWithProgress(
+/** The pipeline's provider for a model choice (trust asked, key prompted), or why there is none. */
+export async function pipelineProvider(
   services: ExtensionServices,
-  spec: Spec,
-  provider: Parameters<typeof runPipeline>[0]['provider'],
-  outDir: string,
-  config: Config,
-): Thenable<PipelineResult> {
-  return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Generating evals for "${spec.name}"`, cancellable: true },
-    async (progress, token) => {
-      const abort = new AbortController();
-      const sub = token.onCancellationRequested(() => abort.abort());
-      try {
-        return await runPipeline({
-          spec,
-          provider,
-          outDir,
-          promptsDir: vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath,
-          simple: config.generation.simple,
-          complex: config.generation.complex,
-          concurrency: config.generation.concurrency,
-          ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
-          signal: abort.signal,
-          // Progress arrives on every counter change: show at most a few updates a second.
-          onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),
-        });
-      } finally {
-        sub.dispose();
-      }
-    },
-  );
+  choice: ProviderChoice,
+  scope: vscode.Uri,
+): Promise<{ provider: RunPipelineOptions['provider'] } | Exclude<GenerateOutcome, PipelineResult>> {
+  if (choice.kind === 'offline') return { provider: 'offline' };
+  if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
+  try {
+    const chat = await chatProviderFor(choice, services, scope, 'generate');
+    return chat ? { provider: { chat } } : { status: 'cancelled-before-start' };
+  } catch (err) {
+    const message = errorMessage(err);
+    void showError(services.log, `Agent Seer: ${message}`);
+    return { status: 'failed', message };
+  }
 }
 
-function reportOutcome(services: ExtensionServices, result: PipelineResult): PipelineResult {
+/** Runs the pipeline (or a stale-only regeneration) under a cancellable progress notification. */
+export function runWithProgress<R extends PipelineResult>(
+  services: ExtensionServices,
+  run: { spec: Spec; provider: RunPipelineOptions['provider']; outDir: string; config: Config },
+  runner: (options: RunPipelineOptions) => Promise<R>,
+  title: string,
+): Thenable<R> {
+  const { spec, provider, outDir, config } = run;
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const abort = new AbortController();
+    const sub = token.onCancellationRequested(() => abort.abort());
+    try {
+      return await runner({
+        spec,
+        provider,
+        outDir,
+        promptsDir: vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath,
+        simple: config.generation.simple,
+        complex: config.generation.complex,
+        concurrency: config.generation.concurrency,
+        ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+        signal: abort.signal,
+        // Progress arrives on every counter change: show at most a few updates a second.
+        onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),
+      });
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
+/** Logs a finished run and tells the user how it ended. */
+export function reportOutcome<R extends PipelineResult>(services: ExtensionServices, result: R): R {
   const c = result.counts;
   const summary = `${c.records} records (${c.byTier.simple} simple, ${c.byTier.complex} complex, ${c.multiTurn} multi-turn), coverage ${(c.coverage.ratio * 100).toFixed(0)}%`;
   services.log.info(

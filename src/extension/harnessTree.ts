@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HarnessRecord } from '../core/harness/format';
 import { toolHashes } from '../core/harness/hash';
+import { diffSummary, diffToolHashes, sameTools } from '../core/harness/specDiff';
 import { staleTools } from '../core/harness/stale';
+import type { IndexedSpec } from '../core/discovery/workspaceIndex';
 import { recordFile } from '../core/harness/store';
 import { countVerdicts, describeCounts, headlineScore, recordVerdict, type RecordVerdict, type VerdictCounts, type VerdictState } from '../core/judge/verdict';
 import type { Spec } from '../core/spec/model';
@@ -89,8 +91,8 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
     return hashes;
   }
 
-  /** The workspace's spec of a harness: the file the manifest names, else the one spec of the same name. */
-  private specEntry(harness: LoadedHarness): WorkspaceModel['specs'][number] | undefined {
+  /** The workspace's spec entry (file and spec) a harness was generated from: the file the manifest names, else the one spec of the same name. */
+  specEntry(harness: LoadedHarness): IndexedSpec | undefined {
     const m = harness.manifest;
     if (!m) return undefined;
     const specs = this.workspace.specs;
@@ -219,12 +221,17 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         item.description = m
           ? `${counts} · ${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}`
           : `${counts} · ${node.harness.records.length} records`;
+        // What changed in the spec: since generation (stale records), and what the last stale-only run found.
+        const drift = m && current ? diffToolHashes(m.spec.toolHashes, current) : undefined;
+        const driftText = [
+          drift && !sameTools(drift) ? `\nSpec changed since: ${diffSummary(drift)}${stale ? `; ${stale} stale (Regenerate Stale)` : ''}` : '',
+          m?.drift ? `\nLast regenerated for spec changes: ${diffSummary({ ...m.drift, unchanged: [] })}; ${m.drift.kept} kept, ${m.drift.written} new` : '',
+        ].join('');
         item.tooltip = new vscode.MarkdownString().appendText(
           `${vscode.workspace.asRelativePath(node.harness.dir)}\n${counts}\n` +
             (m
-              ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model} (${m.status})\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records`
-              : 'No valid manifest') +
-            (stale ? `\n${stale} records use tools that changed in the spec since they were generated` : ''),
+              ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model} (${m.status})\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records${driftText}`
+              : 'No valid manifest'),
         );
         // A run that did not complete keeps its warning; otherwise the worst verdict colours it.
         const runState = worst(this.countsOf(node.harness, node.harness.records));

@@ -15,9 +15,10 @@ import type { LoadedHarness } from './harnessModel';
 import type { HarnessNode } from './harnessTree';
 import { Disposable } from './lifecycle';
 import { errorMessage, showError } from './log';
+import { REPORT_VIEW_TYPE } from './reportSerializer';
 import type { ExtensionServices } from './services';
 
-export const REPORT_VIEW_TYPE = 'agentSeer.report';
+export { REPORT_VIEW_TYPE };
 
 /** Builds the report model for some harnesses (specs found as the judge finds them). */
 export async function buildReport(harnesses: readonly LoadedHarness[]): Promise<ReportModel> {
@@ -142,15 +143,6 @@ export class ReportPanel extends Disposable {
     super.dispose();
     this.panel.dispose();
   }
-}
-
-/** Lets VS Code restore an open report after a window reload. */
-export function registerReportSerializer(services: ExtensionServices): vscode.Disposable {
-  return vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, {
-    deserializeWebviewPanel: async (panel, state) => {
-      await ReportPanel.revive(panel, state, services);
-    },
-  });
 }
 
 /** The command: a run node reports that run; otherwise every harness in the workspace. */

@@ -3,7 +3,9 @@ import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
 import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
 import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
-import { runPipeline, type PipelineProgress, type PipelineResult } from '../../core/pipeline/runner';
+import { diffSummary } from '../../core/harness/specDiff';
+import { regenerateStale, type StaleRegeneration } from '../../core/pipeline/regenerateStale';
+import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../../core/pipeline/runner';
 import { DEGRADED_SHARE_LIMIT } from '../../core/pipeline/runHealth';
 import { CLI_PROGRESS_EVERY_MS, DEFAULT_COMPLEX, DEFAULT_CONCURRENCY, DEFAULT_SEED, DEFAULT_SIMPLE } from '../../core/workspace/defaults';
 import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
@@ -29,6 +31,8 @@ export interface GenerateArgs {
   seed?: string;
   /** Write into a folder that is not a harness of this spec. */
   force?: boolean;
+  /** Regenerate only the records whose tools changed (and add records for new tools). */
+  onlyStale?: boolean;
   json: boolean;
 }
 
@@ -86,10 +90,11 @@ const countsText = (c: Record<string, number>): string =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ') || 'none';
 
-/** The JSON summary printed with `--json`. */
-export function summaryJson(r: PipelineResult): Record<string, unknown> {
+/** The JSON summary printed with `--json` (with `drift` after `--only-stale`). */
+export function summaryJson(r: PipelineResult | StaleRegeneration): Record<string, unknown> {
   const c = r.counts;
   return {
+    ...('diff' in r ? { drift: { ...r.diff, kept: r.kept, stale: r.stale } } : {}),
     outputDir: r.outputDir,
     status: r.status,
     provider: r.manifest.provider,
@@ -160,6 +165,9 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const provider = args.provider;
   if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai')
     throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
+  if (args.onlyStale && args.force) throw new UsageError('--only-stale keeps the harness in --out and cannot be combined with --force');
+  if (args.onlyStale && (args.simple !== undefined || args.complex !== undefined))
+    io.err('agent-seer: warning: --simple and --complex are not used with --only-stale (the stale records decide how many scenarios are asked for)');
   const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0, MAX_OPTION.scenarios)!;
   const complex = intOption('complex', args.complex, DEFAULT_COMPLEX, 0, MAX_OPTION.scenarios)!;
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
@@ -184,10 +192,8 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   }
 
   const onProgress = throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p)));
-  io.err(
-    `agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`}…`,
-  );
-  const result = await runPipeline({
+  const generator = provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`;
+  const pipelineOptions: RunPipelineOptions = {
     spec,
     provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}) } : 'offline',
     outDir,
@@ -200,7 +206,17 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     ...(args.force ? { force: true } : {}),
     ...(signal ? { signal } : {}),
     onProgress,
-  });
+  };
+  let result: PipelineResult | StaleRegeneration;
+  if (args.onlyStale) {
+    io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
+    const r = await regenerateStale(pipelineOptions);
+    io.err(`agent-seer: spec changes: ${diffSummary(r.diff)}; ${r.stale} stale record${r.stale === 1 ? '' : 's'}, ${r.kept} kept as they were`);
+    result = r;
+  } else {
+    io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}…`);
+    result = await runPipeline(pipelineOptions);
+  }
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
   if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
   io.out(args.json ? JSON.stringify(summaryJson(result), null, 2) : summaryText(result, io));
@@ -222,6 +238,7 @@ export const options = {
   rpm: { type: 'string' },
   seed: { type: 'string' },
   force: { type: 'boolean', default: false },
+  'only-stale': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
 } as const satisfies OptionTable;
 
@@ -229,11 +246,13 @@ export const options = {
 export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
-                     [--cache-dir DIR] [--force] [--json]
+                     [--cache-dir DIR] [--force] [--only-stale] [--json]
                                              generate an evaluation harness (default: offline,
                                              into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
                                              OPENAI_API_KEY; re-run to resume; --force: write
-                                             into a folder that is not this spec's harness)`;
+                                             into a folder that is not this spec's harness;
+                                             --only-stale: regenerate only the records whose
+                                             tools changed since the harness was made)`;
 
 /** `agent-seer generate --help`. */
 export const usage = `Usage: agent-seer generate <spec-or-config> [options]
@@ -259,6 +278,11 @@ Options:
   --examples FILE      JSON object: tool name → example output(s) for mock outputs
   --cache-dir DIR      the LLM reply cache (default <out>/.cache)
   --force              write into a folder that is not this spec's harness
+  --only-stale         the spec changed since the harness in --out was generated: diff the two
+                       snapshots (the harness's spec.json and this one), regenerate only the
+                       records using a changed or removed tool, add scenarios for added tools,
+                       and keep every other record file as it is (no LLM call for it). The
+                       counts follow the stale records (--simple and --complex are not used)
   --json               print the summary as JSON
   -h, --help           this text
 
@@ -284,6 +308,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       rpm: values.rpm,
       seed: values.seed,
       force: values.force,
+      onlyStale: values['only-stale'],
       json: values.json,
     },
     io,

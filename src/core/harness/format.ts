@@ -230,6 +230,27 @@ export const ItemOutcomes = z
   .describe('What became of the LLM items of a run.');
 export type ItemOutcomes = z.infer<typeof ItemOutcomes>;
 
+/** What a stale-only regeneration found changed in the spec (a diff of the two snapshots) and what it did. */
+export const SpecDrift = z
+  .object({
+    fromHash: z.string().describe('Hash of the spec the harness was generated from before this run (spec.hash of the earlier manifest).'),
+    added: z.array(z.string()).describe('Tools in the new spec that the earlier one did not have.'),
+    removed: z.array(z.string()).describe('Tools of the earlier spec that the new one no longer has.'),
+    changed: z
+      .array(
+        z.object({
+          name: z.string(),
+          parts: z.array(z.string()).describe('The fields of the tool that differ (inputSchema, description, annotations, …).'),
+        }),
+      )
+      .describe('Tools whose definition differs.'),
+    kept: z.number().int().nonnegative().describe('Records of unchanged tools, kept as they were (no LLM call).'),
+    regenerated: z.number().int().nonnegative().describe('Stale records (using a changed or removed tool) this run replaced.'),
+    written: z.number().int().nonnegative().describe('Records this run wrote for the changed and added tools.'),
+  })
+  .describe('What a stale-only regeneration (generate --only-stale) found changed in the spec and what it did.');
+export type SpecDrift = z.infer<typeof SpecDrift>;
+
 /** The run manifest (`manifest.json`): everything about a run that is not one record. */
 export const HarnessManifest = z
   .object({
@@ -272,6 +293,7 @@ export const HarnessManifest = z
       .optional(),
     items: ItemOutcomes.describe('LLM runs: what became of the items (absent for offline runs).').optional(),
     error: z.string().describe('Why the run failed or is partial, when it is.').optional(),
+    drift: SpecDrift.describe('Set by a stale-only regeneration: the spec changes it found and what it did; a full run drops it.').optional(),
   })
   .describe('Agent Seer harness run manifest.');
 export type HarnessManifest = z.infer<typeof HarnessManifest>;

@@ -47,6 +47,12 @@ export function recordCounts(
   };
 }
 
+/** Writes the harness's copy of its spec (`spec.json`): judging, reporting and stale-only regeneration read it. */
+export async function writeSpecCopy(outDir: string, spec: Spec): Promise<void> {
+  const copy = { ...(spec.server ? { server: spec.server } : {}), provenance: spec.source, tools: spec.tools };
+  await writeFileAtomic(join(outDir, HARNESS_SPEC_FILE), stableJson(copy));
+}
+
 /**
  * Serialised writer of one run's folder. Records of earlier runs (`earlier`, from the claim of
  * the folder) stay listed in the manifest's `earlierRecordIds` until this run completes; only then,
@@ -98,8 +104,7 @@ export class RunWriter {
   start(spec: Spec): Promise<void> {
     return this.enqueue(async () => {
       await mkdir(join(this.outDir, RECORDS_DIR), { recursive: true });
-      const copy = { ...(spec.server ? { server: spec.server } : {}), provenance: spec.source, tools: spec.tools };
-      await writeFileAtomic(join(this.outDir, HARNESS_SPEC_FILE), stableJson(copy));
+      await writeSpecCopy(this.outDir, spec);
       await writeManifest(this.outDir, this.manifest);
     });
   }

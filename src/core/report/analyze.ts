@@ -631,6 +631,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     structure: servers.map(structureOf),
     agreement,
     leaderboard: board.rows,
+    specChanges: inputs.flatMap((input, i) => (input.manifest?.drift ? [{ server: servers[i]?.name ?? '', ...input.manifest.drift }] : [])),
     warnings,
   };
 }

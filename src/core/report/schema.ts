@@ -12,6 +12,7 @@
  * - Numbers are unrounded; renderers round for display.
  */
 import { z } from 'zod';
+import { SpecDrift } from '../harness/format';
 import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, REPORT_ASPECT_ORDER, type ArgumentSubdimension, type CohAspect } from '../vocabulary';
 
 /** Version of this report format. */
@@ -416,6 +417,9 @@ export const ReportModel = z
       .describe(
         "Agents run against the harnesses (every trajectory under each harness's runs/, re-scored against its records), by exact call match, then argument accuracy, then name match; empty when no harness has runs.",
       ),
+    specChanges: z
+      .array(SpecDrift.extend({ server: z.string().describe('Server (spec) name, as in structure.') }))
+      .describe('Harnesses whose last run was a stale-only regeneration: the spec changes it found (from the manifest) and what it did; empty otherwise.'),
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
   })
   .describe("Agent Seer report: the paper's tables and figures for one or more harnesses.");

@@ -489,6 +489,33 @@ function leaderboardSection(model: ReportModel): ReportSection {
   };
 }
 
+/** What changed in the spec of harnesses regenerated with --only-stale (from their manifests). */
+function specChangesSection(model: ReportModel): ReportSection {
+  const names = (xs: readonly string[]): string => xs.join(', ') || '—';
+  return {
+    id: 'spec-changes',
+    title: 'Spec changes',
+    tables: [
+      table(
+        'spec-changes',
+        'Spec changes since the harness was generated',
+        'Tools added, removed and changed (with the fields that differ) between the spec a harness was generated from and the one its stale records were regenerated for; records of unchanged tools were kept as they were.',
+        ['Server', 'Added', 'Removed', 'Changed', 'Kept', 'Regenerated', 'New records'],
+        model.specChanges.map((d) => [
+          d.server,
+          names(d.added),
+          names(d.removed),
+          names(d.changed.map((c) => `${c.name} (${c.parts.join(', ')})`)),
+          count(d.kept),
+          count(d.regenerated),
+          count(d.written),
+        ]),
+        [L, L, L, L, R, R, R],
+      ),
+    ],
+  };
+}
+
 /** Every table of a report, grouped into sections, in reading order. */
 export function reportTables(model: ReportModel): ReportSection[] {
   return [
@@ -496,6 +523,7 @@ export function reportTables(model: ReportModel): ReportSection[] {
     ...(model.leaderboard.length ? [leaderboardSection(model)] : []),
     ...model.judges.map((j) => judgeSection(j, model)),
     structureSection(model),
+    ...(model.specChanges.length ? [specChangesSection(model)] : []),
     ...model.agreement.map(agreementSection),
   ];
 }

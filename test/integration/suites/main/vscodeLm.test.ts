@@ -9,29 +9,10 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PipelineResult } from '../../../../src/core/pipeline/runner';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
-import type { FakeRequest } from '../../../fakes/fakeLlmServer';
 import { createResponder, stageOf } from '../../../unit/pipelineResponder';
 import { activateApi } from '../../api';
+import { FAKE_LM_ID, SCHEMA_MARKER, toFakeRequest, type FakeLmApi } from '../../fakeLm';
 import { workspaceRoot } from '../../helpers';
-
-/** A request as the fake model saw it: its messages' text, roles mapped. */
-interface FakeLmRequest {
-  model: string;
-  messages: { role: 'user' | 'assistant'; content: string }[];
-}
-
-/** What test/integration/extensions/fake-lm/extension.js exports. */
-interface FakeLmApi {
-  vendor: string;
-  modelId: string;
-  requests: FakeLmRequest[];
-  setResponder(fn: (req: FakeLmRequest) => string | Promise<string>): void;
-  reset(): void;
-}
-
-const FAKE_LM_ID = 'agent-seer-test.fake-lm';
-/** What the structured layer appends to the instructions when the provider has no JSON Schema mode. */
-const SCHEMA_MARKER = 'Reply with a single JSON value, and nothing else, that conforms to this JSON Schema:\n';
 
 const harnessDir = () => join(workspaceRoot(), 'evals', 'secure-filesystem-server');
 
@@ -40,35 +21,6 @@ function records(): { provenance: { provider: string; model: string } }[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { provenance: { provider: string; model: string } });
-}
-
-/**
- * The fake model's request in the fake LLM server's shape, so the pipeline responder can answer
- * it: the adapter sends the instructions (with the JSON Schema appended) as the first user
- * message, then the conversation.
- */
-function toFakeRequest(req: FakeLmRequest, index: number): FakeRequest {
-  const [first, ...rest] = req.messages;
-  const system = first?.content ?? '';
-  const at = system.lastIndexOf(SCHEMA_MARKER);
-  const jsonSchema: unknown = at >= 0 ? JSON.parse(system.slice(at + SCHEMA_MARKER.length)) : undefined;
-  const lastUser = [...rest].reverse().find((m) => m.role === 'user');
-  return {
-    index,
-    method: 'POST',
-    path: `/vscode-lm/${req.model}`,
-    headers: {},
-    rawBody: '',
-    body: undefined,
-    receivedAt: Date.now(),
-    model: req.model,
-    system,
-    messages: rest,
-    lastUserText: lastUser?.content ?? '',
-    temperature: undefined,
-    jsonSchema,
-    apiKey: undefined,
-  };
 }
 
 describe('VS Code language model', () => {
