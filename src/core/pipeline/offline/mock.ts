@@ -30,6 +30,9 @@ import { isRecord } from '../../util/isRecord';
 
 const snake = (s: string): string => nameWords(s).join('_');
 
+/** Last words of a parameter whose value a call's own output echoes (`page_id`, `name`, `filePath`). */
+const OWN_ID = new Set(['id', 'sid', 'uid', 'uuid', 'name', 'path', 'slug', 'key']);
+
 /** The key an entity's identifier goes under in outputs of tools of that entity. */
 function idKeyFor(info: ToolInfo, analysis: SpecAnalysis): string {
   const sid = (t: ToolInfo): boolean => t.params.some((p) => p.name === 'Sid' || p.name === 'sid');
@@ -401,6 +404,14 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     kept.add(String(v));
     return true;
   };
+  // An output talks about what it was asked about: the IDs, names and paths of its own call.
+  calls.forEach((call, i) => {
+    const leaves = textLeaves(results[i]?.output);
+    for (const [param, v] of Object.entries(call.arguments)) {
+      if ((typeof v !== 'string' && typeof v !== 'number') || !OWN_ID.has(singular(nameWords(param).pop() ?? ''))) continue;
+      if (!appearsIn(v, leaves, [])) plant(i, param, v, true);
+    }
+  });
 
   const sources = chainSources(analysis, calls);
   calls.forEach((call, j) => {

@@ -18,10 +18,19 @@ import type { ToolInfo } from './toolInfo';
 /** Most turns a split gets; later phases merge into the last turn. */
 export const MAX_TURNS = 4;
 
+/** How many wordings of the opening turn exist (see `TurnsOfflineOptions.variant`). */
+export const OPENING_VARIANTS = 12;
+
 /** Options of `turnsOffline`. */
 export interface TurnsOfflineOptions {
   seed: number;
+  /** Which wording of the opening turn (0 first); a run asks for the next one when an opening repeats an earlier record's. */
+  variant?: number;
 }
+
+/** Ways of asking for the first phase, and of saying where the conversation is heading. */
+const OPENING_ASKS = ['Could you', 'Can you', 'Would you'];
+const OPENING_GOALS = ['In the end I want to', 'After that, the aim is to', 'What I am really after is to', 'Ultimately I need to'];
 
 /** Call-index groups of a split (contiguous, in order), or undefined when there is no boundary. */
 export function phaseGroups(phases: readonly ('read' | 'act')[], dependsOnEarlier: readonly boolean[]): number[][] | undefined {
@@ -66,8 +75,13 @@ export function turnsOffline(spec: Spec, scenario: Scenario, mock: MockResult, o
     const clauses = group.map((j) => clauseFor(tools[j] as ToolInfo, calls[j]?.arguments ?? {}, sources[j] ?? new Map(), tools, already));
     const ask = listJoin(clauses, 'and then');
     let prompt: string;
-    if (k === 0) prompt = `Could you ${ask}?`;
-    else {
+    if (k === 0) {
+      // People say where they are heading: the last step, with its values, makes the opening differ from other runs' openings.
+      const last = calls.length - 1;
+      const goal = clauseFor(tools[last] as ToolInfo, calls[last]?.arguments ?? {}, sources[last] ?? new Map(), tools, new Set(already));
+      const v = options.variant ?? 0;
+      prompt = `${OPENING_ASKS[v % OPENING_ASKS.length]} ${ask}? ${OPENING_GOALS[Math.floor(v / OPENING_ASKS.length) % OPENING_GOALS.length]} ${goal}.`;
+    } else {
       const prevLast = groups[k - 1]?.[groups[k - 1]!.length - 1] ?? 0;
       const fact = facts(mock.mock_workflow[prevLast]?.output, 1)[0];
       const reaction = fact ? `${rng.pick(REACTIONS) ?? 'Thanks, I see'} ${fact}.` : 'Thanks.';
