@@ -56,6 +56,20 @@ export const ARGUMENT_ATTEMPTS = 6;
 interface Shared {
   value: unknown;
   head: string;
+  /** The value names a folder (a listing's or search's path, a `dir` parameter): a file tool takes a file inside it. */
+  folder?: boolean;
+}
+
+const FOLDER_HEADS = new Set(['directory', 'folder', 'tree']);
+
+/** Whether a tool's path names a folder (it lists, searches or makes one) rather than a file. */
+function takesFolder(info: ToolInfo): boolean {
+  return FOLDER_HEADS.has(info.head) || (info.head === 'file' && info.verbClass === 'discover');
+}
+
+/** Whether a tool reads or writes one file (so a folder path is no argument for it). */
+function takesFile(info: ToolInfo): boolean {
+  return info.head === 'file' && info.verbClass !== 'discover';
 }
 
 interface ArgsResult {
@@ -115,6 +129,12 @@ export function buildArguments(
         const s = opts.shared.get(p.name);
         // A value the description says comes from another tool's output is drawn afresh, so it can come from there.
         if (!s || !Object.hasOwn(args, p.name) || p.producedBy) continue;
+        // A file tool after a listing works on a file in the listed folder, not on the folder itself.
+        if (s.folder && takesFile(info) && typeof s.value === 'string' && typeof args[p.name] === 'string') {
+          const file = (args[p.name] as string).split('/').pop() ?? '';
+          if (file) args[p.name] = `${s.value.replace(/\/+$/, '')}/${file}`;
+          continue;
+        }
         // Entity-specific names (`owner`, `channel_id`) carry over; bare ones (`id`, `Sid`) only within one entity.
         if (p.entity.length > 0 || s.head === info.head) args[p.name] = s.value;
       }
@@ -123,7 +143,8 @@ export function buildArguments(
     if (check.ok) {
       if (opts.shared) {
         for (const [k, v] of Object.entries(args))
-          if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number')) opts.shared.set(k, { value: v, head: info.head });
+          if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number'))
+            opts.shared.set(k, { value: v, head: info.head, folder: takesFolder(info) });
       }
       return { ok: true, args, resampled: attempt };
     }

@@ -43,7 +43,7 @@ addVerbs(
 );
 addVerbs(
   'update',
-  'update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure tag label sync approve',
+  'update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure tag label sync approve switch',
 );
 addVerbs(
   'delete',
@@ -255,6 +255,10 @@ const DETERMINERS = new Set([
   'your',
   'current',
   'detailed',
+  'various',
+  'specified',
+  'selected',
+  'provided',
 ]);
 const PREPOSITIONS = new Set([
   'from',
@@ -288,6 +292,7 @@ const PREPOSITIONS = new Set([
   'after',
   'before',
   'against',
+  'onto',
 ]);
 
 /** Entity from a description: the noun phrase after its first verb ("Remove a member from…" → [member]). */
@@ -303,6 +308,8 @@ function entityFromDescription(description: string, brand: ReadonlySet<string>):
   if (at < 0) return undefined;
   const phrase: string[] = [];
   for (const w of words.slice(at + 1)) {
+    // "Wait for the text…", "Search for repositories…": a preposition right after the verb belongs to it.
+    if (!phrase.length && ['for', 'on', 'over', 'up'].includes(w)) continue;
     if (PREPOSITIONS.has(w)) break;
     if (DETERMINERS.has(w) || brand.has(w)) continue;
     phrase.push(w);
@@ -425,6 +432,9 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     if (!entity.length && verbAt > 0) entity = entityWordsOf(words.slice(0, verbAt));
     // Names without a separable verb (`hgetall`, `zrem`, `sequentialthinking`): the description names the entity.
     if (verbAt < 0) entity = entityFromDescription(description, brand) ?? entityWordsOf(words.filter((w) => w !== verb));
+    // A name whose "entity" is a verb or a participle (`git_checkout`, `git_diff_staged`, `wait_for`) names no thing: the description does ("Switches branches").
+    const head0 = entity[entity.length - 1];
+    if (!head0 || VERBS[head0] !== undefined || /(ed|ing)$/.test(head0) || head0 === verb) entity = entityFromDescription(description, brand) ?? entity;
     // `get_users`, `get_artboards`: a read of a plural is a listing.
     const lastWord = after[after.length - 1];
     if (

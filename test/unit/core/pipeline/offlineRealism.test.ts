@@ -161,6 +161,20 @@ test('at least 80% of complex records have data flow: multi-step (an output feed
   assert.ok((steps + hops) / complex >= 0.8, `${steps} + ${hops} of ${complex}`);
 });
 
+test('filesystem: no file is read or written at a path an earlier call listed, searched or created as a folder', () => {
+  const folderTools = /^(list_directory|list_directory_with_sizes|search_files|directory_tree|create_directory)$/;
+  const fileTools = /^(read_file|read_text_file|read_media_file|write_file|edit_file|get_file_info)$/;
+  const bad: string[] = [];
+  for (const r of corpus.find((c) => c.file === 'filesystem.json')!.records) {
+    const folders = new Set<unknown>();
+    for (const call of r.expected_tools) {
+      if (fileTools.test(call.name) && folders.has(call.arguments.path)) bad.push(`${r.id} ${call.name} ${String(call.arguments.path)}`);
+      if (folderTools.test(call.name)) folders.add(call.arguments.path);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
 test('no two scenarios of a run share a title or a first prompt', () => {
   for (const { file, records } of corpus) {
     const titles = records.map((r) => r.title);
