@@ -372,6 +372,26 @@ function echoArguments(output: unknown, args: Record<string, unknown>, valid: (o
   return current;
 }
 
+/** Flags by which an output reports success (`true`) or failure (`isError: true`). */
+const SUCCESS_FLAGS = /^(success|succeeded|ok|successful)$/i;
+const ERROR_FLAGS = /^(is_?error|failed|has_?errors?)$/i;
+
+/**
+ * A copy of an output that reports success wherever it carries a success or error flag (kept
+ * only while the output stays valid): sampled booleans said `success: false` above a "Done".
+ */
+function succeeded(output: unknown, valid: (o: unknown) => boolean): unknown {
+  const copy = structuredClone(output);
+  for (const o of objectsOf(copy)) {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v !== 'boolean') continue;
+      if (SUCCESS_FLAGS.test(k)) setKey(o, k, true);
+      else if (ERROR_FLAGS.test(k)) setKey(o, k, false);
+    }
+  }
+  return valid(copy) ? copy : output;
+}
+
 /** Options of `mockOffline`. */
 export interface MockOfflineOptions {
   seed: number;
@@ -447,6 +467,11 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     }
   });
 
+  // The workflow succeeds (no error is simulated), so no output may report a failure the response would contradict.
+  results.forEach((r, i) => {
+    r.output = succeeded(r.output, validFor(i));
+  });
+
   const mock_workflow: MockCall[] = calls.map((c, i) => ({
     name: c.name,
     arguments: c.arguments,
@@ -455,5 +480,5 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     grounding: results[i]?.grounding ?? 'low',
   }));
   const sentences = mock_workflow.map((m, i) => reportCall(infos[i], m.output));
-  return { mock_workflow, expected_response: `Done. ${sentences.join(' ')}` };
+  return { mock_workflow, expected_response: sentences.join(' ') };
 }

@@ -154,7 +154,30 @@ export function itemCount(output: unknown): number | undefined {
   return undefined;
 }
 
-/** One sentence reporting what a call returned, with concrete values. */
+/** Keys that name the thing an output is about, best first. */
+const NAMING_KEYS = ['name', 'title', 'path', 'id', 'sid', 'key', 'uuid', 'number', 'slug'];
+
+/** Keys that identify the thing an output is about. */
+const ID_KEYS = ['id', 'sid', 'key', 'uuid', 'number', 'path', 'slug'];
+
+/** The value naming an output's (first) item, quoted: `"feature/retry"`, or undefined; `keys` picks which fields count. */
+export function namingValue(output: unknown, keys: readonly string[] = NAMING_KEYS): string | undefined {
+  let item: unknown = output;
+  for (let depth = 0; depth < 4 && !Array.isArray(item) && isRecord(item); depth++) {
+    const list = Object.values(item).find((v) => Array.isArray(v) && v.length > 0 && isRecord(v[0]));
+    if (!list || NAMING_KEYS.some((k) => Object.hasOwn(item as Record<string, unknown>, k))) break;
+    item = list;
+  }
+  if (Array.isArray(item)) item = item[0];
+  if (!isRecord(item)) return undefined;
+  for (const k of keys) {
+    const v = item[k];
+    if ((typeof v === 'string' && v.length > 0 && v.length <= 80 && !v.includes('\n')) || typeof v === 'number') return quote(v);
+  }
+  return undefined;
+}
+
+/** One sentence, in the agent's voice, reporting what a call returned with concrete values. */
 export function reportCall(info: ToolInfo | undefined, output: unknown): string {
   const label = info?.label || 'result';
   const f = facts(output);
@@ -162,17 +185,39 @@ export function reportCall(info: ToolInfo | undefined, output: unknown): string 
   switch (info?.verbClass) {
     case 'discover': {
       const n = itemCount(output);
-      return n !== undefined ? `Found ${n} ${n === 1 ? label : plural(label)}${detail}.` : `Searched the ${plural(label)}${detail}.`;
+      if (n === 0) return `I found no ${plural(label)}.`;
+      const name = namingValue(output);
+      const id = namingValue(output, ID_KEYS);
+      const first = name && id && id !== name ? `${name} (${id})` : name;
+      return n !== undefined
+        ? `I found ${n} ${n === 1 ? label : plural(label)}${first && n > 1 ? `, the first being ${first}` : first ? `: ${first}` : ''}.`
+        : `I searched the ${plural(label)}${detail}.`;
     }
     case 'read':
-      return `Retrieved the ${label}${detail}.`;
+      return `Here is the ${label}${detail}.`;
     case 'create':
-      return `Created the ${label}${detail}.`;
+      return `I created the ${label}${detail}.`;
     case 'update':
-      return `Updated the ${label}${detail}.`;
+      return `I updated the ${label}${detail}.`;
     case 'delete':
-      return `Removed the ${label}${detail}.`;
+      return `I removed the ${label}${detail}.`;
     default:
-      return `${cap(info ? info.words.join(' ') : 'The call')} completed${detail}.`;
+      return info ? `I did this: ${taskPhrase(info)}${detail}.` : `The call completed${detail}.`;
   }
+}
+
+/**
+ * How a user answers a result before asking for the next step, quoting it: "So there are 3
+ * branches, the first being "feature/retry"." or "Good, the page shows title "Checkout"."
+ */
+export function userReaction(info: ToolInfo | undefined, output: unknown): string {
+  const label = info?.label || 'result';
+  const n = info?.verbClass === 'discover' ? itemCount(output) : undefined;
+  const first = namingValue(output);
+  if (n !== undefined)
+    return n === 0
+      ? `So there are no ${plural(label)}.`
+      : `So there ${n === 1 ? 'is 1' : `are ${n}`} ${n === 1 ? label : plural(label)}${first ? `, the first being ${first}` : ''}.`;
+  const fact = facts(output, 1)[0];
+  return fact ? `Good, the ${label} shows ${fact}.` : 'Thanks.';
 }

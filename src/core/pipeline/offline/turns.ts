@@ -12,7 +12,7 @@ import type { MockResult, Scenario, TurnSplit } from '../schemas';
 import { chainSources } from './chain';
 import { rngFor, hash32 } from './rng';
 import { analysisOf, clauseFor } from './scenarios';
-import { facts, listJoin, reportCall } from './text';
+import { listJoin, reportCall, userReaction } from './text';
 import type { ToolInfo } from './toolInfo';
 
 /** Most turns a split gets; later phases merge into the last turn. */
@@ -54,7 +54,8 @@ export function phaseGroups(phases: readonly ('read' | 'act')[], dependsOnEarlie
   return groups;
 }
 
-const REACTIONS = ['Thanks, I see', 'Great, that shows', 'OK, noted', 'Got it:'];
+/** Ways of asking for the next phase once the user has seen a result. */
+const NEXT_ASKS = ['Now please', 'Next, please', 'Then please'];
 
 /** Stage 4 offline: a split of at least two turns, or undefined when the workflow has no phase boundary. */
 export function turnsOffline(spec: Spec, scenario: Scenario, mock: MockResult, options: TurnsOfflineOptions): TurnSplit | undefined {
@@ -83,9 +84,8 @@ export function turnsOffline(spec: Spec, scenario: Scenario, mock: MockResult, o
       prompt = `${OPENING_ASKS[v % OPENING_ASKS.length]} ${ask}? ${OPENING_GOALS[Math.floor(v / OPENING_ASKS.length) % OPENING_GOALS.length]} ${goal}.`;
     } else {
       const prevLast = groups[k - 1]?.[groups[k - 1]!.length - 1] ?? 0;
-      const fact = facts(mock.mock_workflow[prevLast]?.output, 1)[0];
-      const reaction = fact ? `${rng.pick(REACTIONS) ?? 'Thanks, I see'} ${fact}.` : 'Thanks.';
-      prompt = `${reaction} Now please ${ask}.`;
+      const reaction = userReaction(tools[prevLast], mock.mock_workflow[prevLast]?.output);
+      prompt = `${reaction} ${rng.pick(NEXT_ASKS) ?? 'Now please'} ${ask}.`;
     }
     const followup = group.map((j) => reportCall(tools[j], mock.mock_workflow[j]?.output)).join(' ');
     return { prompt, calls: group, followup };

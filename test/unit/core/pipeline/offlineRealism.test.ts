@@ -105,6 +105,21 @@ test('mock numbers are ones a real system returns: within ±10^13, counts never 
   assert.deepEqual(bad.slice(0, 20), [], `${bad.length} absurd numbers`);
 });
 
+test('no mock output reports a failure the expected response would contradict (no error is simulated offline)', () => {
+  const bad: string[] = [];
+  const visit = (v: unknown, where: string): void => {
+    if (Array.isArray(v)) v.forEach((x) => visit(x, where));
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if ((/^(success|succeeded|ok|successful)$/i.test(k) && x === false) || (/^(is_?error|failed)$/i.test(k) && x === true))
+          bad.push(`${where} ${k}=${String(x)}`);
+        visit(x, where);
+      }
+  };
+  for (const { file, records } of corpus) for (const r of records) r.mock_outputs.forEach((m, i) => visit(m.output, `${file} ${r.id} output ${i}`));
+  assert.deepEqual(bad.slice(0, 10), [], `${bad.length} outputs report failure`);
+});
+
 test('numbers bounded by the safe-integer range are picked in real ranges; timestamps are of this decade', () => {
   const safe = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
   const schema = {
