@@ -429,7 +429,17 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     const leaves = textLeaves(results[i]?.output);
     for (const [param, v] of Object.entries(call.arguments)) {
       if ((typeof v !== 'string' && typeof v !== 'number') || !OWN_ID.has(singular(nameWords(param).pop() ?? ''))) continue;
-      if (!appearsIn(v, leaves, [])) plant(i, param, v, true);
+      if (appearsIn(v, leaves, [])) continue;
+      // Under the parameter's own name: a `channel_id` echoed by a thread-replies listing is not the replies' `id`.
+      const r = results[i];
+      const words = nameWords(param);
+      const own = words.length === 1 || words.slice(0, -1).map(singular).join(' ') === infos[i]?.head;
+      const keys = own ? plantKeys(param, infos[i], analysis) : [param, snake(param)];
+      const planted = r ? plantValue(r.output, [...new Set(keys)], v, validFor(i), kept, true) : undefined;
+      if (r && planted !== undefined) {
+        r.output = planted;
+        kept.add(String(v));
+      }
     }
   });
 

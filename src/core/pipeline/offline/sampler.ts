@@ -320,7 +320,7 @@ function freeForm(name: string, valueSchema: SchemaNode | undefined, ctx: Sample
     has('metadata', 'meta', 'extra', 'option', 'setting', 'config', 'param', 'properties', 'property', 'data', 'body', 'payload', 'document', 'record', 'value')
   )
     pairs = [
-      ['name', `${ctx.theme.topic} ${ctx.theme.project}`],
+      ['name', `${ctx.theme.company} ${ctx.theme.topic}`],
       ['status', 'active'],
     ];
   else pairs = [['name', ctx.theme.project]];

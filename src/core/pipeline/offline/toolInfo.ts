@@ -310,7 +310,8 @@ function entityFromDescription(description: string, brand: ReadonlySet<string>):
   for (const w of words.slice(at + 1)) {
     // "Wait for the text…", "Search for repositories…": a preposition right after the verb belongs to it.
     if (!phrase.length && ['for', 'on', 'over', 'up'].includes(w)) continue;
-    if (PREPOSITIONS.has(w)) break;
+    // "documents matching the query": a participle after the noun starts a clause.
+    if (PREPOSITIONS.has(w) || (phrase.length > 0 && /ing$/.test(w))) break;
     if (DETERMINERS.has(w) || brand.has(w)) continue;
     phrase.push(w);
     if (phrase.length >= 2) break;

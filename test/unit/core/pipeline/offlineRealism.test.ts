@@ -190,6 +190,25 @@ test('filesystem: no file is read or written at a path an earlier call listed, s
   assert.deepEqual(bad, []);
 });
 
+test('wording: categories are nouns, no verb says its object twice, no "is" before a plural', () => {
+  const bad: string[] = [];
+  for (const { file, records } of corpus) {
+    for (const r of records) {
+      const where = `${file} ${r.id}`;
+      if (/(eds|fors)$|^emulates$/i.test(r.category)) bad.push(`${where}: category ${r.category}`);
+      const texts = [r.prompt, r.expected_response, ...r.conversation.map((t) => `${t.prompt} ${t.followup}`)];
+      for (const t of texts) {
+        const twice = /\b([a-z]{3,}) the \1\b/i.exec(t);
+        if (twice) bad.push(`${where}: "${twice[0]}"`);
+        const isPlural = /\bHere is the [a-z ]*(children|logs|details)\b/.exec(t);
+        if (isPlural) bad.push(`${where}: "${isPlural[0]}"`);
+        if (/this is better than|I did this:/.test(t)) bad.push(`${where}: aside in "${t.slice(0, 80)}"`);
+      }
+    }
+  }
+  assert.deepEqual(bad.slice(0, 15), [], `${bad.length} wording problems`);
+});
+
 test('no two scenarios of a run share a title or a first prompt', () => {
   for (const { file, records } of corpus) {
     const titles = records.map((r) => r.title);
