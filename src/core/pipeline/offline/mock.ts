@@ -137,6 +137,12 @@ function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>
           .map((e) => `${base}/${e}`)
           .join('\n')
       : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
+  } else if (info.phase === 'read' && (info.head === 'tree' || info.head === 'directory')) {
+    // A tree of a folder is its entries, not a file's text.
+    content = JSON.stringify([
+      { name: 'docs', type: 'directory', children: [{ name: `${theme.topic}-notes.md`, type: 'file' }] },
+      { name: 'package.json', type: 'file' },
+    ]);
   } else if (info.phase === 'read') {
     content = `# ${theme.topic} notes\n\nOwner: ${theme.person}\nStatus: in review\n`;
   } else {
@@ -426,6 +432,8 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
   };
   // An output talks about what it was asked about: the IDs, names and paths of its own call.
   calls.forEach((call, i) => {
+    // A folder listing names its entries, never the folder it lists.
+    if (infos[i] && FILE_HEADS.has(infos[i].head) && infos[i].verbClass === 'discover') return;
     const leaves = textLeaves(results[i]?.output);
     for (const [param, v] of Object.entries(call.arguments)) {
       if ((typeof v !== 'string' && typeof v !== 'number') || !OWN_ID.has(singular(nameWords(param).pop() ?? ''))) continue;
