@@ -26,6 +26,13 @@ export const MAX_SAMPLE_VALUES = 20_000;
 /** Most exact argument failures a report lists per server (the rest are counted, not listed). */
 export const MAX_REPORT_FAILURES = 200;
 
+/**
+ * Largest magnitude the offline sampler picks a number from when a schema's bounds are wider
+ * (many schemas bound integers by the safe-integer range, which says "any", not "huge"). A
+ * schema whose own bounds lie beyond it still gets a value inside them.
+ */
+export const MAX_SAMPLE_MAGNITUDE = 1e13;
+
 /** Maxima of the numeric options of the CLI (and of the same settings in the editor). */
 export const MAX_OPTION = {
   /** Scenarios requested per tier (`--simple`, `--complex`). */

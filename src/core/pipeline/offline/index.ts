@@ -20,7 +20,8 @@ import { recordCounts } from '../runWriter';
 import { mockOffline } from './mock';
 import { analysisSteps, buildScenario, callabilitySteps, planCoverage, planTier, type BuiltScenario, type Plan } from './scenarios';
 import { runSteps, runStepsYielding, type Steps } from './steps';
-import { turnsOffline } from './turns';
+import { OPENING_VARIANTS, turnsOffline } from './turns';
+import type { Scenario } from '../schemas';
 
 export { interpretOffline } from './interpret';
 export { mockOffline, type MockOfflineOptions } from './mock';
@@ -30,13 +31,13 @@ export { turnsOffline, type TurnsOfflineOptions } from './turns';
 /** Provider id written into offline records. */
 export const OFFLINE_PROVIDER = 'offline';
 /** Model id of the offline generator; bump when its output changes shape. */
-export const OFFLINE_MODEL = 'offline-v2';
+export const OFFLINE_MODEL = 'offline-v3';
 /** Generator version per stage (the offline counterpart of prompt template versions). */
 export const OFFLINE_PROMPT_VERSIONS: Readonly<Record<string, string>> = {
   interpret: 'offline-1',
-  scenarios: 'offline-2',
-  mock: 'offline-1',
-  turns: 'offline-1',
+  scenarios: 'offline-3',
+  mock: 'offline-2',
+  turns: 'offline-2',
 };
 
 /** Options of `generateOffline`. */
@@ -67,6 +68,28 @@ function slug(text: string): string {
   return s.slice(0, 48).replace(/-+$/, '') || 'scenario';
 }
 
+/** Other draws of values tried when a scenario's prompt repeats an earlier one word for word. */
+const PROMPT_RETRIES = 3;
+
+/** Longest quoted value a title borrows to tell two scenarios of one task apart. */
+const TITLE_DETAIL_MAX = 40;
+
+/**
+ * The scenario's title, told apart from the titles used so far by the first short value the
+ * user states ("Get problem: \"db-timeout\""), else by a number; `used` is updated.
+ */
+function uniqueTitle(scenario: Scenario, used: Set<string>): string {
+  let title = scenario.title;
+  if (used.has(title)) {
+    const details = [...scenario.prompt.matchAll(/"([^"]{2,})"/g)].map((m) => m[1] ?? '').filter((d) => d.length <= TITLE_DETAIL_MAX);
+    const fresh = details.map((d) => `${scenario.title}: "${d}"`).find((t) => !used.has(t));
+    title = fresh ?? scenario.title;
+    for (let n = 2; used.has(title); n++) title = `${scenario.title} (${n})`;
+  }
+  used.add(title);
+  return title;
+}
+
 const bump = (m: Record<string, number>, key: string, by = 1): void => {
   if (by > 0) m[key] = (m[key] ?? 0) + by;
 };
@@ -94,9 +117,15 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
   const built: BuiltScenario[] = [];
   const covered = new Set<string>();
 
+  const prompts = new Set<string>();
   function* buildAll(plans: readonly Plan[]): Steps<void> {
     for (const plan of plans) {
-      const b = buildScenario(analysis, plan, seed);
+      let b = buildScenario(analysis, plan, seed);
+      // Two scenarios asking the very same thing are one: draw other values (a fixed few tries).
+      for (let retry = 1; b && prompts.has(b.scenario.prompt) && retry <= PROMPT_RETRIES; retry++) {
+        b = buildScenario(analysis, { ...plan, key: `${plan.key}#${retry}` }, seed) ?? b;
+      }
+      if (b) prompts.add(b.scenario.prompt);
       yield;
       if (!b) {
         bump(discarded, 'no-valid-arguments');
@@ -133,15 +162,22 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
 
   const records: HarnessRecord[] = [];
   const usedIds = new Set<string>();
+  const usedTitles = new Set<string>();
   for (const b of built) {
     yield;
-    const { scenario, plan } = b;
+    const { plan } = b;
+    const scenario = { ...b.scenario, title: uniqueTitle(b.scenario, usedTitles) };
     const mock = mockOffline(spec, scenario, { seed });
     let conversation: HarnessRecord['conversation'] = [];
     if (plan.tier === 'complex') {
-      const split = turnsOffline(spec, scenario, mock, { seed });
-      if (split) conversation = split.turns;
-      else bump(discarded, 'turns:single-turn');
+      let split = turnsOffline(spec, scenario, mock, { seed });
+      // An opening word for word like an earlier record's reads as the same task: word it another way.
+      for (let variant = 1; split && prompts.has(split.turns[0]?.prompt ?? '') && variant < OPENING_VARIANTS; variant++)
+        split = turnsOffline(spec, scenario, mock, { seed, variant });
+      if (split) {
+        conversation = split.turns;
+        prompts.add(split.turns[0]?.prompt ?? '');
+      } else bump(discarded, 'turns:single-turn');
     }
     const n = Number(plan.key.split(':')[1] ?? 0) + 1;
     let id = `${plan.tier === 'simple' ? 's' : 'c'}${String(n).padStart(3, '0')}-${slug(scenario.title)}`;

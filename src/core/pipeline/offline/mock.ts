@@ -32,6 +32,9 @@ import { isRecord } from '../../util/isRecord';
 
 const snake = (s: string): string => nameWords(s).join('_');
 
+/** Last words of a parameter whose value a call's own output echoes (`page_id`, `name`, `filePath`). */
+const OWN_ID = new Set(['id', 'sid', 'uid', 'uuid', 'name', 'path', 'slug', 'key']);
+
 /** The key an entity's identifier goes under in outputs of tools of that entity. */
 function idKeyFor(info: ToolInfo, analysis: SpecAnalysis): string {
   const sid = (t: ToolInfo): boolean => t.params.some((p) => p.name === 'Sid' || p.name === 'sid');
@@ -136,6 +139,12 @@ function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>
           .map((e) => `${base}/${e}`)
           .join('\n')
       : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
+  } else if (info.phase === 'read' && (info.head === 'tree' || info.head === 'directory')) {
+    // A tree of a folder is its entries, not a file's text.
+    content = JSON.stringify([
+      { name: 'docs', type: 'directory', children: [{ name: `${theme.topic}-notes.md`, type: 'file' }] },
+      { name: 'package.json', type: 'file' },
+    ]);
   } else if (info.phase === 'read') {
     content = `# ${theme.topic} notes\n\nOwner: ${theme.person}\nStatus: in review\n`;
   } else {
@@ -371,6 +380,26 @@ function echoArguments(output: unknown, args: Record<string, unknown>, valid: (o
   return current;
 }
 
+/** Flags by which an output reports success (`true`) or failure (`isError: true`). */
+const SUCCESS_FLAGS = /^(success|succeeded|ok|successful)$/i;
+const ERROR_FLAGS = /^(is_?error|failed|has_?errors?)$/i;
+
+/**
+ * A copy of an output that reports success wherever it carries a success or error flag (kept
+ * only while the output stays valid): sampled booleans said `success: false` above a "Done".
+ */
+function succeeded(output: unknown, valid: (o: unknown) => boolean): unknown {
+  const copy = structuredClone(output);
+  for (const o of objectsOf(copy)) {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v !== 'boolean') continue;
+      if (SUCCESS_FLAGS.test(k)) setKey(o, k, true);
+      else if (ERROR_FLAGS.test(k)) setKey(o, k, false);
+    }
+  }
+  return valid(copy) ? copy : output;
+}
+
 /** Options of `mockOffline`. */
 export interface MockOfflineOptions {
   seed: number;
@@ -403,6 +432,26 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     kept.add(String(v));
     return true;
   };
+  // An output talks about what it was asked about: the IDs, names and paths of its own call.
+  calls.forEach((call, i) => {
+    // A folder listing names its entries, never the folder it lists.
+    if (infos[i] && FILE_HEADS.has(infos[i].head) && infos[i].verbClass === 'discover') return;
+    const leaves = textLeaves(results[i]?.output);
+    for (const [param, v] of Object.entries(call.arguments)) {
+      if ((typeof v !== 'string' && typeof v !== 'number') || !OWN_ID.has(singular(nameWords(param).pop() ?? ''))) continue;
+      if (appearsIn(v, leaves, [])) continue;
+      // Under the parameter's own name: a `channel_id` echoed by a thread-replies listing is not the replies' `id`.
+      const r = results[i];
+      const words = nameWords(param);
+      const own = words.length === 1 || words.slice(0, -1).map(singular).join(' ') === infos[i]?.head;
+      const keys = own ? plantKeys(param, infos[i], analysis) : [param, snake(param)];
+      const planted = r ? plantValue(r.output, [...new Set(keys)], v, validFor(i), kept, true) : undefined;
+      if (r && planted !== undefined) {
+        r.output = planted;
+        kept.add(String(v));
+      }
+    }
+  });
 
   const sources = chainSources(analysis, calls);
   calls.forEach((call, j) => {
@@ -438,6 +487,11 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     }
   });
 
+  // The workflow succeeds (no error is simulated), so no output may report a failure the response would contradict.
+  results.forEach((r, i) => {
+    r.output = succeeded(r.output, validFor(i));
+  });
+
   const mock_workflow: MockCall[] = calls.map((c, i) => ({
     name: c.name,
     arguments: c.arguments,
@@ -446,5 +500,5 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     grounding: results[i]?.grounding ?? 'low',
   }));
   const sentences = mock_workflow.map((m, i) => reportCall(infos[i], m.output));
-  return { mock_workflow, expected_response: `Done. ${sentences.join(' ')}` };
+  return { mock_workflow, expected_response: sentences.join(' ') };
 }

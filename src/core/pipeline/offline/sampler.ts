@@ -13,7 +13,7 @@
  * with that reason, rather than generated for minutes or given a value that breaks the schema.
  */
 import type { Faker } from '@faker-js/faker';
-import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
+import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { nameWords, singular } from '../../checks/integrity';
 import { deref, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
@@ -216,8 +216,11 @@ function sampleNumber(schema: SchemaNode, ctx: SampleContext, name: string, inte
   }
   let v = realisticNumber({ name, description }, ctx.rng);
   if (v === undefined) {
-    const a = Number.isFinite(lo) ? lo : Number.isFinite(hi) ? Math.min(hi, 1) - 99 : 1;
-    const b = Number.isFinite(hi) ? Math.min(hi, a + 99) : a + 99;
+    // Bounds wider than any real value (the safe-integer range) say "any number": pick near 1.
+    const soft = (x: number): number => (Math.abs(x) > MAX_SAMPLE_MAGNITUDE ? Math.sign(x) * Infinity : x);
+    const [softLo, softHi] = [soft(lo), soft(hi)];
+    const a = Number.isFinite(softLo) ? softLo : Number.isFinite(softHi) ? Math.min(softHi, 1) - 99 : 1;
+    const b = Number.isFinite(softHi) ? Math.min(softHi, a + 99) : a + 99;
     v = integer ? ctx.rng.int(Math.max(a, Math.min(b, 1)), b) : Math.round((a + ctx.rng.next() * (b - a)) * 100) / 100;
   }
   if (v < lo) v = lo;
@@ -317,7 +320,7 @@ function freeForm(name: string, valueSchema: SchemaNode | undefined, ctx: Sample
     has('metadata', 'meta', 'extra', 'option', 'setting', 'config', 'param', 'properties', 'property', 'data', 'body', 'payload', 'document', 'record', 'value')
   )
     pairs = [
-      ['name', `${ctx.theme.topic} ${ctx.theme.project}`],
+      ['name', `${ctx.theme.company} ${ctx.theme.topic}`],
       ['status', 'active'],
     ];
   else pairs = [['name', ctx.theme.project]];

@@ -20,7 +20,7 @@
 import { skipIfDuplicate } from '../duplicateTools';
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { idLikeValues, isIdLike, schemaLiterals } from '../../checks/integrity';
+import { schemaLiterals } from '../../checks/integrity';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
 import { validateToolArguments } from '../../checks/validateCall';
 import { chainSources } from './chain';
@@ -56,6 +56,20 @@ export const ARGUMENT_ATTEMPTS = 6;
 interface Shared {
   value: unknown;
   head: string;
+  /** The value names a folder (a listing's or search's path, a `dir` parameter): a file tool takes a file inside it. */
+  folder?: boolean;
+}
+
+const FOLDER_HEADS = new Set(['directory', 'folder', 'tree']);
+
+/** Whether a tool's path names a folder (it lists, searches or makes one) rather than a file. */
+function takesFolder(info: ToolInfo): boolean {
+  return FOLDER_HEADS.has(info.head) || (info.head === 'file' && info.verbClass === 'discover');
+}
+
+/** Whether a tool reads or writes one file (so a folder path is no argument for it). */
+function takesFile(info: ToolInfo): boolean {
+  return info.head === 'file' && info.verbClass !== 'discover';
 }
 
 interface ArgsResult {
@@ -113,7 +127,14 @@ export function buildArguments(
     if (opts.shared && attempt < 2) {
       for (const p of info.params) {
         const s = opts.shared.get(p.name);
-        if (!s || !Object.hasOwn(args, p.name)) continue;
+        // A value the description says comes from another tool's output is drawn afresh, so it can come from there.
+        if (!s || !Object.hasOwn(args, p.name) || p.producedBy) continue;
+        // A file tool after a listing works on a file in the listed folder, not on the folder itself.
+        if (s.folder && takesFile(info) && typeof s.value === 'string' && typeof args[p.name] === 'string') {
+          const file = (args[p.name] as string).split('/').pop() ?? '';
+          if (file) args[p.name] = `${s.value.replace(/\/+$/, '')}/${file}`;
+          continue;
+        }
         // Entity-specific names (`owner`, `channel_id`) carry over; bare ones (`id`, `Sid`) only within one entity.
         if (p.entity.length > 0 || s.head === info.head) args[p.name] = s.value;
       }
@@ -122,7 +143,8 @@ export function buildArguments(
     if (check.ok) {
       if (opts.shared) {
         for (const [k, v] of Object.entries(args))
-          if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number')) opts.shared.set(k, { value: v, head: info.head });
+          if (!opts.shared.has(k) && (typeof v === 'string' || typeof v === 'number'))
+            opts.shared.set(k, { value: v, head: info.head, folder: takesFolder(info) });
       }
       return { ok: true, args, resampled: attempt };
     }
@@ -288,7 +310,28 @@ class Planner {
       if (v) chain.push(v);
     }
     this.fill(chain, target, rng, 3);
-    return chain.slice(0, 6);
+    return this.producersFirst(chain.slice(0, 6));
+  }
+
+  /**
+   * The chain reordered so that a tool producing another's reference runs before it (stable
+   * otherwise): data flows forward, as in a real session (list the channels, then read one).
+   */
+  private producersFirst(chain: ToolInfo[]): ToolInfo[] {
+    const feeds = (a: ToolInfo, b: ToolInfo): boolean => a !== b && b.params.some((p) => p.isRef && this.analysis.producerScore(a, b, p) > 0);
+    const out: ToolInfo[] = [];
+    const rest = [...chain];
+    while (rest.length) {
+      // The first tool no other remaining tool feeds (a cycle falls back to the first remaining).
+      const i = rest.findIndex((b) => !rest.some((a) => feeds(a, b) && !feeds(b, a)));
+      out.push(...rest.splice(Math.max(i, 0), 1));
+    }
+    return out;
+  }
+
+  /** Whether some callable tool produces one of this tool's required references (a complex scenario can carry data into it). */
+  fed(info: ToolInfo): boolean {
+    return this.requiredRefs(info).some((ref) => this.producerFor(info, ref, new Set([info])) !== undefined);
   }
 
   /** Pads a chain to `min` calls with related tools (shared parameters, same entity), else repeats. */
@@ -345,8 +388,10 @@ export function planTier(
 ): Plan[] {
   const planner = new Planner(analysis, callable, covered);
   const order = rngFor(seed, 'order', tier).shuffle(callable);
-  // Complex scenarios are built around actions (writes need context); simple ones around anything.
-  const preferred = tier === 'complex' ? [...order.filter((t) => t.phase === 'act'), ...order.filter((t) => t.phase !== 'act')] : order;
+  // Complex scenarios are built around actions (writes need context) that take data from an
+  // earlier call first, then other actions; simple ones around anything.
+  const rank = (t: ToolInfo): number => (t.phase === 'act' ? 0 : 2) + (planner.fed(t) ? 0 : 1);
+  const preferred = tier === 'complex' ? [...order].sort((a, b) => rank(a) - rank(b)) : order;
   const plans: Plan[] = [];
   for (let k = 0; k < count && preferred.length; k++) {
     const key = `${tier}:${startIndex + k}`;
@@ -407,39 +452,52 @@ function categoryOf(info: ToolInfo): string {
 const LOCATION = /^(path|dir|directory|folder|file_?path|filepath)$/i;
 
 /**
- * Mentions of values the user must state for one call (IDs nothing earlier supplies, plus a
- * couple of short key values), as phrases: `at "/x"`, `with pattern "*.md" and …`.
+ * Whether the user must state a value for the agent to know it: strings of 3+ characters and
+ * numbers (an ID, an amount, a size, a limit), except those the schema itself lists (enum,
+ * default), which wording may imply. Flags and short codes need not be spelled out.
+ */
+function mustState(value: unknown, literals: ReadonlySet<string>): value is string | number {
+  if (literals.has(String(value))) return false;
+  return (typeof value === 'string' && value.length >= 3) || typeof value === 'number';
+}
+
+/** Leaves of an arguments object that the user must state, grouped by their parameter (array items together). */
+function statedLeaves(args: Record<string, unknown>, literals: ReadonlySet<string>): { top: string; name: string; values: (string | number)[] }[] {
+  const groups = new Map<string, { top: string; name: string; values: (string | number)[] }>();
+  const walk = (v: unknown, path: string[], name: string): void => {
+    if (Array.isArray(v)) v.forEach((x) => walk(x, path, name));
+    else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k], k);
+    else if (mustState(v, literals)) {
+      const key = path.join('.');
+      const g = groups.get(key) ?? { top: path[0] ?? name, name, values: [] };
+      if (!g.values.includes(v)) g.values.push(v);
+      groups.set(key, g);
+    }
+  };
+  for (const [k, v] of Object.entries(args)) walk(v, [k], k);
+  return [...groups.values()];
+}
+
+/**
+ * Mentions of every value the user must state for one call (see `mustState`), except what an
+ * earlier call supplies (`chained`) or the user already said: `at "/x"`, `with pattern "*.md"
+ * and urls "a" and "b"`. Grounded by construction: the agent never has to invent a value.
  */
 function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: ReadonlySet<string>, already: Set<string>): string[] {
   const literals = schemaLiterals(info.tool.inputSchema);
   const items: string[] = [];
   let location: string | undefined;
-  const mention = (param: string, value: unknown): void => {
-    already.add(String(value));
-    if (location === undefined && LOCATION.test(param) && typeof value === 'string' && value.includes('/')) location = `at ${quote(value)}`;
-    else items.push(`${humanParam(param)} ${quote(value)}`);
-  };
-  for (const { param, value } of idLikeValues(args, literals)) {
-    const top = param.split('.')[0] ?? param;
-    if (chained.has(top) || already.has(String(value))) continue;
-    mention(param, value);
-  }
-  let extra = 0;
-  // Required parameters first, then optional ones the call uses (a SQL text, a query).
-  const ordered = [...info.params.filter((p) => p.required), ...info.params.filter((p) => !p.required && Object.hasOwn(args, p.name))];
-  for (const p of ordered) {
-    if (chained.has(p.name)) continue;
-    const v = args[p.name];
-    // Numbers that pick a thing (`pullNumber`, `issue_id`) are part of the request.
-    if (typeof v === 'number' && /(number|num|id|index)$/i.test(p.name) && !already.has(String(v))) {
-      already.add(String(v));
-      items.push(`${humanParam(p.name)} ${v}`);
-      continue;
-    }
-    if (extra >= 2) continue;
-    if (typeof v !== 'string' || v.length > 120 || v.length === 0 || literals.has(v) || isIdLike(p.name, v) || already.has(v)) continue;
-    mention(p.name, v);
-    extra++;
+  // Required parameters first, then the optional ones the call fills.
+  const order = new Map(info.params.map((p, i) => [p.name, p.required ? i : i + info.params.length]));
+  const leaves = statedLeaves(args, literals).sort((a, b) => (order.get(a.top) ?? 0) - (order.get(b.top) ?? 0));
+  for (const { top, name, values } of leaves) {
+    if (chained.has(top)) continue;
+    const fresh = values.filter((v) => !already.has(String(v)));
+    if (!fresh.length) continue;
+    for (const v of fresh) already.add(String(v));
+    const only = fresh[0];
+    if (fresh.length === 1 && location === undefined && LOCATION.test(name) && typeof only === 'string' && only.includes('/')) location = `at ${quote(only)}`;
+    else items.push(`${humanParam(name)} ${listJoin(fresh.map(quote))}`);
   }
   const withItems = items.length ? `with ${listJoin(items)}` : '';
   return [location, withItems].filter((m): m is string => !!m);

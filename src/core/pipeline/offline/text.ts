@@ -24,7 +24,7 @@ function baseVerb(word: string): string {
 const LEADS =
   /^(this tool (will |can )?|use this tool to |use this to |tool to |a tool (to|that|for) |used to |allows you to |lets you |helps (you )?(to )?|can be used to |you can )/i;
 const COMMON_VERBS = new Set(
-  'list search find query scan get fetch retrieve read show describe view open inspect check explain analyze download resolve export take create add insert post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure delete remove drop destroy purge uninstall close cancel stop disconnect dismiss clear click type fill hover drag press navigate evaluate run execute call emulate handle select resize wait subscribe unsubscribe return perform echo record capture count measure extract append stage unstage compute calculate geocode reverse translate summarize store save load print'.split(
+  'list search find query scan get fetch retrieve read show describe view open inspect check explain analyze download resolve export take create add insert post generate upload index push fork put make register connect install start write place publish send reply comment trigger request invite clone copy update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure delete remove drop destroy purge uninstall close cancel stop disconnect dismiss clear click type fill hover drag press navigate evaluate run execute call emulate handle select resize wait subscribe unsubscribe return perform echo record capture count measure extract append stage unstage compute calculate geocode reverse translate summarize store save load print switch wait emulate capture verify validate'.split(
     ' ',
   ),
 );
@@ -46,7 +46,7 @@ export function descriptionPhrase(description: string | undefined): string | und
     if (!first) continue;
     const verb = baseVerb(first);
     if (!COMMON_VERBS.has(verb)) continue;
-    let rest = s.slice(first.length).split(/ - | \(|:|;|\. |, e\.g\.|, such as| Use | Returns? /)[0] ?? '';
+    let rest = s.slice(first.length).split(/ - | \(|:|;|\. |, e\.g\.|, such as|, this |, which | Use | Returns? /)[0] ?? '';
     rest = plainRequest(rest.replace(/[.!?]+$/, '').trim());
     const words = rest.split(' ').filter(Boolean);
     if (words.length > 14) rest = words.slice(0, 14).join(' ');
@@ -70,8 +70,14 @@ function plainRequest(rest: string): string {
   return rest.replace(/ (?:in|at|for|from|of|on) (?:a|an|the) (?:specified|given|provided) [\w-]+(?=,|$)/, '').trim();
 }
 
-/** The task a tool performs, for prompts and titles. */
+/** The task a tool performs, for prompts and titles; never a verb with itself as object ("delete the delete"). */
 export function taskPhrase(info: ToolInfo): string {
+  const phrase = rawTaskPhrase(info);
+  const twice = /^([a-z]+) (?:the |a new )?\1(?: (.*))?$/i.exec(phrase);
+  return twice ? [twice[1], twice[2] ? `the ${twice[2]}` : 'it'].join(' ') : phrase;
+}
+
+function rawTaskPhrase(info: ToolInfo): string {
   const fromDescription = descriptionPhrase(info.tool.description);
   if (fromDescription) return fromDescription;
   const label = info.label || 'it';
@@ -95,7 +101,8 @@ export function taskPhrase(info: ToolInfo): string {
 export function stepTitle(info: ToolInfo): string {
   const verb = info.verb ?? (info.verbClass === 'discover' ? 'list' : info.verbClass === 'read' ? 'get' : 'run');
   const label = info.label || info.words.join(' ');
-  const text = info.verbClass === 'discover' ? `${verb} ${plural(label)}` : label.startsWith(verb) ? label : `${verb} ${label}`;
+  // "Log commit log" says the verb twice: the label alone is the title then.
+  const text = info.verbClass === 'discover' ? `${verb} ${plural(label)}` : label.split(' ').includes(verb) ? label : `${verb} ${label}`;
   return cap(text);
 }
 
@@ -154,7 +161,61 @@ export function itemCount(output: unknown): number | undefined {
   return undefined;
 }
 
-/** One sentence reporting what a call returned, with concrete values. */
+/** Keys that name the thing an output is about, best first. */
+const NAMING_KEYS = ['name', 'title', 'path', 'id', 'sid', 'key', 'uuid', 'number', 'slug'];
+
+/** Keys that identify the thing an output is about. */
+const ID_KEYS = ['id', 'sid', 'key', 'uuid', 'number', 'path', 'slug'];
+
+/** The value naming an output's (first) item, quoted: `"feature/retry"`, or undefined; `keys` picks which fields count. */
+export function namingValue(output: unknown, keys: readonly string[] = NAMING_KEYS): string | undefined {
+  let item: unknown = output;
+  for (let depth = 0; depth < 4 && !Array.isArray(item) && isRecord(item); depth++) {
+    const list = Object.values(item).find((v) => Array.isArray(v) && v.length > 0 && isRecord(v[0]));
+    if (!list || NAMING_KEYS.some((k) => Object.hasOwn(item as Record<string, unknown>, k))) break;
+    item = list;
+  }
+  if (Array.isArray(item)) item = item[0];
+  if (!isRecord(item)) return undefined;
+  for (const k of keys) {
+    const v = item[k];
+    if ((typeof v === 'string' && v.length > 0 && v.length <= 80 && !v.includes('\n')) || typeof v === 'number')
+      return keys === ID_KEYS ? `${humanParam(k)} ${quote(v)}` : quote(v);
+  }
+  return undefined;
+}
+
+const IRREGULAR_PAST: Record<string, string> = {
+  run: 'ran',
+  take: 'took',
+  send: 'sent',
+  find: 'found',
+  get: 'got',
+  make: 'made',
+  write: 'wrote',
+  read: 'read',
+  set: 'set',
+  put: 'put',
+  begin: 'began',
+};
+
+/** Past tense of a verb in base form (`wait` → `waited`, `drop` → `dropped`, `type` → `typed`). */
+function pastTense(verb: string): string {
+  if (IRREGULAR_PAST[verb]) return IRREGULAR_PAST[verb];
+  if (verb.endsWith('e')) return `${verb}d`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ied`;
+  // One short syllable ending consonant-vowel-consonant doubles its last letter (drop → dropped, drag → dragged).
+  if (/^[^aeiou]*[aeiou][bdgmnpt]$/.test(verb)) return `${verb}${verb.slice(-1)}ed`;
+  return `${verb}ed`;
+}
+
+/** Whether a label names several things (`block children`, `commit logs`), so it takes "are". */
+function pluralLabel(label: string): boolean {
+  const last = label.split(' ').pop() ?? '';
+  return /(children|people)$/.test(last) || (/s$/.test(last) && !/(ss|us|is|ics)$/.test(last));
+}
+
+/** One sentence, in the agent's voice, reporting what a call returned with concrete values. */
 export function reportCall(info: ToolInfo | undefined, output: unknown): string {
   const label = info?.label || 'result';
   const f = facts(output);
@@ -162,17 +223,43 @@ export function reportCall(info: ToolInfo | undefined, output: unknown): string 
   switch (info?.verbClass) {
     case 'discover': {
       const n = itemCount(output);
-      return n !== undefined ? `Found ${n} ${n === 1 ? label : plural(label)}${detail}.` : `Searched the ${plural(label)}${detail}.`;
+      if (n === 0) return `I found no ${plural(label)}.`;
+      const name = namingValue(output);
+      const id = namingValue(output, ID_KEYS);
+      const first = name && id && !id.endsWith(name) ? `${name} (${id})` : (name ?? id);
+      return n !== undefined
+        ? `I found ${n} ${n === 1 ? label : plural(label)}${first && n > 1 ? `, the first being ${first}` : first ? `: ${first}` : ''}.`
+        : `I searched the ${plural(label)}${detail}.`;
     }
     case 'read':
-      return `Retrieved the ${label}${detail}.`;
+      return `Here ${pluralLabel(label) ? 'are' : 'is'} the ${label}${detail}.`;
     case 'create':
-      return `Created the ${label}${detail}.`;
+      return `I created the ${label}${detail}.`;
     case 'update':
-      return `Updated the ${label}${detail}.`;
+      return `I updated the ${label}${detail}.`;
     case 'delete':
-      return `Removed the ${label}${detail}.`;
+      return `I removed the ${label}${detail}.`;
     default:
-      return `${cap(info ? info.words.join(' ') : 'The call')} completed${detail}.`;
+      if (!info) return `The call completed${detail}.`;
+      {
+        const [verb = 'ran', ...rest] = taskPhrase(info).split(' ');
+        return `I ${[pastTense(verb), ...rest].join(' ')}${detail}.`;
+      }
   }
+}
+
+/**
+ * How a user answers a result before asking for the next step, quoting it: "So there are 3
+ * branches, the first being "feature/retry"." or "Good, the page shows title "Checkout"."
+ */
+export function userReaction(info: ToolInfo | undefined, output: unknown): string {
+  const label = info?.label || 'result';
+  const n = info?.verbClass === 'discover' ? itemCount(output) : undefined;
+  const first = namingValue(output);
+  if (n !== undefined)
+    return n === 0
+      ? `So there are no ${plural(label)}.`
+      : `So there ${n === 1 ? 'is 1' : `are ${n}`} ${n === 1 ? label : plural(label)}${first ? `, the first being ${first}` : ''}.`;
+  const fact = facts(output, 1)[0];
+  return fact ? `Good, the ${label} shows ${fact}.` : 'Thanks.';
 }

@@ -13,7 +13,9 @@
  * - P names an entity (`channel_id`, `CallSid`, `issue_number`) whose head noun is A's entity
  *   (`slack_list_channels`, `ListCall`, `list_issues`): 4; or A's entity contains it: 3;
  * - P is a bare identifier (`id`, `sid`, `path`, `key`) and A and B act on the same entity
- *   (`ListCall` → `FetchCall.Sid`), file-like entities counting as one family: 3.
+ *   (`ListCall` → `FetchCall.Sid`), file-like entities counting as one family (but a file read
+ *   supplies no path): 3;
+ * - P's description names A as the value's source ("from the page snapshot", "Call list_pages"): 4.
  * Ties prefer listing/searching tools, then reads, then creates; scores below 3 are no edge.
  */
 import type { Spec, Tool } from '../../spec/model';
@@ -41,7 +43,7 @@ addVerbs(
 );
 addVerbs(
   'update',
-  'update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure tag label sync approve',
+  'update patch modify edit set rename move replace merge assign change toggle convert align apply upgrade scale rollout reset restore commit checkout mark manage configure tag label sync approve switch',
 );
 addVerbs(
   'delete',
@@ -117,6 +119,8 @@ export interface ParamInfo {
   /** Entity words the name refers to (`channel_id` → [channel]); empty for bare ids. */
   entity: string[];
   description: string;
+  /** Tools the description names as the value's source ("from the page snapshot", "Call list_pages"), by name. */
+  producedBy?: Set<string>;
 }
 
 /** A tool as the offline generator sees it. */
@@ -251,6 +255,10 @@ const DETERMINERS = new Set([
   'your',
   'current',
   'detailed',
+  'various',
+  'specified',
+  'selected',
+  'provided',
 ]);
 const PREPOSITIONS = new Set([
   'from',
@@ -284,6 +292,7 @@ const PREPOSITIONS = new Set([
   'after',
   'before',
   'against',
+  'onto',
 ]);
 
 /** Entity from a description: the noun phrase after its first verb ("Remove a member from…" → [member]). */
@@ -299,7 +308,10 @@ function entityFromDescription(description: string, brand: ReadonlySet<string>):
   if (at < 0) return undefined;
   const phrase: string[] = [];
   for (const w of words.slice(at + 1)) {
-    if (PREPOSITIONS.has(w)) break;
+    // "Wait for the text…", "Search for repositories…": a preposition right after the verb belongs to it.
+    if (!phrase.length && ['for', 'on', 'over', 'up'].includes(w)) continue;
+    // "documents matching the query": a participle after the noun starts a clause.
+    if (PREPOSITIONS.has(w) || (phrase.length > 0 && /ing$/.test(w))) break;
     if (DETERMINERS.has(w) || brand.has(w)) continue;
     phrase.push(w);
     if (phrase.length >= 2) break;
@@ -421,6 +433,9 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     if (!entity.length && verbAt > 0) entity = entityWordsOf(words.slice(0, verbAt));
     // Names without a separable verb (`hgetall`, `zrem`, `sequentialthinking`): the description names the entity.
     if (verbAt < 0) entity = entityFromDescription(description, brand) ?? entityWordsOf(words.filter((w) => w !== verb));
+    // A name whose "entity" is a verb or a participle (`git_checkout`, `git_diff_staged`, `wait_for`) names no thing: the description does ("Switches branches").
+    const head0 = entity[entity.length - 1];
+    if (!head0 || VERBS[head0] !== undefined || /(ed|ing)$/.test(head0) || head0 === verb) entity = entityFromDescription(description, brand) ?? entity;
     // `get_users`, `get_artboards`: a read of a plural is a listing.
     const lastWord = after[after.length - 1];
     if (
@@ -500,6 +515,8 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     }
   }
 
+  for (const t of tools) for (const p of t.params) describedSource(p, t, tools);
+
   const byName = new Map<string, ToolInfo>();
   for (const t of tools) if (!byName.has(t.name)) byName.set(t.name, t);
 
@@ -508,7 +525,7 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
   const producerScore = (a: ToolInfo, b: ToolInfo, p: ParamInfo): number => {
     if (a === b || a.broken || !p.isRef) return 0;
     if (a.verbClass === 'delete' || a.destructive) return 0;
-    let s = 0;
+    let s = p.producedBy?.has(a.name) ? 4 : 0;
     const key = squash(p.name);
     if (a.hasOutputSchema && key.length >= 4 && a.outputKeys.has(key) && (p.entity.length > 0 || sameFamily(a, b))) s = 5;
     if (p.entity.length) {
@@ -516,7 +533,8 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
       if (a.head === pHead) s = Math.max(s, 4);
       else if (p.entity.every((w) => a.entity.includes(w))) s = Math.max(s, 3);
       else if (FILE_FAMILY.has(pHead) && FILE_FAMILY.has(a.head)) s = Math.max(s, 3);
-    } else if (sameFamily(a, b) && (a.verbClass === 'discover' || a.verbClass === 'create' || a.verbClass === 'read')) {
+    } else if (sameFamily(a, b) && (a.verbClass === 'discover' || a.verbClass === 'create' || (a.verbClass === 'read' && !FILE_FAMILY.has(a.head)))) {
+      // Reading a file yields its content, not other paths: only listings and creates supply a bare `path`.
       s = Math.max(s, 3);
     }
     if (s < 3) return 0;
@@ -540,6 +558,29 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
   };
 
   return { spec, tools, byName, producers, producerScore };
+}
+
+/** "…from the page content snapshot", "…from the listed console messages", "Call list_pages to…": where a parameter's value comes from. */
+const SOURCE_PHRASE = /\bfrom the (?:listed |returned )?((?:[a-z]+ ){0,3}[a-z]+)/i;
+
+/**
+ * Marks a scalar parameter whose description names its source as a reference produced by the
+ * non-destructive tools it names: one named outright (`list_pages`), else those whose name words hold
+ * the phrase's last noun (`take_snapshot` for "from the page content snapshot").
+ */
+function describedSource(p: ParamInfo, owner: ToolInfo, tools: readonly ToolInfo[]): void {
+  const scalar = typeList(p.schema).some((x) => x === 'string' || x === 'integer');
+  if (!scalar || !p.description) return;
+  const others = tools.filter((t) => t !== owner && !t.destructive && t.verbClass !== 'delete');
+  let named = others.filter((t) => t.name.length >= 5 && new RegExp(`\\b${t.name.replace(/[^A-Za-z0-9_]/g, '\\$&')}\\b`).test(p.description));
+  if (!named.length) {
+    const phrase = SOURCE_PHRASE.exec(p.description)?.[1];
+    const noun = phrase ? singular(phrase.toLowerCase().split(' ').pop() ?? '') : '';
+    if (noun.length >= 4) named = others.filter((t) => t.words.some((w) => singular(w) === noun));
+  }
+  if (!named.length) return;
+  p.isRef = true;
+  p.producedBy = new Set(named.map((t) => t.name));
 }
 
 function types0(schema: SchemaNode): string | undefined {

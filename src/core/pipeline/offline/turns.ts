@@ -12,16 +12,25 @@ import type { MockResult, Scenario, TurnSplit } from '../schemas';
 import { chainSources } from './chain';
 import { rngFor, hash32 } from './rng';
 import { analysisOf, clauseFor } from './scenarios';
-import { facts, listJoin, reportCall } from './text';
+import { listJoin, reportCall, userReaction } from './text';
 import type { ToolInfo } from './toolInfo';
 
 /** Most turns a split gets; later phases merge into the last turn. */
 export const MAX_TURNS = 4;
 
+/** How many wordings of the opening turn exist (see `TurnsOfflineOptions.variant`). */
+export const OPENING_VARIANTS = 12;
+
 /** Options of `turnsOffline`. */
 export interface TurnsOfflineOptions {
   seed: number;
+  /** Which wording of the opening turn (0 first); a run asks for the next one when an opening repeats an earlier record's. */
+  variant?: number;
 }
+
+/** Ways of asking for the first phase, and of saying where the conversation is heading. */
+const OPENING_ASKS = ['Could you', 'Can you', 'Would you'];
+const OPENING_GOALS = ['In the end I want to', 'After that, the aim is to', 'What I am really after is to', 'Ultimately I need to'];
 
 /** Call-index groups of a split (contiguous, in order), or undefined when there is no boundary. */
 export function phaseGroups(phases: readonly ('read' | 'act')[], dependsOnEarlier: readonly boolean[]): number[][] | undefined {
@@ -45,7 +54,8 @@ export function phaseGroups(phases: readonly ('read' | 'act')[], dependsOnEarlie
   return groups;
 }
 
-const REACTIONS = ['Thanks, I see', 'Great, that shows', 'OK, noted', 'Got it:'];
+/** Ways of asking for the next phase once the user has seen a result. */
+const NEXT_ASKS = ['Now please', 'Next, please', 'Then please'];
 
 /** Stage 4 offline: a split of at least two turns, or undefined when the workflow has no phase boundary. */
 export function turnsOffline(spec: Spec, scenario: Scenario, mock: MockResult, options: TurnsOfflineOptions): TurnSplit | undefined {
@@ -66,12 +76,16 @@ export function turnsOffline(spec: Spec, scenario: Scenario, mock: MockResult, o
     const clauses = group.map((j) => clauseFor(tools[j] as ToolInfo, calls[j]?.arguments ?? {}, sources[j] ?? new Map(), tools, already));
     const ask = listJoin(clauses, 'and then');
     let prompt: string;
-    if (k === 0) prompt = `Could you ${ask}?`;
-    else {
+    if (k === 0) {
+      // People say where they are heading: the last step, with its values, makes the opening differ from other runs' openings.
+      const last = calls.length - 1;
+      const goal = clauseFor(tools[last] as ToolInfo, calls[last]?.arguments ?? {}, sources[last] ?? new Map(), tools, new Set(already));
+      const v = options.variant ?? 0;
+      prompt = `${OPENING_ASKS[v % OPENING_ASKS.length]} ${ask}? ${OPENING_GOALS[Math.floor(v / OPENING_ASKS.length) % OPENING_GOALS.length]} ${goal}.`;
+    } else {
       const prevLast = groups[k - 1]?.[groups[k - 1]!.length - 1] ?? 0;
-      const fact = facts(mock.mock_workflow[prevLast]?.output, 1)[0];
-      const reaction = fact ? `${rng.pick(REACTIONS) ?? 'Thanks, I see'} ${fact}.` : 'Thanks.';
-      prompt = `${reaction} Now please ${ask}.`;
+      const reaction = userReaction(tools[prevLast], mock.mock_workflow[prevLast]?.output);
+      prompt = `${reaction} ${rng.pick(NEXT_ASKS) ?? 'Now please'} ${ask}.`;
     }
     const followup = group.map((j) => reportCall(tools[j], mock.mock_workflow[j]?.output)).join(' ');
     return { prompt, calls: group, followup };

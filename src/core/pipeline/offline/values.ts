@@ -384,6 +384,11 @@ export function realisticNumber(hint: ValueHint, rng: Rng): number | undefined {
   const words = nameWords(hint.name).map(singular);
   const has = (...w: string[]): boolean => w.some((x) => words.includes(x));
   const desc = hint.description.toLowerCase();
+  // Points in time (`timestamp`, `createdAt`, `epoch`) are of this decade, in seconds unless the name or description says ms.
+  if (has('timestamp', 'ts', 'epoch') || (words.length > 1 && words[words.length - 1] === 'at') || /\b(unix|epoch)\b|\btimestamp\b/.test(desc)) {
+    const seconds = 1767225600 + rng.int(0, 180 * 86400);
+    return has('ms', 'millis') || /millisecond/.test(desc) ? seconds * 1000 : seconds;
+  }
   // Counters of a process (`thoughtNumber`, `totalThoughts`, `step`) are small.
   if (has('thought', 'step', 'attempt', 'round', 'revision', 'iteration', 'total', 'retry', 'retries')) return rng.int(1, 5);
   if (has('length')) return rng.int(1, 40);
@@ -394,8 +399,8 @@ export function realisticNumber(hint: ValueHint, rng: Rng): number | undefined {
   if (has('offset', 'skip', 'start', 'from')) return 0;
   if (has('port')) return rng.pick([8080, 3000, 5432, 6379]);
   if (has('timeout', 'delay', 'wait', 'duration', 'interval', 'ms', 'millisecond')) return /second/.test(desc) && !/milli/.test(desc) ? 30 : 5000;
-  if (has('width')) return 1280;
-  if (has('height')) return 800;
+  if (has('width')) return rng.pick([1024, 1280, 1366, 1440, 1920]);
+  if (has('height')) return rng.pick([720, 768, 800, 900, 1080]);
   if (has('x', 'y', 'left', 'top')) return rng.int(40, 900);
   if (has('lat', 'latitude')) return Math.round((37.7749 + (rng.next() - 0.5) / 10) * 1e4) / 1e4;
   if (has('lng', 'lon', 'long', 'longitude')) return Math.round((-122.4194 + (rng.next() - 0.5) / 10) * 1e4) / 1e4;

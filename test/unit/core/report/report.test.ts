@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { analyzeSpec } from '../../../../src/core/complexity';
 import type { HarnessRecord, Judgment } from '../../../../src/core/harness/format';
-import { readHarness, stableJson } from '../../../../src/core/harness/store';
+import { readHarness, recordFile, stableJson, writeRecordFile } from '../../../../src/core/harness/store';
 import { judgeHarness } from '../../../../src/core/judge';
 import { analyzeHarnesses, UnknownJudgeError, type HarnessInput } from '../../../../src/core/report/analyze';
 import { ISSUE_GROUPS, issueGroupOf } from '../../../../src/core/report/judgments';
@@ -455,6 +455,12 @@ test('an unknown judge id is refused with the available ones', () => {
 test('the real offline judge: its exact argument score is summarised, TC and Coh stay empty', async () => {
   const h = await judgedHarness('filesystem.json', { seed: 12, simple: 3, complex: 2 });
   after(() => rmSync(h.dir, { recursive: true, force: true }));
+  // The offline generator grounds every value it writes: plant one found nowhere, as a hand edit would.
+  const before = await readHarness(h.dir);
+  const planted = before.records.find((r) => typeof r.expected_tools[0]?.arguments.path === 'string');
+  assert.ok(planted, 'a record whose first call takes a path');
+  planted.expected_tools[0]!.arguments.path = '/nowhere/zqxv9-planted.txt';
+  await writeRecordFile(recordFile({ dir: h.dir, files: before.files }, planted), planted);
   await judgeHarness(h.dir, { judges: [{ id: 'offline' }], spec: h.spec });
   const read = await readHarness(h.dir);
   const m = analyzeHarnesses([{ dir: h.dir, manifest: read.manifest, records: read.records, spec: h.spec }], { judges: ['offline'], resamples: 200 });
@@ -496,7 +502,10 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
       .filter((f) => f.source === 'exact' && f.subdimension.startsWith('arguments.'))
       .map((f) => `${id}|${view}|${f.callIndex}|${f.param}|${f.subdimension}`),
   );
-  assert.ok(expectedFailures.length > 0, 'the offline harness has values found nowhere (planted by its generator, not by this test)');
+  assert.ok(
+    expectedFailures.some((k) => k.startsWith(`${planted.id}|single-turn|0|path|`)),
+    'the planted value is a failure at its record, call and argument',
+  );
   assert.deepEqual(
     e.failures.map((f) => `${f.record}|${f.view}|${f.call}|${f.param}|arguments.${ARGUMENT_KEY_OF[f.subdimension]}`).sort(),
     expectedFailures.sort(),
