@@ -135,8 +135,8 @@ describe('resume', () => {
 
   it('an unchanged re-run replays repairs and discards from the ledger: zero calls, same counts, same records', async () => {
     const hallucinate = (req: FakeRequest): FakeReply => {
-      const batch = responder.batchFor(firstPrompt(req));
-      batch.categories[0]!.scenarios[0]!.agent_workflow[0]!.name = 'hmset_all';
+      const batch = responder.batchFor(req);
+      batch.scenario_1!.focus_call.name = 'hmset_all';
       return { json: batch };
     };
     let garbled = '';
