@@ -19,7 +19,8 @@ import { startFakeGemini } from '../fakes/fakeGemini';
 import { startFakeOpenAI } from '../fakes/fakeOpenAI';
 import { withFaults } from '../fakes/faults';
 import { schemaOnlyModel } from '../fakes/schemaOnly';
-import { createResponder } from './pipelineResponder';
+import { createResponder, stageOf } from './pipelineResponder';
+import type { FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
 import { specsDir } from './fixturePaths';
 
 /** What one run measured. */
@@ -48,6 +49,8 @@ export interface LlmPathFigures {
   discarded: Record<string, number>;
   repaired: Record<string, number>;
   items: unknown;
+  /** Per stage: requests, and estimated tokens (characters ÷ 4) of the prompts sent and of the replies. */
+  stages: Record<string, { requests: number; promptTokens: number; replyTokens: number }>;
   /** Faults injected, by kind (with --faults). */
   injected?: Record<string, number>;
 }
@@ -63,7 +66,16 @@ export async function measureLlmPath(
   const spec = load.spec;
   const base = options.smart ? createResponder({ spec }).respond : schemaOnlyModel;
   const faults = options.faults ? withFaults(base) : undefined;
-  const respond = faults?.respond ?? base;
+  const inner = faults?.respond ?? base;
+  const stages: LlmPathFigures['stages'] = {};
+  const respond = async (req: FakeRequest): Promise<FakeReply> => {
+    const reply = await inner(req);
+    const st = (stages[stageOf(req)] ??= { requests: 0, promptTokens: 0, replyTokens: 0 });
+    st.requests++;
+    st.promptTokens += Math.ceil(req.messages.reduce((a, m) => a + m.content.length, 0) / 4);
+    st.replyTokens += Math.ceil(('json' in reply ? JSON.stringify(reply.json) : 'text' in reply ? reply.text : '').length / 4);
+    return reply;
+  };
   const fake = options.client === 'gemini' ? await startFakeGemini() : await startFakeOpenAI();
   fake.respondWith(respond);
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-llmpath-'));
@@ -140,6 +152,7 @@ export async function measureLlmPath(
       discarded: manifest.counts.discarded,
       repaired: manifest.counts.repaired,
       items: (manifest as { items?: unknown }).items,
+      stages,
       ...(faults ? { injected: faults.injected } : {}),
     };
   } finally {

@@ -4,8 +4,9 @@
  * structured-output modes take (`llm/schemaRules.ts`), and the way back to the arguments the tool
  * expects. What the shared subset can say is said (property names, types, enums, bounds, item
  * counts); an optional parameter becomes "the value or null" (strict mode wants every property
- * required) and a null is dropped on the way back; what it cannot say (a free-form object, a
- * union of objects, a deep or huge schema) travels as a JSON string, parsed on the way back. The
+ * required) and a null is dropped on the way back; a free-form object is a list of `{key, value}`
+ * entries; a union of objects is told apart by its property names; what it still cannot say (a
+ * deep or huge schema, a mixed union) travels as a JSON string, parsed on the way back. The
  * arguments are then validated against the real `inputSchema` (`validateCall`), which is the
  * authority on everything the subset left out (patterns, formats, lengths).
  */
@@ -60,6 +61,17 @@ function scalar(values: readonly unknown[]): 'string' | 'number' | undefined {
   return undefined;
 }
 
+/** The JSON type a converted schema's values have (numbers and integers alike); undefined for a union. */
+function kindOfSchema(schema: Json): string | undefined {
+  if (typeof schema.type !== 'string') return undefined;
+  return schema.type === 'integer' ? 'number' : schema.type;
+}
+
+/** The JSON type of a value, in the same terms. */
+function kindOfValue(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
+}
+
 function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
   if (!isRecord(raw)) return asJsonString('The value');
   const node = resolve(walk, raw, 0);
@@ -79,6 +91,27 @@ function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
     const branches = union ?? types.map((t) => ({ ...node, type: t }));
     const parts = branches.map((b) => convert(walk, b, depth));
     if (parts.every((p) => p.decode === identity)) return { schema: { anyOf: parts.map((p) => p.schema) }, decode: identity };
+    // Branches of different JSON types are told apart by the value's type; objects by their property names
+    // (the schema makes every property present).
+    const kinds = parts.map((p) => kindOfSchema(p.schema));
+    const keys = parts.map((p) => (p.schema.type === 'object' && isRecord(p.schema.properties) ? Object.keys(p.schema.properties).sort().join('\u0000') : ''));
+    const tags = kinds.map((k, i) => (k === 'object' ? `object:${keys[i]}` : k));
+    if (kinds.every((k) => k !== undefined) && new Set(tags).size === tags.length) {
+      return {
+        schema: { anyOf: parts.map((p) => p.schema) },
+        decode: (v) => {
+          const kind = kindOfValue(v);
+          const tag =
+            kind === 'object'
+              ? `object:${Object.keys(v as Json)
+                  .sort()
+                  .join('\u0000')}`
+              : kind;
+          const k = tags.indexOf(tag);
+          return k >= 0 ? parts[k]!.decode(v) : v;
+        },
+      };
+    }
     return asJsonString('The value');
   }
   const type = types[0] ?? (isRecord(node.properties) ? 'object' : node.items !== undefined ? 'array' : undefined);
@@ -112,6 +145,7 @@ function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
 function objectSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
   const props = isRecord(node.properties) ? node.properties : {};
   const names = Object.keys(props);
+  if (!names.length && node.additionalProperties !== false && depth < MAX_OBJECT_DEPTH) return mapSchema(walk, node, depth);
   if (!names.length || depth >= MAX_OBJECT_DEPTH || walk.properties + names.length > MAX_TOOL_PROPERTIES) return asJsonString('The object');
   walk.properties += names.length;
   const required = new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
@@ -135,6 +169,27 @@ function objectSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
       }
       return out;
     },
+  };
+}
+
+/**
+ * A free-form object (a map of names to values): strict mode cannot leave property names open, so
+ * it is asked for as a list of `{key, value}` entries and turned back into the object.
+ */
+function mapSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
+  const value = isRecord(node.additionalProperties) ? convert(walk, node.additionalProperties, depth + 1) : asJsonString('The value');
+  const schema: Json = {
+    type: 'array',
+    description: 'The entries of the object, one per property name.',
+    items: { type: 'object', properties: { key: { type: 'string' }, value: value.schema }, required: ['key', 'value'], additionalProperties: false },
+  };
+  if (typeof node.minProperties === 'number') schema.minItems = node.minProperties;
+  return {
+    schema,
+    decode: (v) =>
+      Array.isArray(v)
+        ? Object.fromEntries(v.filter((e): e is Json => isRecord(e) && typeof e.key === 'string').map((e) => [e.key as string, value.decode(e.value)]))
+        : v,
   };
 }
 

@@ -64,14 +64,23 @@ describe('schemaRuleViolations', () => {
     assert.deepEqual(schemaRuleViolations({ anyOf: [{ type: 'string' }] }).slice(0, 1), ['/: the root must be an object schema (type "object")']);
   });
 
-  it("turns a tool's parameters into a closed schema; optional ones are nullable and a null is dropped on the way back", () => {
+  it("turns a tool's parameters into a closed schema; optional ones are nullable (a null is dropped on the way back), a free-form object is a list of entries, a union is told apart by type", () => {
     const a = argumentSchema({
       type: 'object',
-      properties: { path: { type: 'string', pattern: '^/' }, depth: { type: 'integer', minimum: 1 }, meta: { type: 'object' } },
+      properties: {
+        path: { type: 'string', pattern: '^/' },
+        depth: { type: 'integer', minimum: 1 },
+        meta: { type: 'object' },
+        result: { anyOf: [{ type: 'array', items: { type: 'object' } }, { type: 'string' }] },
+      },
       required: ['path'],
     });
     assert.deepEqual(schemaRuleViolations(a.schema), []);
-    assert.deepEqual(a.decode({ path: '/tmp', depth: null, meta: '{"k":1}' }), { path: '/tmp', meta: { k: 1 } });
+    assert.deepEqual(a.decode({ path: '/tmp', depth: null, meta: [{ key: 'k', value: '1' }], result: [[{ key: 'a', value: '"b"' }]] }), {
+      path: '/tmp',
+      meta: { k: 1 },
+      result: [{ a: 'b' }],
+    });
   });
 });
 
