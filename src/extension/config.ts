@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { MAX_OPTION } from '../core/bounds';
 import { CLIENT_IDS, DEFAULT_THRESHOLDS, isFindingCode, type ClientId, type ComplexityThresholds, type FindingCode } from '../core/complexity';
 import { isRecord } from '../core/util/isRecord';
-import { SETTING_DEFAULTS } from '../core/workspace/defaults';
+import { GENERATION_FALLBACKS, SETTING_DEFAULTS, type GenerationFallback } from '../core/workspace/defaults';
 
 /** What `agentSeer.lint.severity` may set a code to. */
 export const LINT_LEVELS = ['error', 'warning', 'information', 'hint', 'off'] as const;
@@ -33,7 +33,7 @@ export interface Config {
   serverTimeoutSeconds: number;
   /** Folder (relative to the workspace folder) where harnesses are written, one subfolder per spec. */
   harnessFolder: string;
-  generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined };
+  generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined; fallback: GenerationFallback };
   gemini: { model?: string; judgeModel?: string; baseUrl?: string };
   openai: { model?: string; baseUrl?: string };
   lint: LintConfig;
@@ -69,6 +69,11 @@ function num(v: unknown, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGE
   return typeof v === 'number' && Number.isFinite(v) && v >= min ? Math.min(v, max) : fallback;
 }
 
+/** The fallback setting: one of its values, else the default. */
+function fallbackSetting(v: unknown): GenerationFallback {
+  return GENERATION_FALLBACKS.find((f) => f === v) ?? SETTING_DEFAULTS['generation.fallback'];
+}
+
 /** Reads the settings for a scope (a workspace folder, or the window). */
 export function readConfig(scope?: vscode.ConfigurationScope): Config {
   const c = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
@@ -88,6 +93,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
       complex: Math.round(num(c.get('generation.complex'), SETTING_DEFAULTS['generation.complex'], 0, MAX_OPTION.scenarios)),
       concurrency: Math.round(num(c.get('generation.concurrency'), SETTING_DEFAULTS['generation.concurrency'], 1, MAX_OPTION.concurrency)),
       rpm: num(c.get('generation.rpm'), SETTING_DEFAULTS['generation.rpm'], 0, MAX_OPTION.rpm) || undefined,
+      fallback: fallbackSetting(c.get('generation.fallback')),
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),

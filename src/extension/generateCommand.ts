@@ -192,6 +192,7 @@ export function runWithProgress<R extends PipelineResult>(
         complex: config.generation.complex,
         concurrency: config.generation.concurrency,
         ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+        fallback: config.generation.fallback,
         signal: abort.signal,
         // Progress arrives on every counter change: show at most a few updates a second.
         onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),

@@ -3,9 +3,10 @@
  * LLM server received, it recognises the stage from the structured-output schema and answers
  * from the prompt itself, the way a model would:
  * - interpret: the tool named in the prompt's JSON block;
- * - scenarios: one scenario per `### <tool>` listed (simple, coverage) or pairs of them
- *   (complex), with schema-valid arguments taken from the offline generator;
- * - mock: the offline mock generator's outputs for the workflow in the prompt;
+ * - scenarios: one scenario per slot of the reply schema, calling the slot's focus tool (simple,
+ *   coverage) and, for complex batches, the tool the schema lists first after it, with
+ *   schema-valid arguments taken from the offline generator;
+ * - mock: the offline mock generator's outputs for the workflow in the prompt, by position;
  * - turns: the workflow split in two halves.
  * Replies depend only on the request's content, never on arrival order, so an interrupted and
  * resumed run gets the same answers as an uninterrupted one.
@@ -13,7 +14,8 @@
 import type { FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
 import { generateOffline, mockOffline } from '../../src/core/pipeline/offline';
 import { idLikeValues, textLeaves } from '../../src/core/checks/integrity';
-import { mockResultToLlm, type LlmScenarioBatch, type Scenario, type TurnSplit } from '../../src/core/pipeline/schemas';
+import type { Scenario, TurnSplit } from '../../src/core/pipeline/schemas';
+import type { LlmScenarioSlots } from '../../src/core/pipeline/llm/scenarioRequest';
 import type { Spec } from '../../src/core/spec/model';
 
 /** Which stage a request is for, from its structured-output schema. */
@@ -22,9 +24,9 @@ export type Stage = 'interpret' | 'scenarios' | 'mock' | 'turns' | 'unknown';
 /** The stage of a request. */
 export function stageOf(req: FakeRequest): Stage {
   const props = (req.jsonSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
-  if ('tool_name' in props) return 'interpret';
-  if ('categories' in props) return 'scenarios';
-  if ('mock_workflow' in props) return 'mock';
+  if ('what_it_does' in props) return 'interpret';
+  if ('scenario_1' in props) return 'scenarios';
+  if ('outputs' in props) return 'mock';
   if ('turns' in props) return 'turns';
   return 'unknown';
 }
@@ -83,8 +85,21 @@ export interface Responder {
   respond: (req: FakeRequest) => FakeReply;
   /** Sample arguments per tool (schema-valid, from the offline generator). */
   args: Map<string, Record<string, unknown>>;
-  /** A canonical batch for a scenarios prompt (what `respond` would send). */
-  batchFor(prompt: string): LlmScenarioBatch;
+  /** The reply to a scenarios request (what `respond` would send). */
+  batchFor(req: FakeRequest): LlmScenarioSlots;
+}
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON Schema
+
+/** Per slot of a scenarios request's schema: its focus tool and the tool listed first after it. */
+export function slotsOf(req: FakeRequest): { key: string; focus: string; next: string }[] {
+  const schema = req.jsonSchema as Json;
+  const toolOf = (ref: Json | undefined): string => (schema.$defs[String(ref?.$ref).split('/').pop()!] as Json).properties.name.enum[0] as string;
+  return Object.entries(schema.properties as Json).map(([key, slot]) => ({
+    key,
+    focus: toolOf((slot as Json).properties.focus_call),
+    next: toolOf((slot as Json).properties.calls_after.items.anyOf[0]),
+  }));
 }
 
 /** Builds a responder for a spec. */
@@ -102,39 +117,36 @@ export function createResponder(options: ResponderOptions): Responder {
     }
   }
 
-  const scenario = (names: readonly string[], title: string): LlmScenarioBatch['categories'][number]['scenarios'][number] => {
-    const calls = names.map((n) => ({ name: n, arguments: args.get(n) ?? {}, explanation: `Call ${n}.` }));
+  const scenario = (names: readonly string[], title: string): LlmScenarioSlots[string] => {
+    const calls = names.map((n) => ({ name: n, arguments: structuredClone(args.get(n) ?? {}), explanation: `Call ${n}.` }));
     const ids = [...new Set(calls.flatMap((c) => idLikeValues(c.arguments).map((v) => String(v.value))))];
     return {
+      category: names.length > 1 ? 'Workflows' : 'Operations',
       title,
       prompt: `Please ${names.map((n) => `run ${n}`).join(', then ')}${ids.length ? ` using ${ids.join(', ')}` : ''}.`,
-      agent_workflow: calls.map((c) => ({ name: c.name, arguments_json: JSON.stringify(c.arguments), explanation: c.explanation })),
+      calls_before: [],
+      focus_call: calls[0]!,
+      calls_after: calls.slice(1),
       novelty_reason: 'Exercises the listed tools.',
       agent_followup: 'Anything else?',
     };
   };
 
-  const batchFor = (prompt: string): LlmScenarioBatch => {
-    const kind = scenarioKind(prompt);
-    let targets = targetsOf(prompt).filter((n) => spec.tools.some((t) => t.name === n));
-    if (kind !== 'coverage' && options.skipInitially) targets = targets.filter((n) => !options.skipInitially!(n));
-    if (options.neverUse) targets = targets.filter((n) => !options.neverUse!(n));
-    const scenarios: LlmScenarioBatch['categories'][number]['scenarios'] = [];
-    if (kind === 'complex') {
-      for (let i = 0; i < targets.length; i += 2) {
-        const pair = targets.slice(i, i + 2);
-        if (pair.length === 1 && targets.length > 1) pair.push(targets[0]!);
-        scenarios.push(scenario(pair.length > 1 ? pair : [pair[0]!, pair[0]!], `Complex ${pair.join(' + ')}`));
-      }
-      if (options.oneCallComplex && targets[0]) scenarios.unshift(scenario([targets[0]], `Too simple ${targets[0]}`));
-    } else {
-      for (const t of targets) scenarios.push(scenario([t], `Use ${t}`));
+  const batchFor = (req: FakeRequest): LlmScenarioSlots => {
+    const kind = scenarioKind(firstPrompt(req));
+    const slots = slotsOf(req);
+    const skip = (n: string): boolean => (kind !== 'coverage' && options.skipInitially?.(n)) || options.neverUse?.(n) === true;
+    const usable = spec.tools.map((t) => t.name).filter((n) => !skip(n));
+    const out: LlmScenarioSlots = {};
+    for (const [i, slot] of slots.entries()) {
+      // A tool the "model" avoids is swapped for one it uses (the schema would not let a real model do that).
+      const focus = skip(slot.focus) ? (usable[i % Math.max(1, usable.length)] ?? slot.focus) : slot.focus;
+      const next = skip(slot.next) ? usable.find((n) => n !== focus) : slot.next;
+      const names = kind === 'complex' && next !== undefined ? [focus, next !== focus ? next : (usable.find((n) => n !== focus) ?? next)] : [focus];
+      out[slot.key] = scenario(names, `${kind === 'complex' ? 'Complex' : kind === 'coverage' ? 'Cover' : 'Use'} ${names.join(' + ')} ${i}`);
     }
-    // Requested counts smaller than the tool list are topped up to cover it (as the prompt allows).
-    const m = /Write at least (\d+) scenarios/.exec(prompt);
-    const want = Number(m?.[1] ?? 1);
-    while (scenarios.length < want && targets[0]) scenarios.push(scenario([targets[scenarios.length % targets.length]!], `Again ${scenarios.length}`));
-    return { categories: [{ category: kind === 'complex' ? 'Workflows' : 'Operations', scenarios }] };
+    if (options.oneCallComplex && kind === 'complex' && slots[0]) out[slots[0].key] = scenario([slots[0].focus], `Too simple ${slots[0].focus}`);
+    return out;
   };
 
   const workflowOf = (prompt: string): { name: string; arguments: Record<string, unknown>; explanation: string }[] =>
@@ -148,7 +160,6 @@ export function createResponder(options: ResponderOptions): Responder {
         const tool = JSON.parse(fenced(prompt, '## Tool definition', 'json') ?? '{}') as { name?: string; description?: string };
         return {
           json: {
-            tool_name: tool.name ?? '?',
             what_it_does: (tool.description ?? `Runs ${tool.name}.`).slice(0, 200),
             what_it_needs: 'The parameters its schema lists.',
             why_its_used: `To use ${tool.name} in a workflow.`,
@@ -157,13 +168,24 @@ export function createResponder(options: ResponderOptions): Responder {
         };
       }
       case 'scenarios':
-        return { json: batchFor(prompt) };
+        return { json: batchFor(req) };
       case 'mock': {
         const workflow = workflowOf(prompt);
         const s: Scenario = { title: 't', prompt: userPrompt(prompt), agent_workflow: workflow, novelty_reason: '', agent_followup: '' };
         const mock = mockOffline(spec, s, { seed });
         const quote = mock.mock_workflow.flatMap((m) => textLeaves(m.output)).find((l) => l.length >= 3 && l.length <= 60);
-        return { json: mockResultToLlm({ ...mock, expected_response: `${mock.expected_response}${quote ? ` (${quote})` : ''}` }) };
+        return {
+          json: {
+            // A tool with an outputSchema gets its output as a value, the others as JSON in a string (as the schema asks).
+            outputs: Object.fromEntries(
+              mock.mock_workflow.map((m, i) => {
+                const declared = spec.tools.find((t) => t.name === m.name)?.outputSchema;
+                return [`call_${i}`, declared !== undefined && declared !== null ? m.output : JSON.stringify(m.output ?? null)];
+              }),
+            ),
+            expected_response: `${mock.expected_response}${quote ? ` (${quote})` : ''}`,
+          },
+        };
       }
       case 'turns': {
         const workflow = workflowOf(prompt);

@@ -7,7 +7,17 @@ import { diffSummary } from '../../core/harness/specDiff';
 import { regenerateStale, type StaleRegeneration } from '../../core/pipeline/regenerateStale';
 import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../../core/pipeline/runner';
 import { DEGRADED_SHARE_LIMIT } from '../../core/pipeline/runHealth';
-import { CLI_PROGRESS_EVERY_MS, DEFAULT_COMPLEX, DEFAULT_CONCURRENCY, DEFAULT_SEED, DEFAULT_SIMPLE } from '../../core/workspace/defaults';
+import { PAPER_MULTI_TURN_RATE } from '../../core/pipeline/llm/turns';
+import {
+  CLI_PROGRESS_EVERY_MS,
+  DEFAULT_COMPLEX,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_FALLBACK,
+  DEFAULT_SEED,
+  DEFAULT_SIMPLE,
+  GENERATION_FALLBACKS,
+  type GenerationFallback,
+} from '../../core/workspace/defaults';
 import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
@@ -29,6 +39,8 @@ export interface GenerateArgs {
   concurrency?: string;
   rpm?: string;
   seed?: string;
+  /** What stands in for an item the model could not make: none or offline. */
+  fallback?: string;
   /** Write into a folder that is not a harness of this spec. */
   force?: boolean;
   /** Regenerate only the records whose tools changed (and add records for new tools). */
@@ -104,6 +116,7 @@ export function summaryJson(r: PipelineResult | StaleRegeneration): Record<strin
     multiCall: c.multiCall,
     multiTurn: c.multiTurn,
     multiTurnRate: r.multiTurnRate,
+    paperMultiTurnRate: PAPER_MULTI_TURN_RATE,
     coverage: c.coverage,
     coverageRound: c.coverageRound,
     repaired: c.repaired,
@@ -126,12 +139,13 @@ export function summaryText(r: PipelineResult, io: Io): string {
   const lines = [
     `${r.status === 'complete' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
     `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
-    `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)})` : ''}`,
+    `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)}; the paper: ${percent(PAPER_MULTI_TURN_RATE)})` : ''}`,
     `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
     `  repaired: ${countsText(c.repaired)}`,
     `  discarded: ${countsText(c.discarded)}`,
   ];
   if (c.skipped.length) lines.push(`  skipped tools: ${c.skipped.map((s) => `${s.tool} (${s.reason})`).join('; ')}`);
+  if (r.items?.offlineRecords) lines.push(`  ${r.items.offlineRecords} of ${c.records} records are offline templates (--fallback offline)`);
   if (r.items) {
     const i = r.items;
     const failedBy = countsText(i.failedBy);
@@ -173,6 +187,10 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const seed = intOption('seed', args.seed, DEFAULT_SEED, 0)!;
+  const fallback = args.fallback ?? DEFAULT_FALLBACK;
+  if (!(GENERATION_FALLBACKS as readonly string[]).includes(fallback))
+    throw new UsageError(`--fallback takes ${GENERATION_FALLBACKS.join(' or ')}, got "${fallback}"`);
+  if (provider === 'offline' && args.fallback !== undefined) io.err('agent-seer: warning: --fallback is ignored with --provider offline');
   const { spec, harnessName } = await resolveSpec(args.input, args.server, io);
   if (spec.tools.length === 0) throw new UsageError(`${args.input}: the spec has no tools`);
   const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, HARNESS_FOLDER, harnessName);
@@ -201,6 +219,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     simple,
     complex,
     concurrency,
+    fallback: fallback as GenerationFallback,
     ...(rpm !== undefined ? { rpm } : {}),
     ...(exampleOutputs ? { exampleOutputs } : {}),
     ...(args.force ? { force: true } : {}),
@@ -237,6 +256,7 @@ export const options = {
   concurrency: { type: 'string' },
   rpm: { type: 'string' },
   seed: { type: 'string' },
+  fallback: { type: 'string' },
   force: { type: 'boolean', default: false },
   'only-stale': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
@@ -246,6 +266,7 @@ export const options = {
 export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
+                     [--fallback none|offline]
                      [--cache-dir DIR] [--force] [--only-stale] [--json]
                                              generate an evaluation harness (default: offline,
                                              into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
@@ -276,6 +297,10 @@ Options:
   --rpm N              LLM requests per minute (default: no limit; at most ${MAX_OPTION.rpm})
   --seed S             seed of the offline generator (default ${DEFAULT_SEED})
   --examples FILE      JSON object: tool name → example output(s) for mock outputs
+  --fallback F         what stands in for an item the model could not make after 3 tries:
+                       none (default: it is discarded and counted) or offline (the offline
+                       generator's template, labelled in the record and counted; it still
+                       counts as degraded)
   --cache-dir DIR      the LLM reply cache (default <out>/.cache)
   --force              write into a folder that is not this spec's harness
   --only-stale         the spec changed since the harness in --out was generated: diff the two
@@ -307,6 +332,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       concurrency: values.concurrency,
       rpm: values.rpm,
       seed: values.seed,
+      fallback: values.fallback,
       force: values.force,
       onlyStale: values['only-stale'],
       json: values.json,

@@ -71,6 +71,12 @@ export const Provenance = z.object({
   toolHashes: z
     .record(z.string(), z.string())
     .describe('sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale.'),
+  integrity: z
+    .enum(['re-asked', 'repaired'])
+    .describe(
+      "How the mock outputs came to contain every value a later call uses, when the model's first reply did not: re-asked (a later reply did), repaired (the code added the missing values to earlier outputs). Absent when the first reply was consistent; records whose values stay unsupplied are discarded.",
+    )
+    .optional(),
 });
 export type Provenance = z.infer<typeof Provenance>;
 
@@ -179,6 +185,13 @@ export const ManifestCounts = z.object({
   byTier: z.object({ simple: z.number().int().nonnegative(), complex: z.number().int().nonnegative() }).describe('Records per tier.'),
   multiCall: z.number().int().nonnegative().describe('Records with two or more calls.'),
   multiTurn: z.number().int().nonnegative().describe('Records with a multi-turn conversation.'),
+  multiTurnRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .describe('Expansion rate: multiTurn / multiCall (the multi-call scenarios stage 4 may split; the paper reports 16%); null without multi-call records.')
+    .optional(),
   coverageRound: z.number().int().nonnegative().describe("Scenarios added after the requested ones to reach tool coverage (the paper's follow-up round)."),
   /** Tool coverage: tools of the spec that appear in at least one record. */
   coverage: z.object({

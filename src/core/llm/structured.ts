@@ -85,7 +85,7 @@ export class StructuredLlm {
       inputs: {
         caller: request.cacheInputs ?? null,
         prompt: sha256(`${request.system ?? ''}\u0000${request.prompt}`),
-        schema: sha256(canonicalJson(zodToJsonSchema(request.schema))),
+        schema: sha256(canonicalJson(request.jsonSchema ?? zodToJsonSchema(request.schema))),
       },
     };
   }
@@ -139,7 +139,7 @@ export class StructuredLlm {
       return { ...hit, cached: true, ms: elapsed(), key };
     }
 
-    const jsonSchema = zodToJsonSchema(request.schema);
+    const jsonSchema = request.jsonSchema ?? zodToJsonSchema(request.schema);
     const system = this.provider.supportsJsonSchema
       ? request.system
       : [request.system, schemaInstruction(jsonSchema)].filter((s) => s !== undefined && s !== '').join('\n\n');

@@ -82,6 +82,11 @@ export interface StructuredRequest<T> {
   prompt: string;
   /** What the reply must be; its JSON Schema goes to the provider's structured-output mode. */
   schema: z.ZodType<T>;
+  /**
+   * The JSON Schema sent to the provider when it says more than `schema` can (per-request enums,
+   * the arguments of each tool); `schema` still parses the reply. Default: `schema`'s JSON Schema.
+   */
+  jsonSchema?: Record<string, unknown>;
   /** Sampling temperature; defaults to the `StructuredLlm`'s default (0.7). */
   temperature?: number;
   /** Which of several samples for the same inputs (0-based); part of the cache key. Default 0. */

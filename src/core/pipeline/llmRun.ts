@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ManifestCounts, type SkippedTool } from '../harness/format';
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
 import { errorText } from '../app/errorText';
-import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
+import { DEFAULT_COMPLEX, DEFAULT_FALLBACK, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
 import { isAbortError, LlmQuotaError, LlmStopError, type StructuredLlm } from '../llm';
 import { PromptLibrary } from '../llm/prompts';
 import type { Tool } from '../spec/model';
@@ -118,6 +118,7 @@ export class LlmRun {
       examples: new Map(Object.entries(options.exampleOutputs ?? {})),
       steps: new Map(),
       items: emptyTally(),
+      fallback: options.fallback ?? DEFAULT_FALLBACK,
     };
     this.temperature = llm.keyParts({ stage: 'probe', promptVersion: '', prompt: '', schema: TurnSplit }).temperature;
     this.interpretVersion = prompts.get('interpret').version;
@@ -213,7 +214,7 @@ export class LlmRun {
     this.progress.add('mock');
     const mock = await mockScenario(this.ctx, a.scenario);
     this.progress.done('mock');
-    // Lost in transport: counted as a failed item, and no record is made up for it.
+    // Lost in transport or discarded: counted as a failed or discarded item, and no record is made up for it.
     if (!mock) return undefined;
     let conversation: HarnessRecord['conversation'] = [];
     let turnsVersion: string | undefined;
@@ -248,6 +249,7 @@ export class LlmRun {
         seed: this.ctx.seed,
         promptVersions,
         ...(Object.keys(stageProviders).length ? { stageProviders } : {}),
+        ...(mock.integrity !== 'consistent' ? { integrity: mock.integrity } : {}),
       },
     });
     return { record, depth, offline: Object.values(stageProviders).includes(OFFLINE_PROVIDER) };
@@ -266,7 +268,11 @@ export class LlmRun {
       discarded(this.ctx, 'record:schema-invalid');
       return;
     }
-    if (record.checks.integrityViolations.length) discarded(this.ctx, 'integrity:unresolved-values', record.checks.integrityViolations.length);
+    if (record.checks.integrityViolations.length) {
+      // Never shipped unlabelled: a value no earlier output or prompt supplies makes the oracle unreplayable.
+      discarded(this.ctx, 'record:integrity-unresolved');
+      return;
+    }
     if (this.slots.has(record.id)) {
       discarded(this.ctx, 'record:duplicate-id');
       return;

@@ -5,6 +5,7 @@
 import type { HarnessManifest, ItemOutcomes, ManifestCounts, RunStatus } from '../harness/format';
 import type { CallLimits, ChatProvider, StructuredLlm } from '../llm';
 import type { Spec } from '../spec/model';
+import type { GenerationFallback } from '../workspace/defaults';
 import type { TurnsMode } from './llm/turns';
 import type { PipelineLlmCounts, PipelineProgress } from './progress';
 
@@ -60,6 +61,12 @@ export interface RunPipelineOptions {
   turnsMode?: 'auto' | TurnsMode;
   /** Clock for timings (ms since epoch). Default `Date.now`. */
   now?: () => number;
+  /**
+   * LLM runs: what stands in for an item the model could not make after its tries. `none`
+   * (default): nothing, it is discarded and counted; `offline`: the offline generator's template,
+   * labelled in the record's provenance and counted in the manifest.
+   */
+  fallback?: GenerationFallback;
 }
 
 /** What a run produced. */

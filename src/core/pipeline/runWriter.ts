@@ -9,6 +9,7 @@ import { HarnessRecord, type HarnessManifest, type ManifestCounts } from '../har
 import { readBoundedFile } from '../boundedRead';
 import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeFileAtomic, writeManifest, writeRecord } from '../harness/store';
 import type { Spec } from '../spec/model';
+import { round4 } from '../util/round4';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
 
 /** The counts of a run before its first record: only the skipped tools are known. */
@@ -29,11 +30,14 @@ export function recordCounts(
   const discarded: Counts = {};
   mergeCounts(repaired, extra.repaired);
   mergeCounts(discarded, extra.discarded);
+  const multiCall = records.filter((r) => r.expected_tools.length >= 2).length;
+  const multiTurn = records.filter((r) => r.conversation.length >= 2).length;
   return {
     records: records.length,
     byTier: { simple: records.filter((r) => r.tier === 'simple').length, complex: records.filter((r) => r.tier === 'complex').length },
-    multiCall: records.filter((r) => r.expected_tools.length >= 2).length,
-    multiTurn: records.filter((r) => r.conversation.length >= 2).length,
+    multiCall,
+    multiTurn,
+    multiTurnRate: multiCall ? round4(multiTurn / multiCall) : null,
     coverageRound: extra.coverageRound,
     coverage: {
       tools: toolNames.length,

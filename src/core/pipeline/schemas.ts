@@ -4,15 +4,12 @@
  * output is caught at the boundary. The `.describe()` texts end up in the JSON Schema an LLM is
  * given for structured output, so they are written for the model as much as for people.
  *
- * Two shapes of the call-carrying schemas exist:
- * - the canonical ones (`AgentCall`, `Scenario`, `ScenarioBatch`, `MockCall`, `MockResult`) hold
- *   arguments and outputs as real JSON values: the pipeline, the harness and the offline
- *   generator use these;
- * - the `Llm*` variants hold them as JSON *strings* (`arguments_json`, `output_json`), because a
- *   free-form object has no fixed properties and structured-output modes (Gemini
- *   `responseJsonSchema`, OpenAI strict `json_schema`) either reject it or force it empty.
- *   **LLM stages request the `Llm*` schema and convert the reply with `scenarioBatchFromLlm` /
- *   `mockResultFromLlm`**, whose errors are phrased to be sent back to the model on a re-ask.
+ * The canonical shapes (`AgentCall`, `Scenario`, `ScenarioBatch`, `MockCall`, `MockResult`) hold
+ * arguments and outputs as real JSON values: the pipeline, the harness and the offline generator
+ * use these. What an LLM stage is asked for is built per request from what the code knows (the
+ * tools of a batch, their parameters, the number of calls: `llm/scenarioRequest.ts`,
+ * `llm/mock.ts`, `llm/turns.ts`) within the rules of `llm/schemaRules.ts`; the `Llm*` schemas
+ * here parse those replies, and the stages decode them into the canonical shapes.
  */
 import { z } from 'zod';
 import { Grounding } from '../harness/format';
@@ -26,6 +23,10 @@ export const ToolInterpretation = z.object({
   enterprise_context: z.array(z.string()).describe('Short tags for what aspects of an enterprise this tool could help with.'),
 });
 export type ToolInterpretation = z.infer<typeof ToolInterpretation>;
+
+/** Stage 1's reply: the interpretation without the tool's name, which the code has (closed, for strict structured output). */
+export const LlmToolInterpretation = z.strictObject(ToolInterpretation.omit({ tool_name: true }).shape);
+export type LlmToolInterpretation = z.infer<typeof LlmToolInterpretation>;
 
 /** One function call in a workflow (canonical shape: arguments as a JSON object). */
 export const AgentCall = z.object({
@@ -89,130 +90,11 @@ export const TurnSplit = z.object({
 });
 export type TurnSplit = z.infer<typeof TurnSplit>;
 
-// ---- LLM wire variants: JSON values travel as strings -------------------------------------
+// ---- Per-request reply schemas: what the code knows goes into the schema --------------------
 
-/** `AgentCall` for structured output: arguments as a JSON string. */
-export const LlmAgentCall = z.object({
-  name: AgentCall.shape.name,
-  arguments_json: z
-    .string()
-    .describe('The arguments as a JSON object encoded in a string, e.g. "{\\"owner\\": \\"acme\\"}". Values must satisfy the tool\'s parameter schema.'),
-  explanation: AgentCall.shape.explanation,
-});
-export type LlmAgentCall = z.infer<typeof LlmAgentCall>;
-
-/** `Scenario` for structured output. */
-export const LlmScenario = Scenario.extend({
-  agent_workflow: z.array(LlmAgentCall).min(1).describe('The exact ordered function calls the agent should make.'),
-});
-export type LlmScenario = z.infer<typeof LlmScenario>;
-
-/** `ScenarioBatch` for structured output. */
-export const LlmScenarioBatch = z.object({
-  categories: z
-    .array(z.object({ category: z.string().describe('Category name, e.g. a business area or entity family.'), scenarios: z.array(LlmScenario) }))
-    .describe('Scenarios organised by category.'),
-});
-export type LlmScenarioBatch = z.infer<typeof LlmScenarioBatch>;
-
-/** `MockCall` for structured output: arguments and output as JSON strings. */
-export const LlmMockCall = LlmAgentCall.extend({
-  output_json: z.string().describe('The mock tool output as JSON encoded in a string.'),
-  grounding: Grounding,
-});
-export type LlmMockCall = z.infer<typeof LlmMockCall>;
-
-/** `MockResult` for structured output. */
-export const LlmMockResult = z.object({
-  mock_workflow: z.array(LlmMockCall).describe('The workflow calls in the same order, each with its mock output.'),
+/** Stage 3's reply as parsed: one output per call keyed `call_<i>`, and the final answer (see `llm/mock.ts`). */
+export const LlmMockOutputs = z.strictObject({
+  outputs: z.record(z.string(), z.unknown()),
   expected_response: MockResult.shape.expected_response,
 });
-export type LlmMockResult = z.infer<typeof LlmMockResult>;
-
-/** Result of converting an LLM reply: the canonical value, or errors to send back on a re-ask. */
-export type FromLlm<T> = { ok: true; value: T } | { ok: false; errors: string[] };
-
-function parseJsonField(text: string, where: string, errors: string[], wantObject: boolean): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (wantObject && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-      errors.push(`${where}: must encode a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
-      return undefined;
-    }
-    return value;
-  } catch (e) {
-    errors.push(`${where}: not valid JSON (${(e as Error).message})`);
-    return undefined;
-  }
-}
-
-/** Canonical call → wire call. */
-export function agentCallToLlm(call: AgentCall): LlmAgentCall {
-  return { name: call.name, arguments_json: JSON.stringify(call.arguments), explanation: call.explanation };
-}
-
-/** Wire call → canonical call; `where` prefixes error messages (e.g. `categories[0].scenarios[1].agent_workflow[2]`). */
-export function agentCallFromLlm(call: LlmAgentCall, where = 'call'): FromLlm<AgentCall> {
-  const errors: string[] = [];
-  const args = parseJsonField(call.arguments_json, `${where}.arguments_json`, errors, true);
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, value: { name: call.name, arguments: args as Record<string, unknown>, explanation: call.explanation } };
-}
-
-/** Converts a stage-2 LLM reply (already parsed with `LlmScenarioBatch`) to the canonical batch. */
-export function scenarioBatchFromLlm(batch: LlmScenarioBatch): FromLlm<ScenarioBatch> {
-  const errors: string[] = [];
-  const categories = batch.categories.map((cat, ci) => ({
-    category: cat.category,
-    scenarios: cat.scenarios.map((s, si) => ({
-      ...s,
-      agent_workflow: s.agent_workflow.flatMap((c, wi) => {
-        const r = agentCallFromLlm(c, `categories[${ci}].scenarios[${si}].agent_workflow[${wi}]`);
-        if (!r.ok) {
-          errors.push(...r.errors);
-          return [];
-        }
-        return [r.value];
-      }),
-    })),
-  }));
-  return errors.length ? { ok: false, errors } : { ok: true, value: { categories } };
-}
-
-/** Canonical batch → wire batch (for few-shot examples and tests). */
-export function scenarioBatchToLlm(batch: ScenarioBatch): LlmScenarioBatch {
-  return {
-    categories: batch.categories.map((c) => ({
-      category: c.category,
-      scenarios: c.scenarios.map((s) => ({ ...s, agent_workflow: s.agent_workflow.map(agentCallToLlm) })),
-    })),
-  };
-}
-
-/** Converts a stage-3 LLM reply (already parsed with `LlmMockResult`) to the canonical result. */
-export function mockResultFromLlm(result: LlmMockResult): FromLlm<MockResult> {
-  const errors: string[] = [];
-  const mock_workflow: MockCall[] = [];
-  result.mock_workflow.forEach((c, i) => {
-    const where = `mock_workflow[${i}]`;
-    const before = errors.length;
-    const args = parseJsonField(c.arguments_json, `${where}.arguments_json`, errors, true);
-    const output = parseJsonField(c.output_json, `${where}.output_json`, errors, false);
-    if (errors.length === before) {
-      mock_workflow.push({ name: c.name, arguments: args as Record<string, unknown>, explanation: c.explanation, output, grounding: c.grounding });
-    }
-  });
-  return errors.length ? { ok: false, errors } : { ok: true, value: { mock_workflow, expected_response: result.expected_response } };
-}
-
-/** Canonical mock result → wire result. */
-export function mockResultToLlm(result: MockResult): LlmMockResult {
-  return {
-    mock_workflow: result.mock_workflow.map((c) => ({
-      ...agentCallToLlm(c),
-      output_json: JSON.stringify(c.output ?? null),
-      grounding: c.grounding,
-    })),
-    expected_response: result.expected_response,
-  };
-}
+export type LlmMockOutputs = z.infer<typeof LlmMockOutputs>;

@@ -8,6 +8,14 @@ import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from './layout';
 /** Scenarios requested per tier (`--simple`, `--complex`, `agentSeer.generation.*`). */
 export const DEFAULT_SIMPLE = 10;
 export const DEFAULT_COMPLEX = 10;
+/**
+ * What an LLM run does with an item the model could not make after its tries
+ * (`--fallback`, `agentSeer.generation.fallback`): `none` discards it (counted), `offline`
+ * fills it with the offline generator's template, labelled in the record and counted.
+ */
+export const GENERATION_FALLBACKS = ['none', 'offline'] as const;
+export type GenerationFallback = (typeof GENERATION_FALLBACKS)[number];
+export const DEFAULT_FALLBACK: GenerationFallback = 'none';
 /** Seed of the offline generator and of sampling when the caller names none. */
 export const DEFAULT_SEED = 1;
 /** Coverage follow-up rounds per group of the LLM generator (and global rounds after them). */
@@ -67,6 +75,7 @@ export const SETTING_DEFAULTS = Object.freeze({
   'generation.complex': DEFAULT_COMPLEX,
   'generation.concurrency': DEFAULT_CONCURRENCY,
   'generation.rpm': 0,
+  'generation.fallback': DEFAULT_FALLBACK,
   'gemini.model': '',
   'gemini.baseUrl': '',
   'gemini.judgeModel': '',

@@ -51,7 +51,7 @@ describe('agent-seer generate', () => {
     const text = c.stdout.join('\n');
     assert.match(text, /Wrote \d+ records in evals\/slack-mcp-server \(complete; offline offline-v3\)/);
     assert.match(text, /tiers: \d+ simple, \d+ complex/);
-    assert.match(text, /multi-turn: \d+ of \d+ multi-call records \(\d+%\)/);
+    assert.match(text, /multi-turn: \d+ of \d+ multi-call records \(\d+%; the paper: 16%\)/);
     assert.match(text, /tool coverage: 8\/8 \(100%\)/);
     assert.match(text, /repaired: /);
     assert.match(text, /discarded: /);
@@ -91,6 +91,7 @@ describe('agent-seer generate', () => {
       [['generate', slackSpec, '--provider', 'claude'], /--provider takes offline, gemini or openai/],
       [['generate', slackSpec, '--provider', 'gemini'], /No Gemini API key/],
       [['generate', slackSpec, '--frobnicate'], /frobnicate/],
+      [['generate', slackSpec, '--fallback', 'templates'], /--fallback takes none or offline, got "templates"/],
     ];
     for (const [argv, message] of cases) {
       const c = io(root);
@@ -170,6 +171,28 @@ describe('agent-seer generate', () => {
       assert.ok(s2.llm.cacheHits > 0);
       assert.equal(s2.records, s.records);
       assert.match((await readdir(join(root, 'g', '.cache', 'llm'))).join(','), /^[0-9a-f]{2}/, 'the cache lives under <out>/.cache');
+    });
+
+    it('--fallback offline: a tool the model never uses gets a labelled template, and the summary counts it', async () => {
+      const load = loadSpecText(await readFile(slackSpec, 'utf8'), slackSpec);
+      assert.ok(load.ok);
+      const stubborn = createResponder({ spec: load.spec, neverUse: (t) => t === 'slack_get_user_profile' });
+      fake.respondWith(stubborn.respond);
+      try {
+        const base = ['generate', slackSpec, '--provider', 'gemini', '--base-url', fake.url, '--simple', '3', '--complex', '2'];
+        const without = io(root, env);
+        await run([...base, '--out', 'nofallback'], without);
+        assert.doesNotMatch(without.stdout.join('\n'), /offline templates/);
+        assert.match(without.stdout.join('\n'), /not covered: slack_get_user_profile/);
+        const c = io(root, env);
+        await run([...base, '--out', 'fallback', '--fallback', 'offline'], c);
+        const text = c.stdout.join('\n');
+        const records = Number(/Wrote (\d+) records|Kept (\d+) records/.exec(text)?.slice(1).find(Boolean));
+        assert.match(text, new RegExp(`  1 of ${records} records are offline templates \\(--fallback offline\\)`));
+        assert.match(text, /tool coverage: 8\/8/);
+      } finally {
+        fake.respondWith(responder.respond);
+      }
     });
 
     it('a wrong key fails the run: exit 1, manifest failed', async () => {

@@ -34,6 +34,8 @@ export interface AskSpec<T, R> {
    * checks); undefined when nothing is usable. Must be pure: it is re-run on cached replies.
    */
   salvage?: (value: T, problems: readonly Problem[]) => { value: R; counts: StepCounts } | undefined;
+  /** Categories of what `accept` fixed deterministically in an accepted reply (counted as repairs, one each). Must be pure. */
+  repairs?: (value: T) => readonly string[];
 }
 
 /** What a step produced. */
@@ -91,6 +93,7 @@ async function askOnce<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskO
     // Replies that never reached the checks were not JSON or broke the schema.
     if (r.attempts > log.length) bump(counts.repaired, `${prefix}:malformed-reply`);
     for (const category of new Set(log.slice(0, -1).flatMap((ps) => ps.map((p) => p.category)))) bump(counts.repaired, `${prefix}:${category}`);
+    for (const fix of spec.repairs?.(r.value) ?? []) bump(counts.repaired, `${prefix}:${fix}`);
     if (!isEmpty(counts)) await ctx.ledger.set(r.key, { counts });
     return { ok: true, value, counts, cached: false, salvaged: false, key: r.key };
   }

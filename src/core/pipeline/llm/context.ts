@@ -4,6 +4,7 @@
  */
 import type { DiscardReason, StructuredLlm } from '../../llm';
 import type { Spec } from '../../spec/model';
+import type { GenerationFallback } from '../../workspace/defaults';
 import type { PromptLibrary } from '../../llm/prompts';
 import type { AskOutcome } from './ask';
 import { bump, mergeCounts, type Counts, type StepCounts } from './counts';
@@ -32,6 +33,8 @@ export interface StageContext {
   steps: Map<string, Promise<AskOutcome<unknown>>>;
   /** How each LLM item ended (the run's verdict reads it). */
   items: ItemTally;
+  /** Whether an item the model could not make is filled by the offline generator (`offline`) or discarded. */
+  fallback: GenerationFallback;
 }
 
 /** Whether a discard was a transport fault (after the retries) rather than the reply's content. */

@@ -1,15 +1,16 @@
 /**
  * Stage 1 with a model: one request per tool for the paper's semantic fields, cached by the
  * tool's hash (an unchanged tool is never interpreted twice, whatever else changed). A tool the
- * model cannot describe after the re-asks falls back to the offline interpretation (counted, and
- * named in the provenance of records that use the tool). A tool whose request failed in transport
- * gets no interpretation at all: scenario prompts show its own description, and the item counts
- * as failed, never as filled in.
+ * model cannot describe after the re-asks, or whose request failed in transport, gets no
+ * interpretation: scenario prompts show its own description, the item counts as discarded or
+ * failed, and records that use the tool say `none` for the stage. Only a run that asked for the
+ * offline fallback fills it with the offline interpretation (counted, and named in the
+ * provenance of records that use the tool).
  */
 import { toolHash } from '../../harness/hash';
 import type { Tool } from '../../spec/model';
 import { interpretOffline } from '../offline';
-import { ToolInterpretation } from '../schemas';
+import { LlmToolInterpretation, type ToolInterpretation } from '../schemas';
 import { ask } from './ask';
 import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
 
@@ -49,7 +50,7 @@ export function toolJsonForPrompt(tool: Tool): string {
 export interface InterpretOutcome {
   /** Absent when the request failed in transport (`source: 'none'`). */
   interpretation: ToolInterpretation | undefined;
-  /** `'llm'`, `'offline'` (fallback after invalid replies) or `'none'` (transport failure). */
+  /** `'llm'`, `'offline'` (the asked-for fallback after invalid replies) or `'none'` (discarded, or lost in transport). */
   source: 'llm' | 'offline' | 'none';
   version: string;
 }
@@ -63,17 +64,17 @@ export async function interpretTool(ctx: StageContext, tool: Tool): Promise<Inte
       stage: STAGES.interpret,
       promptVersion: rendered.version,
       prompt: rendered.text,
-      schema: ToolInterpretation,
+      schema: LlmToolInterpretation,
       cacheInputs: { tool: toolHash(tool) },
     },
-    // A mis-copied name is fixed here rather than re-asked: the tool is known.
     check: () => [],
-    accept: (value) => ({ ...value, tool_name: tool.name, enterprise_context: value.enterprise_context.slice(0, 8) }),
+    // The name is the code's, never the model's.
+    accept: (value): ToolInterpretation => ({ tool_name: tool.name, ...value, enterprise_context: value.enterprise_context.slice(0, 8) }),
   });
   count(ctx, outcome.counts);
-  settle(ctx, STAGES.interpret, outcome, 'offline');
+  settle(ctx, STAGES.interpret, outcome, ctx.fallback === 'offline' ? 'offline' : 'discarded');
   if (outcome.ok) return { interpretation: outcome.value, source: 'llm', version: rendered.version };
-  if (isTransportFailure(outcome.reason)) return { interpretation: undefined, source: 'none', version: rendered.version };
+  if (isTransportFailure(outcome.reason) || ctx.fallback !== 'offline') return { interpretation: undefined, source: 'none', version: rendered.version };
   repaired(ctx, `${STAGES.interpret}:offline-fallback`);
   return { interpretation: interpretOffline(ctx.spec, tool), source: 'offline', version: rendered.version };
 }

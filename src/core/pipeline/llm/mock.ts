@@ -7,28 +7,32 @@
  * nearest earlier call whose output can hold it). The reply is then checked with the same
  * deterministic rule the harness reports (`checkIntegrity`); violations are re-asked with the
  * exact value and place. If the re-asks run out, the missing values are planted into the
- * model's outputs (`plantValue`), and only when that fails does the scenario fall back to the
- * offline mock generator. Every step is counted. A request lost in transport is not filled in:
- * the scenario gets no mock outputs (and no record), and the item counts as failed.
+ * model's outputs (`plantValue`); when that fails the scenario is discarded (counted), or filled
+ * by the offline mock generator only when the run asked for that fallback. The record says which
+ * way its outputs became consistent ({@link MockIntegrity}). A request lost in transport is not
+ * filled in: the scenario gets no mock outputs (and no record), and the item counts as failed.
  *
- * ## Other checks
- * One entry per call, in order, with the call's name and unchanged arguments; outputs that
- * parse as JSON and validate against the tool's outputSchema when it declares one; and an
- * expected response that quotes at least one concrete value of the outputs.
+ * ## The reply ({@link mockReplySchema})
+ * The outputs are asked for by position, exactly one per call (`call_0` …, all required): the
+ * model never echoes the names and arguments, which the code has and attaches. A tool that
+ * declares an outputSchema gets it as the shape of its output; for the others the output is JSON
+ * or text in a string, and text that is not JSON is kept as text (tools return text as often as
+ * JSON). Outputs must validate against the tool's outputSchema. An answer that quotes no value of the outputs is
+ * re-asked, then kept and counted (`mock:response-not-grounded-kept`).
  *
  * ## Grounding
  * Decided here, not by the model: `high` when the tool has example outputs or an outputSchema,
  * `medium` when a tool of the same entity has, `low` otherwise.
  */
 import type { Grounding, IntegrityViolation } from '../../harness/format';
-import { canonicalJson } from '../../harness/hash';
 import type { Tool } from '../../spec/model';
-import { appearsIn, checkIntegrity, containsToken, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
+import { appearsIn, checkIntegrity, containsToken, idLikeValues, nameWords, schemaLiterals, singular } from '../../checks/integrity';
 import { mockOffline } from '../offline';
 import { canHost, chainSources } from '../offline/chain';
 import { plantValue } from '../offline/mock';
 import { analysisOf } from '../offline/scenarios';
-import { LlmMockResult, type MockCall, type MockResult, type Scenario } from '../schemas';
+import { LlmMockOutputs, MockResult, type MockCall, type Scenario } from '../schemas';
+import { valueSchema, type ArgumentSchema } from './argumentSchema';
 import { findTool, validateOutput } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
@@ -41,9 +45,66 @@ export interface MockOutcome {
   /** Who wrote the outputs. */
   source: 'llm' | 'offline';
   version: string;
+  /** How the outputs came to supply every value a later call uses. */
+  integrity: MockIntegrity;
 }
 
+/**
+ * How a record's outputs came to be consistent: the model's first valid reply already was, a
+ * re-ask made it so, or the code planted the missing values into the outputs (never gluing two
+ * values into one field). Records with values still unsupplied are not kept.
+ */
+export type MockIntegrity = 'consistent' | 're-asked' | 'repaired';
+
 const MAX_REFERENCE_CHARS = 3000;
+
+/** The key of call `i`'s output in the reply. */
+export const outputKey = (i: number): string => `call_${i}`;
+
+/** A tool's output as asked for: its outputSchema's value when it declares one, else JSON or text in a string. */
+function outputSchemaOf(tool: Tool | undefined): ArgumentSchema {
+  if (tool?.outputSchema !== undefined && tool.outputSchema !== null) return valueSchema(tool.outputSchema);
+  return {
+    schema: { type: 'string', description: "The tool's response to this call: JSON encoded in a string, or the plain text the tool prints." },
+    // Tools return text as often as JSON: a response that is not JSON is kept as the text it is.
+    decode: (v) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    },
+  };
+}
+
+/**
+ * Stage 3's reply schema: one output per call, keyed by its position (`call_0` …, all required,
+ * nothing else), each in its tool's output shape; the code has each call's name and arguments
+ * and attaches them, so the model never echoes them.
+ */
+export function mockReplySchema(tools: readonly (Tool | undefined)[]): { jsonSchema: Record<string, unknown>; decoders: ArgumentSchema['decode'][] } {
+  const parts = tools.map(outputSchemaOf);
+  const keys = tools.map((_, i) => outputKey(i));
+  return {
+    jsonSchema: {
+      type: 'object',
+      properties: {
+        outputs: {
+          type: 'object',
+          description: "The tool's response to each workflow call, by the call's position.",
+          properties: Object.fromEntries(keys.map((k, i) => [k, parts[i]!.schema])),
+          required: keys,
+          additionalProperties: false,
+        },
+        expected_response: { type: 'string', description: MockResult.shape.expected_response.description },
+      },
+      required: ['outputs', 'expected_response'],
+      additionalProperties: false,
+    },
+    decoders: parts.map((p) => p.decode),
+  };
+}
 
 /** Grounding of a tool's outputs and the reference text shown for it. */
 export function groundingOf(ctx: StageContext, tool: Tool | undefined): { grounding: Grounding; reference: string } {
@@ -122,9 +183,17 @@ export function stateRequirements(ctx: StageContext, scenario: Scenario): StateR
   return out;
 }
 
-/** Strings and numbers of the outputs worth quoting (for the expected-response check). */
+/** Values (not field names) of an output, as text. */
+function valueLeaves(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string' || typeof value === 'number') out.push(String(value));
+  else if (Array.isArray(value)) for (const v of value) valueLeaves(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) valueLeaves(v, out);
+  return out;
+}
+
+/** Strings and numbers of the outputs worth quoting (for the expected-response check); field names are not values. */
 function quotable(outputs: readonly unknown[]): string[] {
-  const leaves = outputs.flatMap((o) => textLeaves(o));
+  const leaves = outputs.flatMap((o) => valueLeaves(o));
   return [...new Set(leaves.filter((l) => l.length >= 3 && l.length <= 80 && !/^(true|false|null)$/.test(l)))];
 }
 
@@ -193,50 +262,28 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     state,
   });
 
+  const reply = mockReplySchema(tools);
   type Parsed = { outputs: unknown[]; response: string; problems: Problem[] };
-  const parse = (value: LlmMockResult): Parsed => {
+  const parse = (value: LlmMockOutputs): Parsed => {
     const problems: Problem[] = [];
-    const outputs: unknown[] = [];
-    if (value.mock_workflow.length !== calls.length) {
-      problems.push({
-        category: 'call-mismatch',
-        message: `mock_workflow has ${value.mock_workflow.length} entries but the workflow has ${calls.length} calls: return exactly one entry per call, in the workflow's order.`,
-      });
-    }
-    value.mock_workflow.slice(0, calls.length).forEach((m, i) => {
-      const call = calls[i]!;
-      const at = `mock_workflow[${i}]`;
-      if (m.name !== call.name)
-        problems.push({ category: 'call-mismatch', message: `${at}.name is "${m.name}" but call ${i} of the workflow is "${call.name}".` });
-      let args: unknown;
-      try {
-        args = JSON.parse(m.arguments_json);
-      } catch {
-        args = undefined;
+    const outputs = calls.map((call, i) => {
+      const at = `outputs.${outputKey(i)}`;
+      if (!(outputKey(i) in value.outputs)) {
+        problems.push({ category: 'output-missing', message: `${at} (${call.name}) is missing: give one output per call.` });
+        return undefined;
       }
-      if (canonicalJson(args) !== canonicalJson(call.arguments)) {
-        problems.push({
-          category: 'call-mismatch',
-          message: `${at}.arguments_json must be exactly the workflow call's arguments: ${JSON.stringify(call.arguments)}.`,
-        });
-      }
-      let output: unknown;
-      try {
-        output = JSON.parse(m.output_json);
-      } catch (e) {
-        problems.push({ category: 'output-json', message: `${at}.output_json (${call.name}) is not valid JSON: ${(e as Error).message}` });
-      }
-      outputs.push(output);
+      const output = reply.decoders[i]!(value.outputs[outputKey(i)]);
       const tool = tools[i];
-      const v = tool && output !== undefined ? validateOutput(tool, output) : undefined;
+      const v = tool ? validateOutput(tool, output) : undefined;
       if (v && !v.ok)
         for (const e of v.errors.slice(0, 5))
-          problems.push({ category: 'output-schema', message: `${at}.output_json (${call.name}) does not match the tool's output schema: ${e}` });
+          problems.push({ category: 'output-schema', message: `${at} (${call.name}) does not match the tool's output schema: ${e}` });
+      return output;
     });
     if (problems.length) return { outputs, response: value.expected_response, problems };
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec })) {
       const req = reqs.find((r) => r.consumer === v.callIndex && String(r.value) === String(v.value));
-      const where = req?.producer !== undefined ? `the output of call ${req.producer} (${calls[req.producer]?.name})` : `an earlier output`;
+      const where = req?.producer !== undefined ? `outputs.${outputKey(req.producer)} (${calls[req.producer]?.name})` : `an earlier output`;
       problems.push({
         category: 'integrity',
         message: `Call ${v.callIndex} (${calls[v.callIndex]?.name}) uses ${JSON.stringify(v.value)} as "${v.param}", but neither the user's request nor any earlier output contains it: include it in ${where}.`,
@@ -267,31 +314,50 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
 
   const outcome = await ask(ctx, {
     stage: STAGES.mock,
-    request: { stage: STAGES.mock, promptVersion: rendered.version, prompt: rendered.text, schema: LlmMockResult, cacheInputs: { calls: calls.length } },
+    request: {
+      stage: STAGES.mock,
+      promptVersion: rendered.version,
+      prompt: rendered.text,
+      schema: LlmMockOutputs,
+      jsonSchema: reply.jsonSchema,
+      cacheInputs: { calls: calls.length },
+    },
     check: (value) => parse(value).problems,
     accept: (value) => {
       const p = parse(value);
-      return build(p.outputs, p.response);
+      const integrity: MockIntegrity = 'consistent';
+      return { result: build(p.outputs, p.response), integrity };
     },
     salvage: (value, problems) => {
-      // Only consistency problems can be fixed here; a wrong shape or call list cannot.
+      // Only consistency problems can be fixed here; an output that breaks its schema cannot.
       if (problems.some((p) => p.category !== 'integrity' && p.category !== 'response-not-grounded')) return undefined;
       const p = parse(value);
       let outputs = p.outputs;
       const counts = emptyStepCounts();
+      let integrity: MockIntegrity = 'consistent';
       const violations = checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec });
       if (violations.length) {
         outputs = plantMissing(ctx, scenario, outputs, violations);
         if (checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec }).length) return undefined;
         counts.repaired[`${STAGES.mock}:integrity-planted`] = 1;
+        integrity = 'repaired';
       }
-      return { value: build(outputs, p.response), counts };
+      // An answer that quotes no output is kept (it is still the model's) and counted.
+      const quotes = quotable(outputs);
+      if (quotes.length && !quotes.some((q) => containsToken(p.response, q))) counts.repaired[`${STAGES.mock}:response-not-grounded-kept`] = 1;
+      return { value: { result: build(outputs, p.response), integrity }, counts };
     },
   });
   count(ctx, outcome.counts);
-  settle(ctx, STAGES.mock, outcome, 'offline');
-  if (outcome.ok) return { result: outcome.value, source: 'llm', version: rendered.version };
+  settle(ctx, STAGES.mock, outcome, ctx.fallback === 'offline' ? 'offline' : 'discarded');
+  if (outcome.ok) {
+    const { result } = outcome.value;
+    // A re-ask about integrity happened when the counts say an earlier reply failed that check.
+    const integrity = outcome.value.integrity === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:integrity`] ? 're-asked' : outcome.value.integrity;
+    return { result, source: 'llm', version: rendered.version, integrity };
+  }
   if (isTransportFailure(outcome.reason)) return undefined;
+  if (ctx.fallback !== 'offline') return undefined;
   repaired(ctx, `${STAGES.mock}:offline-fallback`);
-  return { result: mockOffline(ctx.spec, scenario, { seed: ctx.seed }), source: 'offline', version: rendered.version };
+  return { result: mockOffline(ctx.spec, scenario, { seed: ctx.seed }), source: 'offline', version: rendered.version, integrity: 'consistent' };
 }

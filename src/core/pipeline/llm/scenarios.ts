@@ -4,29 +4,38 @@
  * ## Rounds
  * 1. Tools are split into groups of related tools within a token budget (grouping.ts); each
  *    group gets a simple and a complex batch, with the requested counts apportioned by group
- *    size. Every prompt asks for all of its tools to be used.
+ *    size.
  * 2. Large servers also get **cross-group** complex batches (compact summaries of two related
- *    groups; every scenario must span both), so complex workflows are not confined to a group.
- * 3. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
- *    `coverageRounds`), then tools still unused anywhere get global rounds.
+ *    groups; each scenario starts in one and goes on in the other).
+ * 3. A batch that still falls short after its tries gets one **top-up** round for the scenarios
+ *    it is missing.
+ * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
+ *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
+ *    global rounds.
+ *
+ * ## The reply (scenarioRequest.ts)
+ * A batch asks for its scenarios by position, each with the tool it must call (its focus), so the
+ * count and the coverage are in the schema; call names are enums of the batch's tools and
+ * arguments are the tools' own parameters.
  *
  * ## Checks (re-asked with exact messages, then salvaged)
- * Every call must name a tool of the spec and its `arguments_json` must parse and validate
- * against the tool's inputSchema. After the last re-ask the valid scenarios of the reply are
- * kept and the invalid ones discarded (counted by reason).
+ * Every call must name a tool of the spec and its arguments must validate against the tool's
+ * inputSchema. After the last re-ask the valid scenarios of the reply are kept and the invalid
+ * ones discarded (counted by reason).
  *
  * ## After acceptance (deterministic)
- * Duplicates within a reply are dropped; the first `count` scenarios are kept, and extras only
- * when they use a tool no kept scenario of the batch uses (they count as coverage scenarios).
- * Tiers are then set by structure: a "complex" scenario needs at least two calls of two
- * different tools (else it becomes simple); a "simple" one at most four calls (else complex).
+ * Duplicates within a reply are dropped. Tiers are then set by structure: a "complex" scenario
+ * needs at least two calls of two different tools (else it becomes simple); a "simple" one at
+ * most four calls (else complex). Tools no scenario uses at the end get an offline scenario only
+ * when the run asked for the offline fallback.
  */
 import type { Tier } from '../../harness/format';
 import { canonicalJson, sha256 } from '../../harness/hash';
 import type { Tool } from '../../spec/model';
 import { OFFLINE_PROMPT_VERSIONS, scenariosOffline } from '../offline';
 import type { PromptValues } from '../../llm/prompts';
-import { agentCallFromLlm, LlmScenarioBatch, type AgentCall, type LlmScenario, type Scenario } from '../schemas';
+import type { AgentCall, Scenario } from '../schemas';
+import { planSlots, scenarioRequest, slotKey, type LlmScenarioSlots, type ScenarioSlot } from './scenarioRequest';
 import { validateCall } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { bump, emptyStepCounts, type StepCounts } from './counts';
@@ -85,6 +94,8 @@ export interface ScenarioStageResult {
 const MAX_PROBLEMS = 30;
 /** Most scenarios a coverage batch asks for. */
 const MAX_COVERAGE_COUNT = 10;
+/** Added to a batch's round for its top-up (a new sample, never the cached reply of the batch). */
+const TOP_UP_ROUND = 100;
 
 function slug(text: string): string {
   return (
@@ -105,34 +116,24 @@ export function stratify(requested: Tier | undefined, calls: readonly AgentCall[
   return calls.length >= 3 && distinct >= 2 ? 'complex' : 'simple';
 }
 
-/** One LLM scenario converted and checked against the spec. */
-function checkScenario(ctx: StageContext, s: LlmScenario, where: string): { scenario?: Scenario; problems: Problem[] } {
+/** One decoded scenario checked against the spec: every call a tool of the spec with valid arguments. */
+function checkScenario(ctx: StageContext, scenario: Scenario, where: readonly string[]): Problem[] {
   const problems: Problem[] = [];
-  const calls: AgentCall[] = [];
-  s.agent_workflow.forEach((c, wi) => {
-    const at = `${where}.agent_workflow[${wi}]`;
-    const conv = agentCallFromLlm(c, at);
-    if (!conv.ok) {
-      for (const e of conv.errors) problems.push({ category: 'arguments-json', message: e });
-      return;
-    }
-    const v = validateCall(ctx.spec, conv.value);
-    for (const e of v.errors) {
+  scenario.agent_workflow.forEach((c, wi) => {
+    const at = where[wi] ?? `call ${wi}`;
+    for (const e of validateCall(ctx.spec, c).errors) {
       problems.push({ category: e.kind === 'unknown-tool' ? 'unknown-tool' : 'invalid-arguments', message: `${at} (${c.name}): ${e.message}` });
     }
-    calls.push(conv.value);
   });
-  if (problems.length) return { problems };
-  return {
-    scenario: { title: s.title, prompt: s.prompt, agent_workflow: calls, novelty_reason: s.novelty_reason, agent_followup: s.agent_followup },
-    problems,
-  };
+  return problems;
 }
 
 interface Converted {
   category: string;
   scenario: Scenario;
   position: string;
+  /** The slot (0-based) it answers. */
+  slot: number;
 }
 
 /** A planned stage-2 request. */
@@ -141,29 +142,41 @@ interface Batch {
   tier: Tier | undefined;
   template: 'scenarios-simple' | 'scenarios-complex' | 'coverage-followup';
   values: PromptValues;
-  count: number;
-  /** Tools this batch is meant to cover; extras beyond `count` are kept only for new ones of these. */
-  focus: readonly string[];
+  /** The tools its calls may use. */
+  tools: readonly Tool[];
+  /** One per requested scenario, each with the tool it must call. */
+  slots: readonly ScenarioSlot[];
   coverage: boolean;
   depth: number;
   /** Coverage round (0 for first rounds): a repeated follow-up is a new sample, not a cache hit. */
   round: number;
 }
 
-/** Runs one batch: request, checks, salvage, selection, tiers. Returns the accepted scenarios. */
-async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[]): Promise<AcceptedScenario[]> {
-  const rendered = ctx.prompts.render(batch.template, batch.values);
+/** What one batch gave: the accepted scenarios and the slots that got none (for a top-up). */
+interface BatchResult {
+  accepted: AcceptedScenario[];
+  missing: ScenarioSlot[];
+}
+
+/** The slots of a batch as the prompt lists them. */
+function slotList(slots: readonly ScenarioSlot[]): string {
+  return slots.map((s, i) => `- ${slotKey(i)}: its focus_call is a call of ${s.focus}`).join('\n');
+}
+
+/** Runs one batch: request, checks, salvage, tiers. */
+async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[]): Promise<BatchResult> {
+  const rendered = ctx.prompts.render(batch.template, { ...batch.values, count: batch.slots.length, slots: slotList(batch.slots) });
   promptTokens.push(estimateTokens(rendered.text));
-  const collect = (value: LlmScenarioBatch): { kept: Converted[]; bad: Problem[][] } => {
+  const request = scenarioRequest(batch.tools, batch.slots, batch.tier);
+  const collect = (value: LlmScenarioSlots): { kept: Converted[]; bad: Problem[][] } => {
     const kept: Converted[] = [];
     const bad: Problem[][] = [];
-    value.categories.forEach((cat, ci) =>
-      cat.scenarios.forEach((s, si) => {
-        const r = checkScenario(ctx, s, `categories[${ci}].scenarios[${si}]`);
-        if (r.scenario) kept.push({ category: cat.category, scenario: r.scenario, position: `${ci}.${si}` });
-        else bad.push(r.problems);
-      }),
-    );
+    batch.slots.forEach((_, i) => {
+      const d = request.decode(value, i);
+      const problems = checkScenario(ctx, d.scenario, d.where);
+      if (problems.length) bad.push(problems);
+      else kept.push({ category: d.category, scenario: d.scenario, position: String(i), slot: i });
+    });
     return { kept, bad };
   };
   const outcome = await ask(ctx, {
@@ -172,14 +185,13 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
       stage: STAGES.scenarios,
       promptVersion: rendered.version,
       prompt: rendered.text,
-      schema: LlmScenarioBatch,
+      schema: request.schema,
+      jsonSchema: request.jsonSchema,
       sampleIndex: ctx.seed,
-      cacheInputs: { template: batch.template, tier: batch.tier ?? null, count: batch.count, round: batch.round },
+      cacheInputs: { template: batch.template, tier: batch.tier ?? null, slots: batch.slots, round: batch.round },
     },
     check: (value) => {
-      const { kept, bad } = collect(value);
-      if (kept.length + bad.length === 0) return [{ category: 'empty', message: `The reply contains no scenarios; write at least ${batch.count}.` }];
-      const all = bad.flat();
+      const all = collect(value).bad.flat();
       return all.length > MAX_PROBLEMS
         ? [
             ...all.slice(0, MAX_PROBLEMS),
@@ -198,7 +210,7 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
   });
   count(ctx, outcome.counts);
   settle(ctx, STAGES.scenarios, outcome, 'discarded');
-  if (!outcome.ok) return [];
+  if (!outcome.ok) return { accepted: [], missing: [...batch.slots] };
 
   // Duplicates (same request and workflow) within the reply.
   const seen = new Set<string>();
@@ -211,44 +223,42 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
     seen.add(key);
     return true;
   });
-  // The requested count, plus extras that bring a tool of the batch's focus no kept one uses.
-  const focus = new Set(batch.focus);
-  const used = new Set<string>();
-  const accepted: AcceptedScenario[] = [];
-  unique.forEach((c, i) => {
-    const names = c.scenario.agent_workflow.map((x) => x.name);
-    const extra = i >= batch.count;
-    if (extra && !names.some((n) => focus.has(n) && !used.has(n))) {
-      discarded(ctx, `${STAGES.scenarios}:surplus`);
-      return;
-    }
-    names.forEach((n) => used.add(n));
+  const answered = new Set(unique.map((c) => c.slot));
+  const accepted = unique.map((c): AcceptedScenario => {
     const tier = stratify(batch.tier, c.scenario.agent_workflow);
     if (batch.tier !== undefined && tier !== batch.tier) repaired(ctx, `tier:relabelled-${batch.tier}-to-${tier}`);
     const hash = sha256(`${outcome.key}\u0000${canonicalJson(c.scenario)}`).slice(0, 10);
-    accepted.push({
+    return {
       scenario: c.scenario,
       category: c.category,
       tier,
       slot: `${batch.slot}/${c.position}`,
       id: `${tier === 'simple' ? 's' : 'c'}-${slug(c.scenario.title)}-${hash}`,
-      coverage: batch.coverage || extra,
+      coverage: batch.coverage,
       promptVersion: rendered.version,
       depth: batch.depth,
       source: 'llm',
-    });
+    };
   });
-  return accepted;
+  return { accepted, missing: batch.slots.filter((_, i) => !answered.has(i)) };
 }
 
 /** Tokens the template takes around its tool list (rendered with empty lists). */
 function overheadTokens(ctx: StageContext): number {
-  const base = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, tool_count: 999, count: 99, tool_summaries: '' };
+  // The slot list: at most one line per scenario of a batch.
+  const slots = slotList(planSlots(['x'.repeat(40)], MAX_COVERAGE_COUNT));
+  const base = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, tool_count: 999, count: 99, tool_summaries: '', slots };
   const texts = [
     ctx.prompts.render('scenarios-simple', { ...base, grouped: true }).text,
     ctx.prompts.render('scenarios-complex', { ...base, grouped: true, cross_group: true, areas: '' }).text,
-    ctx.prompts.render('coverage-followup', { server_name: ctx.spec.name, uncovered_count: 999, uncovered_summaries: '', context_summaries: 'x', count: 99 })
-      .text,
+    ctx.prompts.render('coverage-followup', {
+      server_name: ctx.spec.name,
+      uncovered_count: 999,
+      uncovered_summaries: '',
+      context_summaries: 'x',
+      count: 99,
+      slots,
+    }).text,
   ];
   // Area labels and headings add a little; keep a margin.
   return Math.max(...texts.map(estimateTokens)) + 100;
@@ -303,19 +313,26 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     await settleAll(list);
     return new Map(await Promise.all(ts.map(async (t, i) => [t.name, await list[i]!] as const)));
   };
-  const run = async (batch: Batch): Promise<AcceptedScenario[]> => {
+  const runOnce = async (batch: Batch): Promise<BatchResult> => {
     options.onBatch?.('planned');
     maxDepth = Math.max(maxDepth, batch.depth);
     try {
-      const accepted = await runBatch(ctx, batch, promptTokens);
-      for (const a of accepted) {
+      const result = await runBatch(ctx, batch, promptTokens);
+      for (const a of result.accepted) {
         for (const c of a.scenario.agent_workflow) covered.add(c.name);
         options.onScenario(a);
       }
-      return accepted;
+      return result;
     } finally {
       options.onBatch?.('done');
     }
+  };
+  // A batch that still falls short after its tries gets one top-up round for the slots it missed.
+  const run = async (batch: Batch): Promise<AcceptedScenario[]> => {
+    const first = await runOnce(batch);
+    if (!first.missing.length || ctx.signal.aborted) return first.accepted;
+    const topUp = await runOnce({ ...batch, slot: `${batch.slot}+`, slots: first.missing, depth: batch.depth + 1, round: batch.round + TOP_UP_ROUND });
+    return [...first.accepted, ...topUp.accepted];
   };
   const common = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, grouped };
   const coverageBatch = (
@@ -326,8 +343,12 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     depth: number,
     round: number,
   ): Batch => {
-    const full = uncovered.map((t) => fullSummary(t, interp.get(t.name)?.interpretation));
+    // One scenario per uncovered tool, at most MAX_COVERAGE_COUNT a batch; only those are listed.
+    const focus = uncovered.slice(0, MAX_COVERAGE_COUNT);
+    const full = focus.map((t) => fullSummary(t, interp.get(t.name)?.interpretation));
     const uncoveredText = withinBudget(full, listBudget);
+    const shown = focus.filter((t) => uncoveredText.includes(`### ${t.name}\n`));
+    const listed = shown.length ? shown : focus.slice(0, 1);
     const left = listBudget - estimateTokens(uncoveredText);
     const contextText =
       left > 200
@@ -342,13 +363,15 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
       template: 'coverage-followup',
       values: {
         server_name: ctx.spec.name,
-        uncovered_count: uncovered.length,
+        uncovered_count: listed.length,
         uncovered_summaries: uncoveredText,
         context_summaries: contextText,
-        count: Math.min(MAX_COVERAGE_COUNT, Math.max(1, Math.ceil(uncovered.length / 2))),
       },
-      count: Math.min(MAX_COVERAGE_COUNT, Math.max(1, Math.ceil(uncovered.length / 2))),
-      focus: uncovered.map((t) => t.name),
+      tools: [...listed, ...context],
+      slots: planSlots(
+        listed.map((t) => t.name),
+        listed.length,
+      ).map((slot, i) => ({ ...slot, next: context[i % Math.max(1, context.length)]?.name ?? slot.next })),
       coverage: true,
       depth,
       round,
@@ -368,9 +391,9 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
           slot: `g${pad(gi)}/a-simple`,
           tier: 'simple',
           template: 'scenarios-simple',
-          values: { ...values, count: simpleCounts[gi]! },
-          count: simpleCounts[gi]!,
-          focus,
+          values,
+          tools: g.tools,
+          slots: planSlots(focus, simpleCounts[gi]!),
           coverage: false,
           depth: 2,
           round: 0,
@@ -382,9 +405,10 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
           slot: `g${pad(gi)}/b-complex`,
           tier: 'complex',
           template: 'scenarios-complex',
-          values: { ...values, count: complexCounts[gi]!, cross_group: false, areas: '' },
-          count: complexCounts[gi]!,
-          focus,
+          values: { ...values, cross_group: false, areas: '' },
+          tools: g.tools,
+          // After the simple batch's focus tools, so the two batches cover different tools first.
+          slots: planSlots(focus, complexCounts[gi]!, simpleCounts[gi] ?? 0),
           coverage: false,
           depth: 2,
           round: 0,
@@ -423,11 +447,13 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
         areas: `${a.label}; ${b.label}`,
         tool_count: a.tools.length + b.tools.length,
         tool_summaries: `${list(a)}\n\n${list(b)}`,
-        count: n,
       },
-      count: n,
-      // Cross-group scenarios are about combinations, not coverage: no extras.
-      focus: [],
+      tools: [...a.tools, ...b.tools],
+      // Each scenario starts from a tool of one area and goes on with a tool of the other.
+      slots: planSlots(
+        a.tools.map((t) => t.name),
+        n,
+      ).map((slot, i) => ({ ...slot, next: b.tools[i % b.tools.length]!.name })),
       coverage: false,
       depth: 2,
       round: 0,
@@ -453,13 +479,13 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     );
   }
 
-  // Last resort: tools the model never used validly get an offline scenario each, so coverage
-  // does not depend on one stubborn tool. Counted, and marked in the records' provenance. Not
-  // after a batch was lost in transport: then the tools are uncovered because the model was not
-  // reached, and filling them offline would hide the outage (a re-run asks the model again).
+  // Only when the run asked for the offline fallback: tools the model never used validly get an
+  // offline scenario each. Counted, and marked in the records' provenance. Not after a batch was
+  // lost in transport: then the tools are uncovered because the model was not reached, and
+  // filling them offline would hide the outage (a re-run asks the model again).
   const left = tools.filter((t) => !covered.has(t.name));
   const batchLost = Object.keys(ctx.items.failedBy).some((k) => k.startsWith(`${STAGES.scenarios}:`));
-  if (left.length && !batchLost) {
+  if (left.length && !batchLost && ctx.fallback === 'offline') {
     const focus = new Set(left.map((t) => t.name));
     const batch = scenariosOffline(ctx.spec, [], { seed: ctx.seed, tier: 'simple', count: left.length, focus: [...focus] });
     let k = 0;

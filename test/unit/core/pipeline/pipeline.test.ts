@@ -14,7 +14,7 @@ import { readHarness } from '../../../../src/core/harness/store';
 import { GeminiProvider, OpenAICompatibleProvider, type CallLimits, type ChatProvider } from '../../../../src/core/llm';
 import { textLeaves } from '../../../../src/core/checks/integrity';
 import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../../../src/core/pipeline/runner';
-import type { LlmScenarioBatch } from '../../../../src/core/pipeline/schemas';
+import type { LlmScenarioSlots } from '../../../../src/core/pipeline/llm/scenarioRequest';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import type { Spec } from '../../../../src/core/spec/model';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
@@ -87,6 +87,9 @@ async function assertSoundHarness(result: PipelineResult): Promise<HarnessRecord
   return h.records;
 }
 
+/** The user's request quoted in a mock prompt. */
+const victimPrompt = (prompt: string): string => /## The user's request\n```text\n([\s\S]*?)\n```/.exec(prompt)?.[1] ?? '';
+
 const reaskOf = (fake: FakeLlmServer, original: FakeRequest): FakeRequest | undefined =>
   fake.requests.find((r) => r.index > original.index && r.messages.length > original.messages.length && firstPrompt(r) === firstPrompt(original));
 
@@ -120,7 +123,7 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.deepEqual([...m.recordIds].sort(), records.map((r) => r.id).sort());
     for (const r of records) {
       assert.equal(r.provenance.provider, 'gemini');
-      assert.match(r.provenance.promptVersions.scenarios ?? '', /^v1\+[0-9a-f]{8}$/);
+      assert.match(r.provenance.promptVersions.scenarios ?? '', /^v\d+\+[0-9a-f]{8}$/);
       assert.ok(Object.keys(r.provenance.toolHashes).length > 0);
       for (const o of r.mock_outputs) assert.equal(o.grounding, 'low', 'slack declares no output schemas and no examples were given');
       // The expected response quotes the outputs.
@@ -191,22 +194,18 @@ describe('pipeline through the real Gemini client against a fake server', () => 
   });
 
   it('hallucinated tool names and wrong argument types are re-asked with exact messages', async () => {
-    let original: LlmScenarioBatch | undefined;
+    let original: LlmScenarioSlots | undefined;
     const corrupt = rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple' && r.messages.length === 1,
       (req) => {
-        const batch = responder.batchFor(firstPrompt(req));
+        const batch = responder.batchFor(req);
         original = structuredClone(batch);
-        const s = batch.categories[0]!.scenarios;
-        s[0]!.agent_workflow[0]!.name = 'slack_list_channelz';
-        const withString = s.findIndex(
-          (x, i) => i > 0 && Object.values(JSON.parse(x.agent_workflow[0]!.arguments_json) as object).some((v) => typeof v === 'string'),
-        );
-        const call = s[withString]!.agent_workflow[0]!;
-        const args = JSON.parse(call.arguments_json) as Record<string, unknown>;
+        const s = Object.values(batch);
+        s[0]!.focus_call.name = 'slack_list_channelz';
+        const withString = s.findIndex((x, i) => i > 0 && Object.values(x.focus_call.arguments as object).some((v) => typeof v === 'string'));
+        const args = s[withString]!.focus_call.arguments as Record<string, unknown>;
         const key = Object.keys(args).find((k) => typeof args[k] === 'string')!;
         args[key] = 12345;
-        call.arguments_json = JSON.stringify(args);
         return { json: batch };
       },
     );
@@ -214,11 +213,8 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     const res = await run(fake, slack);
     assert.ok(original);
     const text = reaskOf(fake, fake.requests[corrupt.hits[0]!]!)?.lastUserText ?? '';
-    assert.match(
-      text,
-      /categories\[0\]\.scenarios\[0\]\.agent_workflow\[0\] \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/,
-    );
-    assert.match(text, /agent_workflow\[0\] \(slack_\w+\): '\w+' must be string/);
+    assert.match(text, /scenario_1\.focus_call \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/);
+    assert.match(text, /scenario_\d\.focus_call \(slack_\w+\): '\w+' must be string/);
     assert.equal(res.counts.repaired['scenarios:unknown-tool'], 1);
     assert.equal(res.counts.repaired['scenarios:invalid-arguments'], 1);
     await assertSoundHarness(res);
@@ -228,8 +224,8 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     const persistent = rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
       (req) => {
-        const batch = responder.batchFor(firstPrompt(req));
-        batch.categories[0]!.scenarios[0]!.agent_workflow[0]!.name = 'post_to_teams';
+        const batch = responder.batchFor(req);
+        batch.scenario_1!.focus_call.name = 'post_to_teams';
         return { json: batch };
       },
       3,
@@ -244,40 +240,34 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(res.counts.coverage.ratio, 1);
   });
 
-  const chained = (prompt: string): LlmScenarioBatch => ({
-    categories: [
-      {
-        category: 'Incidents',
-        scenarios: [
-          {
-            title: 'Read the incident channel',
-            prompt,
-            agent_workflow: [
-              { name: 'slack_list_channels', arguments_json: '{"limit": 50}', explanation: 'Find the incident channel.' },
-              { name: 'slack_get_channel_history', arguments_json: '{"channel_id": "C07QX2M8K1P", "limit": 5}', explanation: 'Read its latest messages.' },
-            ],
-            novelty_reason: 'The channel ID must come from the listing.',
-            agent_followup: 'Shall I summarise the thread?',
-          },
-        ],
-      },
-    ],
+  const chained = (req: FakeRequest, prompt: string): LlmScenarioSlots => ({
+    ...responder.batchFor(req),
+    scenario_1: {
+      category: 'Incidents',
+      title: 'Read the incident channel',
+      prompt,
+      calls_before: [{ name: 'slack_list_channels', arguments: { limit: 50 }, explanation: 'Find the incident channel.' }],
+      focus_call: { name: 'slack_get_channel_history', arguments: { channel_id: 'C07QX2M8K1P', limit: 5 }, explanation: 'Read its latest messages.' },
+      calls_after: [],
+      novelty_reason: 'The channel ID must come from the listing.',
+      agent_followup: 'Shall I summarise the thread?',
+    },
   });
   /** The responder's mock reply with the chained ID taken out of call 0's output only. */
   let stripped = '';
   const stripId = (reply: FakeReply): FakeReply => {
-    const json = structuredClone((reply as { json: { mock_workflow: { output_json: string }[] } }).json);
-    const first = json.mock_workflow[0]!;
-    assert.ok(first.output_json.includes('C07QX2M8K1P'), 'the responder chains the ID');
-    first.output_json = first.output_json.split('C07QX2M8K1P').join('C0000000001');
-    stripped = first.output_json;
+    const json = structuredClone((reply as { json: { outputs: Record<string, string> } }).json);
+    const first = json.outputs.call_0!;
+    assert.ok(first.includes('C07QX2M8K1P'), 'the responder chains the ID');
+    json.outputs.call_0 = first.split('C07QX2M8K1P').join('C0000000001');
+    stripped = json.outputs.call_0;
     return { json };
   };
 
   it('an ID that does not chain is re-asked with the value and where it must appear', async () => {
     const scen = rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
-      () => ({ json: chained('Show me the latest messages in our incident channel.') }),
+      (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
     );
     const broken = rule(
       (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
@@ -286,7 +276,7 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     serve(fake, responder, [scen, broken]);
     const res = await run(fake, slack);
     const text = reaskOf(fake, fake.requests[broken.hits[0]!]!)?.lastUserText ?? '';
-    assert.match(text, /Call 1 \(slack_get_channel_history\) uses "C07QX2M8K1P" as "channel_id".*include it in the output of call 0 \(slack_list_channels\)/);
+    assert.match(text, /Call 1 \(slack_get_channel_history\) uses "C07QX2M8K1P" as "channel_id".*include it in outputs\.call_0 \(slack_list_channels\)/);
     // The shared state was in the prompt from the start.
     assert.match(firstPrompt(fake.requests[broken.hits[0]!]!), /"C07QX2M8K1P" must appear in the output of call 0 \(slack_list_channels\)/);
     assert.equal(res.counts.repaired['mock:integrity'], 1);
@@ -298,7 +288,7 @@ describe('pipeline through the real Gemini client against a fake server', () => 
   it('an ID still missing after three replies is planted into the earlier output, and counted', async () => {
     const scen = rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
-      () => ({ json: chained('Show me the latest messages in our incident channel.') }),
+      (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
     );
     const broken = rule(
       (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
@@ -319,19 +309,38 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(rec.provenance.stageProviders, undefined);
   });
 
-  it('a mock reply that cannot be used falls back to the offline outputs (counted, provenance says so)', async () => {
+  it('a mock reply that cannot be used is discarded with its scenario; the offline outputs stand in only with fallback offline', async () => {
     let victim = '';
-    const wrong = rule(
-      (r) => stageOf(r) === 'mock' && (victim ||= firstPrompt(r)) === firstPrompt(r),
-      () => ({ json: { mock_workflow: [], expected_response: 'Done.' } }),
-      3,
-    );
-    serve(fake, responder, [wrong]);
+    const wrong = (): Rule =>
+      rule(
+        (r) => stageOf(r) === 'mock' && (victim ||= firstPrompt(r)) === firstPrompt(r),
+        () => ({ json: { outputs: {}, expected_response: 'Done.' } }),
+        3,
+      );
+    const first = wrong();
+    serve(fake, responder, [first]);
     const res = await run(fake, slack);
-    assert.equal(wrong.hits.length, 3);
-    assert.equal(res.counts.repaired['mock:offline-fallback'], 1);
-    assert.equal(res.counts.discarded['mock:call-mismatch'], 1);
-    const records = await assertSoundHarness(res);
+    assert.equal(first.hits.length, 3);
+    assert.equal(res.counts.discarded['mock:output-missing'], 1);
+    assert.equal(res.counts.repaired['mock:offline-fallback'], undefined);
+    assert.equal(res.items?.discarded, 1);
+    assert.equal(res.items?.offline, 0);
+    let records = await assertSoundHarness(res);
+    assert.ok(
+      records.every((r) => r.provenance.stageProviders === undefined),
+      'no offline stage without --fallback',
+    );
+    assert.ok(records.every((r) => r.prompt !== victimPrompt(victim)));
+
+    fake.reset();
+    victim = '';
+    const second = wrong();
+    serve(fake, responder, [second]);
+    const withFallback = await run(fake, slack, { fallback: 'offline' });
+    assert.equal(withFallback.counts.repaired['mock:offline-fallback'], 1);
+    assert.equal(withFallback.items?.offline, 1);
+    assert.equal(withFallback.items?.offlineRecords, 1);
+    records = await assertSoundHarness(withFallback);
     assert.equal(records.filter((r) => r.provenance.stageProviders?.mock === 'offline').length, 1);
   });
 
@@ -343,24 +352,33 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(followups.length, 1);
     const listed = firstPrompt(followups[0]!).split('## Other tools')[0]!;
     for (const t of skip) assert.match(listed, new RegExp(`### ${t}\\b`));
-    assert.equal((listed.match(/^### /gm) ?? []).length, skip.size, 'only the unused tools are listed as unused');
+    // The others listed are tools no slot of the first round had as its focus (3 simple + 2 complex slots for 8 tools).
+    assert.ok((listed.match(/^### /gm) ?? []).length <= skip.size + 3, 'only unused tools are listed as unused');
     assert.equal(res.counts.coverage.ratio, 1);
     assert.ok(res.counts.coverageRound >= skip.size);
     await assertSoundHarness(res);
   });
 
-  it('a tool the model never uses validly is covered by an offline scenario as a last resort', async () => {
+  it('a tool the model never uses validly stays uncovered, unless fallback offline covers it with a labelled template', async () => {
     serve(fake, createResponder({ spec: slack, neverUse: (t) => t === 'slack_get_user_profile' }));
     const res = await run(fake, slack);
     const followups = fake.requests.filter((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'coverage' && r.messages.length === 1);
     assert.equal(followups.length, 4, 'two group rounds, then two global rounds, all asking for it');
     for (const f of followups) assert.match(firstPrompt(f), /### slack_get_user_profile/);
-    assert.equal(res.counts.repaired['scenarios:offline-fallback'], 1);
-    assert.equal(res.counts.coverage.ratio, 1);
-    const records = await assertSoundHarness(res);
+    assert.equal(res.counts.repaired['scenarios:offline-fallback'], undefined);
+    assert.deepEqual(res.counts.coverage.uncovered, ['slack_get_user_profile']);
+    await assertSoundHarness(res);
+
+    fake.reset();
+    serve(fake, createResponder({ spec: slack, neverUse: (t) => t === 'slack_get_user_profile' }));
+    const filled = await run(fake, slack, { fallback: 'offline' });
+    assert.equal(filled.counts.repaired['scenarios:offline-fallback'], 1);
+    assert.equal(filled.counts.coverage.ratio, 1);
+    const records = await assertSoundHarness(filled);
     const rec = records.find((r) => r.provenance.stageProviders?.scenarios === 'offline')!;
     assert.ok(rec.expected_tools.some((c) => c.name === 'slack_get_user_profile'));
     assert.equal(rec.provenance.provider, 'gemini', 'its mock outputs still come from the model');
+    assert.equal(filled.items?.offlineRecords, 1);
   });
 
   it('a "complex" scenario with one call is re-labelled simple', async () => {
@@ -385,19 +403,19 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(res.counts.multiTurn, res.counts.multiCall - 1);
   });
 
-  it('a split that drops a call is re-asked with the exact problem', async () => {
+  it('a split that lists a call twice keeps its first place (a counted repair, no re-ask)', async () => {
     const drop = rule(
       (r) => stageOf(r) === 'turns',
       (_req, base) => {
         const split = structuredClone((base as { json: { turns: { calls: number[] }[] } }).json);
-        split.turns[split.turns.length - 1]!.calls.pop();
+        split.turns[split.turns.length - 1]!.calls.unshift(0);
         return { json: split };
       },
     );
     serve(fake, responder, [drop]);
     const res = await run(fake, slack);
-    assert.match(reaskOf(fake, fake.requests[drop.hits[0]!]!)?.lastUserText ?? '', /call \d \(slack_\w+\) is in no turn/);
-    assert.equal(res.counts.repaired['turns:structure'], 1);
+    assert.equal(reaskOf(fake, fake.requests[drop.hits[0]!]!), undefined, 'nothing to ask: the code knows where the call goes');
+    assert.equal(res.counts.repaired['turns:duplicate-call-dropped'], 1);
     assert.equal(res.multiTurnRate, 1);
     await assertSoundHarness(res);
   });

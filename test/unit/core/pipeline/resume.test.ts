@@ -80,7 +80,7 @@ describe('resume', () => {
 
   it('cancel after a few records, re-run: nothing lost, nothing duplicated, no finished call repeated; then zero calls', async () => {
     // A little latency, as a real model has, so the cancellation lands while calls are pending.
-    const slow = (req: FakeRequest): FakeReply => ({ ...responder.respond(req), delayMs: 10 });
+    const slow = (req: FakeRequest): FakeReply => ({ ...responder.respond(req), delayMs: 40 });
     fake.reset();
     fake.respondWith(slow);
     const baselineDir = await tmp();
@@ -135,8 +135,8 @@ describe('resume', () => {
 
   it('an unchanged re-run replays repairs and discards from the ledger: zero calls, same counts, same records', async () => {
     const hallucinate = (req: FakeRequest): FakeReply => {
-      const batch = responder.batchFor(firstPrompt(req));
-      batch.categories[0]!.scenarios[0]!.agent_workflow[0]!.name = 'hmset_all';
+      const batch = responder.batchFor(req);
+      batch.scenario_1!.focus_call.name = 'hmset_all';
       return { json: batch };
     };
     let garbled = '';
@@ -150,7 +150,8 @@ describe('resume', () => {
     const dir = await tmp();
     const first = await run(dir);
     assert.equal(first.status, 'complete');
-    assert.equal(first.counts.discarded['scenarios:unknown-tool'], 1);
+    // The batch and its top-up round for the missing scenario, both answered with the same hallucination.
+    assert.equal(first.counts.discarded['scenarios:unknown-tool'], 2);
     assert.equal(first.counts.repaired['interpret:malformed-reply'], 1);
     const files = await recordFiles(dir);
 

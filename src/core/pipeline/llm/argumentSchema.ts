@@ -1,0 +1,210 @@
+/**
+ * A tool's `inputSchema` as the response schema of its arguments (and an `outputSchema` as that
+ * of its mock outputs), within the rules both
+ * structured-output modes take (`llm/schemaRules.ts`), and the way back to the arguments the tool
+ * expects. What the shared subset can say is said (property names, types, enums, bounds, item
+ * counts); an optional parameter becomes "the value or null" (strict mode wants every property
+ * required) and a null is dropped on the way back; a free-form object is a list of `{key, value}`
+ * entries; a union of objects is told apart by its property names; what it still cannot say (a
+ * deep or huge schema, a mixed union) travels as a JSON string, parsed on the way back. The
+ * arguments are then validated against the real `inputSchema` (`validateCall`), which is the
+ * authority on everything the subset left out (patterns, formats, lengths).
+ */
+import { isRecord } from '../../util/isRecord';
+
+type Json = Record<string, unknown>;
+
+/** A response schema for a value and how to turn the reply's value back into the tool's. */
+export interface ArgumentSchema {
+  schema: Json;
+  decode: (value: unknown) => unknown;
+}
+
+/** Object levels below the arguments object before a value travels as a JSON string (the whole request stays within strict mode's 10). */
+const MAX_OBJECT_DEPTH = 4;
+/** Most properties one tool's arguments may spell out; beyond, the rest travel as JSON strings. */
+const MAX_TOOL_PROPERTIES = 300;
+
+const identity = (v: unknown): unknown => v;
+
+/** A value the subset cannot describe: a JSON string, parsed back (kept as the string when it is not JSON, so validation names it). */
+function asJsonString(what: string): ArgumentSchema {
+  return {
+    schema: { type: 'string', description: `${what} as JSON encoded in a string.` },
+    decode: (v) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    },
+  };
+}
+
+interface Walk {
+  root: Json;
+  properties: number;
+}
+
+function resolve(walk: Walk, node: Json, seen: number): Json | undefined {
+  if (typeof node.$ref !== 'string') return node;
+  if (seen > 8) return undefined;
+  const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(node.$ref);
+  const target = m ? (walk.root[m[1]!] as Json | undefined)?.[m[2]!] : undefined;
+  return isRecord(target) ? resolve(walk, target, seen + 1) : undefined;
+}
+
+function scalar(values: readonly unknown[]): 'string' | 'number' | undefined {
+  if (values.length && values.every((v) => typeof v === 'string')) return 'string';
+  if (values.length && values.every((v) => typeof v === 'number')) return 'number';
+  return undefined;
+}
+
+/** The JSON type a converted schema's values have (numbers and integers alike); undefined for a union. */
+function kindOfSchema(schema: Json): string | undefined {
+  if (typeof schema.type !== 'string') return undefined;
+  return schema.type === 'integer' ? 'number' : schema.type;
+}
+
+/** The JSON type of a value, in the same terms. */
+function kindOfValue(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
+}
+
+function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
+  if (!isRecord(raw)) return asJsonString('The value');
+  const node = resolve(walk, raw, 0);
+  if (!node) return asJsonString('The value');
+  if (Array.isArray(node.enum)) {
+    const t = scalar(node.enum);
+    return t ? { schema: { type: t, enum: [...new Set(node.enum)] }, decode: identity } : asJsonString('One of the allowed values');
+  }
+  if ('const' in node) {
+    const t = scalar([node.const]);
+    return t ? { schema: { type: t, enum: [node.const] }, decode: identity } : asJsonString('The fixed value');
+  }
+  const union = (Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined) as unknown[] | undefined;
+  const types = Array.isArray(node.type) ? (node.type as unknown[]) : typeof node.type === 'string' ? [node.type] : [];
+  if (union || types.length > 1) {
+    // A union is spelled out only when its branches need no decoding (else the branch of a value would be ambiguous).
+    const branches = union ?? types.map((t) => ({ ...node, type: t }));
+    const parts = branches.map((b) => convert(walk, b, depth));
+    if (parts.every((p) => p.decode === identity)) return { schema: { anyOf: parts.map((p) => p.schema) }, decode: identity };
+    // Branches of different JSON types are told apart by the value's type; objects by their property names
+    // (the schema makes every property present).
+    const kinds = parts.map((p) => kindOfSchema(p.schema));
+    const keys = parts.map((p) => (p.schema.type === 'object' && isRecord(p.schema.properties) ? Object.keys(p.schema.properties).sort().join('\u0000') : ''));
+    const tags = kinds.map((k, i) => (k === 'object' ? `object:${keys[i]}` : k));
+    if (kinds.every((k) => k !== undefined) && new Set(tags).size === tags.length) {
+      return {
+        schema: { anyOf: parts.map((p) => p.schema) },
+        decode: (v) => {
+          const kind = kindOfValue(v);
+          const tag =
+            kind === 'object'
+              ? `object:${Object.keys(v as Json)
+                  .sort()
+                  .join('\u0000')}`
+              : kind;
+          const k = tags.indexOf(tag);
+          return k >= 0 ? parts[k]!.decode(v) : v;
+        },
+      };
+    }
+    return asJsonString('The value');
+  }
+  const type = types[0] ?? (isRecord(node.properties) ? 'object' : node.items !== undefined ? 'array' : undefined);
+  switch (type) {
+    case 'string':
+    case 'boolean':
+    case 'null':
+      return { schema: { type }, decode: identity };
+    case 'number':
+    case 'integer': {
+      const schema: Json = { type };
+      if (typeof node.minimum === 'number') schema.minimum = node.minimum;
+      if (typeof node.maximum === 'number') schema.maximum = node.maximum;
+      return { schema, decode: identity };
+    }
+    case 'array': {
+      if (!isRecord(node.items)) return asJsonString('The list');
+      const item = convert(walk, node.items, depth);
+      const schema: Json = { type: 'array', items: item.schema };
+      if (typeof node.minItems === 'number') schema.minItems = node.minItems;
+      if (typeof node.maxItems === 'number' && node.maxItems >= ((schema.minItems as number | undefined) ?? 0)) schema.maxItems = node.maxItems;
+      return { schema, decode: item.decode === identity ? identity : (v) => (Array.isArray(v) ? v.map(item.decode) : v) };
+    }
+    case 'object':
+      return objectSchema(walk, node, depth);
+    default:
+      return asJsonString('The value');
+  }
+}
+
+function objectSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
+  const props = isRecord(node.properties) ? node.properties : {};
+  const names = Object.keys(props);
+  if (!names.length && node.additionalProperties !== false && depth < MAX_OBJECT_DEPTH) return mapSchema(walk, node, depth);
+  if (!names.length || depth >= MAX_OBJECT_DEPTH || walk.properties + names.length > MAX_TOOL_PROPERTIES) return asJsonString('The object');
+  walk.properties += names.length;
+  const required = new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
+  const parts = new Map<string, ArgumentSchema>();
+  const properties: Json = {};
+  for (const name of names) {
+    const part = convert(walk, props[name], depth + 1);
+    parts.set(name, part);
+    // Strict mode wants every property present: an optional one may be null, which means "left out".
+    properties[name] = required.has(name) ? part.schema : { anyOf: [{ type: 'null' }, part.schema] };
+  }
+  return {
+    schema: { type: 'object', properties, required: names, additionalProperties: false },
+    decode: (v) => {
+      if (!isRecord(v)) return v;
+      const out: Json = {};
+      for (const [k, x] of Object.entries(v)) {
+        const part = parts.get(k);
+        if (x === null && part && !required.has(k)) continue;
+        out[k] = part ? part.decode(x) : x;
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * A free-form object (a map of names to values): strict mode cannot leave property names open, so
+ * it is asked for as a list of `{key, value}` entries and turned back into the object.
+ */
+function mapSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
+  const value = isRecord(node.additionalProperties) ? convert(walk, node.additionalProperties, depth + 1) : asJsonString('The value');
+  const schema: Json = {
+    type: 'array',
+    description: 'The entries of the object, one per property name.',
+    items: { type: 'object', properties: { key: { type: 'string' }, value: value.schema }, required: ['key', 'value'], additionalProperties: false },
+  };
+  if (typeof node.minProperties === 'number') schema.minItems = node.minProperties;
+  return {
+    schema,
+    decode: (v) =>
+      Array.isArray(v)
+        ? Object.fromEntries(v.filter((e): e is Json => isRecord(e) && typeof e.key === 'string').map((e) => [e.key as string, value.decode(e.value)]))
+        : v,
+  };
+}
+
+/** The response schema of any value a JSON Schema describes (a tool's output) and its decoder. */
+export function valueSchema(schema: unknown): ArgumentSchema {
+  const root = isRecord(schema) ? schema : {};
+  return convert({ root, properties: 0 }, root, 0);
+}
+
+/** The response schema of a tool's arguments and its decoder (see the module doc). */
+export function argumentSchema(inputSchema: unknown): ArgumentSchema {
+  const root = isRecord(inputSchema) ? inputSchema : {};
+  const walk: Walk = { root, properties: 0 };
+  const props = isRecord(root.properties) ? root.properties : {};
+  // No parameters: an empty closed object (strict mode accepts it; the model has nothing to choose).
+  if (!Object.keys(props).length) return { schema: { type: 'object', properties: {}, required: [], additionalProperties: false }, decode: () => ({}) };
+  return objectSchema(walk, { ...root, type: 'object' }, 0);
+}

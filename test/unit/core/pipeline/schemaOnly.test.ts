@@ -1,0 +1,54 @@
+/**
+ * The issue's adversary: a model that answers every request with the smallest value its response
+ * schema accepts and reads none of the prose (`test/fakes/schemaOnly.ts`), through the real
+ * `@google/genai` client and the OpenAI wire, with and without injected faults
+ * (`test/fakes/faults.ts`), on `filesystem.json` (14 tools) through the built CLI's code path.
+ * The larger fixtures (64 and 197 tools) run in `bench/llmPath.ts`; its figures are in the README.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { measureLlmPath, type LlmPathFigures } from '../../llmPath';
+
+/** The Done-when figures every run must meet. */
+function assertDoneWhen(f: LlmPathFigures): void {
+  const all = JSON.stringify(f);
+  assert.equal(f.offlineRecords, 0, `no offline template without --fallback: ${all}`);
+  const items = f.items as { total: number; llm: number; discarded: number; offline: number };
+  assert.equal(items.offline, 0, all);
+  assert.ok(f.byTier.simple >= 0.9 * f.requested.simple, `simple ${f.byTier.simple} of ${f.requested.simple}: ${all}`);
+  assert.ok(f.byTier.complex >= 0.9 * f.requested.complex, `complex ${f.byTier.complex} of ${f.requested.complex}: ${all}`);
+  assert.equal(f.coverage, 1, all);
+  assert.equal(f.unknownTools, 0, all);
+  assert.equal(f.invalidArguments, 0, all);
+  assert.equal(f.unlabelledIntegrity, 0, all);
+  // Every multi-call scenario went to stage 4; the adversary's minimal split is one turn, which is discarded and counted.
+  assert.equal((f.discarded['turns:single-turn'] ?? 0) + f.multiTurn, f.multiCall, all);
+  // Every discarded item is counted by its stage and reason.
+  const byReason = Object.entries(f.discarded)
+    .filter(([k]) => /^(interpret|scenarios|mock|turns):/.test(k) && k !== 'turns:single-turn')
+    .reduce((a, [, v]) => a + v, 0);
+  assert.ok(byReason >= items.discarded, `${items.discarded} discarded items, ${byReason} counted by reason: ${all}`);
+}
+
+describe('the schema-only model makes the harness, not the offline generator', () => {
+  for (const client of ['gemini', 'openai'] as const) {
+    it(`${client}: every stage made by the model, the requested counts, full coverage, nothing invalid`, async () => {
+      const f = await measureLlmPath('filesystem.json', { client, faults: false, simple: 10, complex: 10 });
+      assertDoneWhen(f);
+      assert.equal(f.status, 'complete', JSON.stringify(f));
+      assert.equal(f.exitCode, 0);
+      const items = f.items as { total: number; llm: number };
+      assert.equal(items.llm, items.total, 'every item made by the model');
+    });
+
+    it(`${client}: with malformed JSON, schema violations, 429s and argument defects injected, the same, every discard counted`, async () => {
+      const f = await measureLlmPath('filesystem.json', { client, faults: true, simple: 10, complex: 10 });
+      assertDoneWhen(f);
+      const items = f.items as { total: number; llm: number };
+      assert.ok(items.llm >= 0.95 * items.total, `${items.llm} of ${items.total} items made by the model: ${JSON.stringify(f)}`);
+      // Transport and reply faults hit every stage; argument defects only the few scenario replies of so small a run.
+      for (const fault of ['malformed-json', 'schema-violation', 'http-429'] as const) assert.ok((f.injected?.[fault] ?? 0) > 0, `${fault} injected`);
+      assert.ok(f.repaired['scenarios:malformed-reply'] !== undefined || f.repaired['mock:malformed-reply'] !== undefined, JSON.stringify(f.repaired));
+    });
+  }
+});
