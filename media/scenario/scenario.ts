@@ -101,8 +101,8 @@ function callBlock(c: ScenarioCall): HTMLElement {
   box.id = `call-${c.index}`;
   const head = el('div', 'call-head');
   head.append(
-    el('h3', undefined, `Call ${c.index}: ${c.name}`),
-    button('Open JSON', () => vscode.postMessage({ type: 'openJson', call: c.index }), `Open the record JSON at call ${c.index}`),
+    el('h3', undefined, `Call ${c.index + 1}: ${c.name}`),
+    button('Open JSON', () => vscode.postMessage({ type: 'openJson', call: c.index }), `Open the record JSON at call ${c.index + 1}`),
   );
   box.append(head);
   if (c.explanation) box.append(el('p', 'muted', c.explanation));
