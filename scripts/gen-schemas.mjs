@@ -1,4 +1,4 @@
-// Writes schemas/harness-record.schema.json and schemas/harness-manifest.schema.json from the
+// Writes the published JSON Schemas under schemas/ (harness record and manifest, report, agent trajectory) from the
 // zod schemas. Run after compiling the tests (it loads the compiled core from out/):
 //   npm run compile-tests && node scripts/gen-schemas.mjs
 import { createRequire } from 'node:module';
@@ -20,3 +20,7 @@ for (const [key, file] of Object.entries(HARNESS_SCHEMA_FILES)) {
 const report = require(join(root, 'out', 'src', 'core', 'report', 'schema.js'));
 writeFileSync(join(root, 'schemas', report.REPORT_SCHEMA_FILE), `${JSON.stringify(report.reportJsonSchema(), null, 2)}\n`);
 console.log(`wrote schemas/${report.REPORT_SCHEMA_FILE}`);
+
+const trajectory = require(join(root, 'out', 'src', 'core', 'agents', 'trajectory.js'));
+writeFileSync(join(root, 'schemas', trajectory.TRAJECTORY_SCHEMA_FILE), `${JSON.stringify(trajectory.trajectoryJsonSchema(), null, 2)}\n`);
+console.log(`wrote schemas/${trajectory.TRAJECTORY_SCHEMA_FILE}`);

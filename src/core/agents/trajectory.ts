@@ -62,3 +62,14 @@ export const Trajectory = z
   })
   .describe('Agent Seer trajectory: the calls an agent made on one scenario.');
 export type Trajectory = z.infer<typeof Trajectory>;
+
+/** File name of the published JSON Schema of trajectory files (under `schemas/`). */
+export const TRAJECTORY_SCHEMA_FILE = 'trajectory.schema.json';
+
+/** The JSON Schema of a trajectory file, from the zod schema (what `schemas/trajectory.schema.json` holds). */
+export function trajectoryJsonSchema(): Record<string, unknown> {
+  return {
+    ...(z.toJSONSchema(Trajectory, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) as Record<string, unknown>),
+    title: `Agent Seer trajectory (formatVersion ${TRAJECTORY_FORMAT_VERSION})`,
+  };
+}

@@ -8,10 +8,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Ajv from 'ajv';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { runScenario, trajectoryFile } from '../../../../src/core/agents/runHarness';
 import { scenarioFailures } from '../../../../src/core/agents/scenarioFailures';
-import { Trajectory } from '../../../../src/core/agents/trajectory';
+import { Trajectory, TRAJECTORY_SCHEMA_FILE, trajectoryJsonSchema } from '../../../../src/core/agents/trajectory';
 import type { HarnessRecord } from '../../../../src/core/harness/format';
 import { specHash } from '../../../../src/core/harness/hash';
 import { readHarness, recordFile, type HarnessRead } from '../../../../src/core/harness/store';
@@ -22,7 +23,7 @@ import type { Spec } from '../../../../src/core/spec/model';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../../fakes/fakeLlmServer';
 import { geminiAgent, planFrom } from '../../../fakes/scriptedAgent';
-import { specsDir } from '../../fixturePaths';
+import { repoRoot, specsDir } from '../../fixturePaths';
 
 describe('one scenario run and its failures in the record file', () => {
   let root: string;
@@ -75,6 +76,12 @@ describe('one scenario run and its failures in the record file', () => {
     const done = await run(false);
     assert.equal(done.skipped, false);
     assert.equal(done.score.passed, false);
+    // The file on disk is what the published JSON Schema describes (schemas/trajectory.schema.json).
+    const published = JSON.parse(await readFile(join(repoRoot, 'schemas', TRAJECTORY_SCHEMA_FILE), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(published, trajectoryJsonSchema(), `schemas/${TRAJECTORY_SCHEMA_FILE} is out of date: npm run gen-schemas`);
+    const validate = new Ajv({ strict: false }).compile(published);
+    const onDisk = JSON.parse(await readFile(trajectoryFile(join(root, 'runs', '1'), target.id), 'utf8')) as unknown;
+    assert.ok(validate(onDisk), JSON.stringify(validate.errors));
     const text = await readFile(recordFile(harness, target), 'utf8');
     const failures = scenarioFailures(done.score, done.trajectory.calls, text);
     const call = failures.filter((f) => f.kind === 'call');
