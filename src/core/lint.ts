@@ -3,7 +3,7 @@
  * each finding put on the tool's `name` (or the offending parameter's key). Used by the editor's
  * inline diagnostics and by anything else that wants positions.
  */
-import { analyzeSpec, type ClientId, type ComplexityThresholds, type Finding, type ServerProfile } from './complexity';
+import { analyzeSpec, CLIENT_FINDING_CODE, type ClientId, type ComplexityThresholds, type Finding, type ServerProfile } from './complexity';
 import { clientFindings } from './compat/clients';
 import { lineColumnIndex, toRange, type TextRange } from './spec/jsonText';
 import type { LoadProblem } from './spec/model';
@@ -35,28 +35,39 @@ export function specFindings(profile: ServerProfile, spec: Parameters<typeof cli
   return [...profile.findings, ...clientFindings(spec, clients)];
 }
 
+/** Codes where one problem shared by many tools is one diagnostic: the same schema rewrite for a client. */
+const GROUPED_BY_MESSAGE: ReadonlySet<string> = new Set([CLIENT_FINDING_CODE.gemini, CLIENT_FINDING_CODE.openai]);
+
 /**
- * `ambiguous-shared-param` once per parameter name: the first use keeps the diagnostic and the
- * others become its related locations, so one shared `pageId` is one warning, not thirty.
+ * One diagnostic per shared problem, the other places as its related locations: so one shared
+ * `pageId` is one warning, not thirty, and one schema pattern Gemini must rewrite in every tool
+ * does not put the same mark on every tool (a tool with a problem of its own still stands out).
+ * `ambiguous-shared-param` groups by parameter name; client-compatibility findings by their text.
  */
 export function onePerSharedParam(diagnostics: LintDiagnostic[]): LintDiagnostic[] {
   const first = new Map<string, LintDiagnostic>();
   const out: LintDiagnostic[] = [];
   for (const d of diagnostics) {
-    if (d.code !== 'ambiguous-shared-param' || d.param === undefined) {
+    const key =
+      d.code === 'ambiguous-shared-param' && d.param !== undefined ? `param:${d.param}` : GROUPED_BY_MESSAGE.has(d.code) ? `${d.code}:${d.summary}` : undefined;
+    if (key === undefined) {
       out.push(d);
       continue;
     }
-    const kept = first.get(d.param);
+    const kept = first.get(key);
     if (!kept) {
       const copy: LintDiagnostic = { ...d, related: [] };
-      first.set(d.param, copy);
+      first.set(key, copy);
       out.push(copy);
     } else kept.related?.push({ tool: d.tool ?? '', range: d.range });
   }
   for (const d of first.values()) {
     const others = d.related?.length ?? 0;
-    if (others > 0) d.summary = `Parameter "${d.param}" means different things across ${others + 1} tools here (see related).`;
+    if (others === 0) continue;
+    d.summary =
+      d.code === 'ambiguous-shared-param'
+        ? `Parameter "${d.param}" means different things across ${others + 1} tools here (see related).`
+        : `${d.summary.replace(/\.$/, '')}; the same in ${others} other tool${others === 1 ? '' : 's'} here (see related).`;
   }
   return out;
 }

@@ -17,6 +17,7 @@ import {
 import type { Spec, Tool } from '../../../../src/core/spec/model';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { lintSpecText } from '../../../../src/core/lint';
+import { clientFindings } from '../../../../src/core/compat/clients';
 import { specsDir } from '../../fixturePaths';
 
 const str = (description?: string): Record<string, unknown> => (description ? { type: 'string', description } : { type: 'string' });
@@ -654,4 +655,25 @@ test('lintSpecText: ambiguous-shared-param once per parameter name on chrome-dev
   }
   // The editor's message is one sentence; the why stays in `message` and on the help page.
   for (const d of diagnostics) assert.doesNotMatch(d.summary.slice(0, -1), /[.!?]\s+[A-Z]/, d.summary);
+});
+
+test('lintSpecText: a schema rewrite Gemini needs in every tool is one diagnostic, not a mark on each tool; many-params still stands out', () => {
+  const text = readFileSync(join(specsDir, 'chrome-devtools.json'), 'utf8');
+  const { diagnostics } = lintSpecText(text, 'chrome-devtools.json', { clients: ['gemini'] });
+  const load = loadSpecText(text, 'chrome-devtools.json');
+  assert.ok(load.ok);
+  const raw = clientFindings(load.spec, ['gemini']);
+  const shown = diagnostics.filter((d) => d.code === 'gemini-schema');
+  const distinct = new Set(raw.map((f) => f.summary));
+  assert.ok(raw.length > 10, `${raw.length} tools need a Gemini rewrite`);
+  assert.equal(shown.length, distinct.size, 'one diagnostic per distinct rewrite');
+  assert.ok(shown.length < raw.length / 4, `${shown.length} diagnostics for ${raw.length} tools`);
+  assert.equal(
+    shown.reduce((n, d) => n + 1 + (d.related?.length ?? 0), 0),
+    raw.length,
+    'every tool is still named: the first use or a related location',
+  );
+  for (const d of shown) if (d.related?.length) assert.match(d.summary, /the same in \d+ other tools? here \(see related\)\.$/);
+  const marked = new Set(diagnostics.map((d) => d.tool));
+  assert.ok(marked.size < load.spec.tools.length / 2, `${marked.size} of ${load.spec.tools.length} tools carry a mark`);
 });
