@@ -91,6 +91,19 @@ export const label = (k: string): string => LABELS[k] ?? k;
 /** Exact failures listed in the Markdown and HTML tables (the JSON lists up to `MAX_REPORT_FAILURES`). */
 export const FAILURES_SHOWN = 30;
 
+/** The leaderboard's score columns, after the agent (and tier); `agentCells` fills them in this order. */
+const AGENT_SCORE_COLUMNS = [
+  'Scenarios',
+  'Scenario runs',
+  'Exact call match [95% CI]',
+  'Name match [95% CI]',
+  'Argument accuracy [95% CI]',
+  'TC (judge) [95% CI]',
+  'Coh (judge) [95% CI]',
+  'Pass rate',
+  'pass^k',
+];
+
 /** The exact judge's tables: value grounding, the exact argument score by sub-dimension, and the failing records. */
 function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: string) => string): ReportTable[] {
   const failures = j.servers.flatMap((s) => s.exactArguments.failures.map((f) => ({ server: s.name, ...f })));
@@ -443,37 +456,14 @@ function leaderboardSection(model: ReportModel): ReportSection {
         'leaderboard',
         'Agents by exact call match',
         `Every trajectory under each harness's runs/ folder, re-scored against the harness's records. Per scenario (averaged over its runs): exact = expected calls made with every argument right, name = expected calls whose tool was called, arguments = arguments right; means with ${level}% bootstrap CIs over scenarios (B = ${model.settings.resamples}). TC and Coh = the LLM judge in oracle mode (agent-seer run --judge), over the scenarios it judged; — without judgments. Pass = runs with every call exact and nothing extra; pass^k = all k runs of a scenario pass. Ordered by exact call match, then argument accuracy.`,
-        [
-          'Agent',
-          'Scenarios',
-          'Scenario runs',
-          'Exact call match [95% CI]',
-          'Name match [95% CI]',
-          'Argument accuracy [95% CI]',
-          'TC (judge) [95% CI]',
-          'Coh (judge) [95% CI]',
-          'Pass rate',
-          'pass^k',
-        ],
+        ['Agent', ...AGENT_SCORE_COLUMNS],
         board.map((r) => [r.agent, ...agentCells(r, r.overall)]),
       ),
       table(
         'leaderboard-tiers',
         'Agents by tier',
         'The same scores over simple-tier and complex-tier scenarios.',
-        [
-          'Agent',
-          'Tier',
-          'Scenarios',
-          'Scenario runs',
-          'Exact call match [95% CI]',
-          'Name match [95% CI]',
-          'Argument accuracy [95% CI]',
-          'TC (judge) [95% CI]',
-          'Coh (judge) [95% CI]',
-          'Pass rate',
-          'pass^k',
-        ],
+        ['Agent', 'Tier', ...AGENT_SCORE_COLUMNS],
         board.flatMap((r) => (['simple', 'complex'] as const).map((t) => [r.agent, t, ...agentCells(r, r.tiers[t])])),
         [L, L, R, R, R, R, R, R, R, R, R],
       ),

@@ -27,18 +27,21 @@ const MAX_TOOL_PROPERTIES = 300;
 
 const identity = (v: unknown): unknown => v;
 
+/** A string holding JSON, parsed back; a string that is not JSON is kept as it is (validation, or the reader, names it). */
+export function decodeJsonString(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
 /** A value the subset cannot describe: a JSON string, parsed back (kept as the string when it is not JSON, so validation names it). */
 function asJsonString(what: string): ArgumentSchema {
   return {
     schema: { type: 'string', description: `${what} as JSON encoded in a string.` },
-    decode: (v) => {
-      if (typeof v !== 'string') return v;
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        return v;
-      }
-    },
+    decode: decodeJsonString,
   };
 }
 

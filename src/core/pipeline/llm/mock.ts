@@ -32,7 +32,7 @@ import { canHost, chainSources } from '../offline/chain';
 import { plantValue } from '../offline/mock';
 import { analysisOf } from '../offline/scenarios';
 import { LlmMockOutputs, MockResult, type MockCall, type Scenario } from '../schemas';
-import { valueSchema, type ArgumentSchema } from './argumentSchema';
+import { decodeJsonString, valueSchema, type ArgumentSchema } from './argumentSchema';
 import { findTool, validateOutput } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
@@ -67,14 +67,7 @@ function outputSchemaOf(tool: Tool | undefined): ArgumentSchema {
   return {
     schema: { type: 'string', description: "The tool's response to this call: JSON encoded in a string, or the plain text the tool prints." },
     // Tools return text as often as JSON: a response that is not JSON is kept as the text it is.
-    decode: (v) => {
-      if (typeof v !== 'string') return v;
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        return v;
-      }
-    },
+    decode: decodeJsonString,
   };
 }
 
