@@ -10,6 +10,7 @@ import type { HarnessRecord } from '../core/harness/format';
 import { toolHashes } from '../core/harness/hash';
 import { diffSummary, diffToolHashes, sameTools } from '../core/harness/specDiff';
 import { staleTools } from '../core/harness/stale';
+import { offlineStages } from '../core/harness/offlineStages';
 import type { IndexedSpec } from '../core/discovery/workspaceIndex';
 import { recordFile } from '../core/harness/store';
 import { countVerdicts, describeCounts, headlineScore, recordVerdict, type RecordVerdict, type VerdictCounts, type VerdictState } from '../core/judge/verdict';
@@ -218,8 +219,10 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         const stale = current ? node.harness.records.filter((r) => staleTools(r, current).length).length : 0;
         const staleText = stale ? ` · ${stale} stale` : '';
         const counts = describeCounts(this.countsOf(node.harness, node.harness.records));
+        const offlineCount = node.harness.records.filter((r) => offlineStages(r).length > 0).length;
+        const offlineText = offlineCount ? ` · ${offlineCount} offline templates` : '';
         item.description = m
-          ? `${counts} · ${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${staleText}`
+          ? `${counts} · ${m.provider}${m.model ? `/${m.model}` : ''} · ${m.status} · ${node.harness.records.length} records${offlineText}${staleText}`
           : `${counts} · ${node.harness.records.length} records`;
         // What changed in the spec: since generation (stale records), and what the last stale-only run found.
         const drift = m && current ? diffToolHashes(m.spec.toolHashes, current) : undefined;
@@ -280,7 +283,8 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         const score = verdict.score;
         const shape = `${r.expected_tools.length} call${r.expected_tools.length === 1 ? '' : 's'}${r.conversation.length ? ` · ${r.conversation.length} turns` : ''}`;
         const stale = this.staleToolsOf(node.harness, r);
-        item.description = `${stale.length ? 'stale · ' : ''}${score ? `${score.label} · ${shape}` : shape}`;
+        const offline = offlineStages(r);
+        item.description = `${stale.length ? 'stale · ' : ''}${offline.length ? 'offline template · ' : ''}${score ? `${score.label} · ${shape}` : shape}`;
         // The full label first: the sidebar cuts titles and descriptions at its width.
         const tip = new vscode.MarkdownString().appendText(
           `${r.title}\n${STATE_ICONS[verdict.state].words}${score ? ` · ${score.label} (${score.judge})` : ''}\n\n${r.prompt}`,
@@ -295,6 +299,10 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         if (verdict.failures.length > 8) tip.appendText(`\n…and ${verdict.failures.length - 8} more (open the scenario)`);
         if (verdict.staleJudges === null && r.judgments)
           tip.appendText('\n\nWhether the judgment is current cannot be told: the spec is not in the workspace.');
+        if (offline.length)
+          tip.appendText(
+            `\n\nOffline template: the ${offline.join(' and ')} stage${offline.length === 1 ? ' was' : 's were'} written by the offline generator (--fallback offline), not the model.`,
+          );
         if (stale.length) tip.appendText(`\n\nStale: ${stale.join(', ')} changed in the spec since this scenario was generated; generate again to refresh it.`);
         item.tooltip = tip;
         item.iconPath = stateIcon(verdict.state);

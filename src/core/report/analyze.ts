@@ -6,6 +6,7 @@
  */
 import { analyzeSpec, type ServerProfile } from '../complexity';
 import type { HarnessManifest, HarnessRecord } from '../harness/format';
+import { describeOfflineTemplates } from '../harness/offlineStages';
 import type { AgentRuns } from '../agents/readRuns';
 import { specHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
@@ -590,6 +591,8 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     for (const s of report.servers) warnings.push(...unscoredWarnings(s, report.judge));
   }
   for (const s of servers) {
+    const offline = describeOfflineTemplates(s.records, s.name);
+    if (offline) warnings.push(offline);
     if (!s.profile) warnings.push(`No spec for ${s.name}: the complexity profile and tool-level correlations leave it out.`);
     if (!s.toolNames) warnings.push(`No manifest for ${s.name}: tool coverage is unknown.`);
   }

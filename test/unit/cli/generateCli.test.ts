@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../../src/cli/main';
 import type { Io } from '../../../src/cli/errors';
+import { offlineStages } from '../../../src/core/harness/offlineStages';
 import { readHarness } from '../../../src/core/harness/store';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../fakes/fakeGemini';
@@ -190,6 +191,19 @@ describe('agent-seer generate', () => {
         const records = Number(/Wrote (\d+) records|Kept (\d+) records/.exec(text)?.slice(1).find(Boolean));
         assert.match(text, new RegExp(`  1 of ${records} records are offline templates \\(--fallback offline\\)`));
         assert.match(text, /tool coverage: 8\/8/);
+        // The record says which stage, and the report says how many, as the tree does (offlineStages).
+        const read = await readHarness(join(root, 'fallback'));
+        const labelled = read.records.filter((r) => offlineStages(r).length > 0);
+        assert.equal(labelled.length, 1);
+        assert.ok(labelled[0]!.expected_tools.some((t) => t.name === 'slack_get_user_profile'));
+        assert.equal((await readHarness(join(root, 'nofallback'))).records.filter((r) => offlineStages(r).length > 0).length, 0);
+        const rep = io(root, env);
+        await run(['report', 'fallback', '--format', 'json'], rep);
+        const warnings = (JSON.parse(rep.stdout.join('\n')) as { warnings: string[] }).warnings;
+        assert.ok(
+          warnings.some((w) => new RegExp(`^1 of ${records} records of .* are offline templates in some stage`).test(w)),
+          warnings.join('\n'),
+        );
       } finally {
         fake.respondWith(responder.respond);
       }

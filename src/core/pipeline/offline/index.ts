@@ -28,8 +28,9 @@ export { mockOffline, type MockOfflineOptions } from './mock';
 export { scenariosOffline, callability, ARGUMENT_ATTEMPTS, type ScenariosOfflineOptions } from './scenarios';
 export { turnsOffline, type TurnsOfflineOptions } from './turns';
 
-/** Provider id written into offline records. */
-export const OFFLINE_PROVIDER = 'offline';
+/** Provider id written into offline records (its home is with the record format's readers). */
+import { OFFLINE_PROVIDER } from '../../harness/offlineStages';
+export { OFFLINE_PROVIDER };
 /** Model id of the offline generator; bump when its output changes shape. */
 export const OFFLINE_MODEL = 'offline-v3';
 /** Generator version per stage (the offline counterpart of prompt template versions). */
