@@ -19,7 +19,7 @@ export interface LintDiagnostic {
   tool?: string;
   param?: string;
   range: TextRange;
-  /** The other places the finding is about (`ambiguous-shared-param`: the other tools' uses). */
+  /** The other places the finding is about (the other tools sharing the parameter or the schema rewrite). */
   related?: { tool: string; range: TextRange }[];
 }
 
@@ -44,7 +44,7 @@ const GROUPED_BY_MESSAGE: ReadonlySet<string> = new Set([CLIENT_FINDING_CODE.gem
  * does not put the same mark on every tool (a tool with a problem of its own still stands out).
  * `ambiguous-shared-param` groups by parameter name; client-compatibility findings by their text.
  */
-export function onePerSharedParam(diagnostics: LintDiagnostic[]): LintDiagnostic[] {
+export function onePerSharedProblem(diagnostics: LintDiagnostic[]): LintDiagnostic[] {
   const first = new Map<string, LintDiagnostic>();
   const out: LintDiagnostic[] = [];
   for (const d of diagnostics) {
@@ -107,5 +107,5 @@ export function lintSpecText(text: string, file: string, options: LintOptions = 
     if (f.param !== undefined) d.param = f.param;
     return d;
   });
-  return { profile, diagnostics: onePerSharedParam(diagnostics) };
+  return { profile, diagnostics: onePerSharedProblem(diagnostics) };
 }

@@ -4,7 +4,7 @@
  * `agent-seer-ignore` comments honoured.
  */
 import { analyzeSpec, CLIENT_FINDING_CODE, structuredStringHint, type Finding } from '../complexity';
-import { onePerSharedParam, specFindings, type LintDiagnostic, type LintOptions } from '../lint';
+import { onePerSharedProblem, specFindings, type LintDiagnostic, type LintOptions } from '../lint';
 import { lineColumnIndex, toRange } from '../spec/jsonText';
 import type { SourceRange, Spec } from '../spec/model';
 import { isRecord } from '../util/isRecord';
@@ -165,5 +165,5 @@ export function lintSource(text: string, located: LocatedSource, spec: Spec, opt
     if (f.param !== undefined) d.param = f.param;
     placed.push(d);
   }
-  return onePerSharedParam(placed) as SourceDiagnostic[];
+  return onePerSharedProblem(placed) as SourceDiagnostic[];
 }
