@@ -309,6 +309,34 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(rec.provenance.stageProviders, undefined);
   });
 
+  it('a planted ID goes into an entry of its own, never glued onto an ID the output already holds', async () => {
+    const scen = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
+      (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
+    );
+    // Call 0 answers with a bare list of channel IDs that lacks the chained one, three times: the first string is an ID.
+    const idsOnly = rule(
+      (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
+      (_req, base) => {
+        const json = structuredClone((base as { json: { outputs: Record<string, string> } }).json);
+        json.outputs.call_0 = JSON.stringify(['C0000000001', 'C0000000002']);
+        return { json };
+      },
+      3,
+    );
+    serve(fake, responder, [scen, idsOnly]);
+    const res = await run(fake, slack);
+    assert.equal(idsOnly.hits.length, 3);
+    assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.title === 'Read the incident channel')!;
+    assert.deepEqual(rec.mock_outputs[0]!.output, ['C0000000001', 'C0000000002', 'C07QX2M8K1P']);
+    // No text of any output holds two IDs at once.
+    for (const o of rec.mock_outputs)
+      for (const leaf of textLeaves(o.output)) assert.ok((leaf.match(/\bC0[0-9A-Z]{9}\b/g) ?? []).length <= 1, `glued: ${JSON.stringify(leaf)}`);
+    assert.equal(rec.provenance.integrity, 'repaired');
+  });
+
   it('a mock reply that cannot be used is discarded with its scenario; the offline outputs stand in only with fallback offline', async () => {
     let victim = '';
     const wrong = (): Rule =>
