@@ -13,6 +13,7 @@ import { HarnessRecord } from '../../../../src/core/harness/format';
 import { readHarness } from '../../../../src/core/harness/store';
 import { GeminiProvider, OpenAICompatibleProvider, type CallLimits, type ChatProvider } from '../../../../src/core/llm';
 import { textLeaves } from '../../../../src/core/checks/integrity';
+import { MAX_EXTRA_ROUNDS } from '../../../../src/core/workspace/defaults';
 import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../../../src/core/pipeline/runner';
 import type { LlmScenarioSlots } from '../../../../src/core/pipeline/llm/scenarioRequest';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
@@ -358,7 +359,10 @@ describe('pipeline through the real Gemini client against a fake server', () => 
       records.every((r) => r.provenance.stageProviders === undefined),
       'no offline stage without --fallback',
     );
-    assert.ok(records.every((r) => r.prompt !== victimPrompt(victim)));
+    // No stand-in for the lost scenario: its tools are asked for again by a coverage round (coverage
+    // counts kept records), whose scenario the model wrote and whose mock it answered.
+    assert.equal(res.counts.coverage.ratio, 1);
+    assert.ok(records.filter((r) => r.prompt === victimPrompt(victim)).length <= 1);
 
     fake.reset();
     victim = '';
@@ -391,7 +395,7 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     serve(fake, createResponder({ spec: slack, neverUse: (t) => t === 'slack_get_user_profile' }));
     const res = await run(fake, slack);
     const followups = fake.requests.filter((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'coverage' && r.messages.length === 1);
-    assert.equal(followups.length, 4, 'two group rounds, then two global rounds, all asking for it');
+    assert.equal(followups.length, 4 + MAX_EXTRA_ROUNDS, 'two group rounds, then two global rounds and the extra ones, all asking for it');
     for (const f of followups) assert.match(firstPrompt(f), /### slack_get_user_profile/);
     assert.equal(res.counts.repaired['scenarios:offline-fallback'], undefined);
     assert.deepEqual(res.counts.coverage.uncovered, ['slack_get_user_profile']);
