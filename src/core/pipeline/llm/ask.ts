@@ -51,7 +51,8 @@ export interface AskContext {
   signal: AbortSignal;
   /**
    * Steps of this run by request key. Identical requests (two scenarios with the same workflow)
-   * share one outcome; only the first counts its repairs, as only one reply was repaired.
+   * share one outcome; only the first counts its repairs, as only one reply was repaired. A
+   * discarded outcome is not shared: the later request is a new sample (see {@link ask}).
    */
   steps?: Map<string, Promise<AskOutcome<unknown>>>;
 }
