@@ -192,9 +192,17 @@ export class LlmRun {
     return p;
   }
 
-  /** Starts stages 3 and 4 and the record of an accepted scenario; {@link settle} waits for them. */
-  accept(a: AcceptedScenario): void {
-    this.tasks.push(this.finishScenario(a).catch((e: unknown) => this.fail(e)));
+  /**
+   * Starts stages 3 and 4 and the record of an accepted scenario; {@link settle} waits for them.
+   * Resolves to whether the record was kept (stage 2 counts coverage by kept records).
+   */
+  accept(a: AcceptedScenario): Promise<boolean> {
+    const kept = this.finishScenario(a).catch((e: unknown) => {
+      this.fail(e);
+      return false;
+    });
+    this.tasks.push(kept.then(() => undefined));
+    return kept;
   }
 
   /** Waits for the records in flight (none arrives after stage 2 settles) and lets go of the caller's signal. */
@@ -203,10 +211,10 @@ export class LlmRun {
     this.options.signal?.removeEventListener('abort', this.onOuterAbort);
   }
 
-  /** Stages 3 and 4 of an accepted scenario, then its record, written unless it must be discarded. */
-  async finishScenario(a: AcceptedScenario): Promise<void> {
+  /** Stages 3 and 4 of an accepted scenario, then its record, written unless it must be discarded; whether it was written. */
+  async finishScenario(a: AcceptedScenario): Promise<boolean> {
     const made = await this.makeRecord(a);
-    if (made) await this.keep(made, a);
+    return made ? await this.keep(made, a) : false;
   }
 
   /** The mock outputs, the turns (for two or more calls) and the record; undefined when the mock was lost in transport. */
@@ -262,20 +270,20 @@ export class LlmRun {
   }
 
   /** Writes the record and counts it, or discards it (invalid call, duplicate id). */
-  private async keep({ record, depth, offline }: MadeRecord, a: AcceptedScenario): Promise<void> {
+  private async keep({ record, depth, offline }: MadeRecord, a: AcceptedScenario): Promise<boolean> {
     if (!record.checks.schemaValid) {
       // Unreachable when stage 2's checks hold; the harness must never carry an invalid call.
       discarded(this.ctx, 'record:schema-invalid');
-      return;
+      return false;
     }
     if (record.checks.integrityViolations.length) {
       // Never shipped unlabelled: a value no earlier output or prompt supplies makes the oracle unreplayable.
       discarded(this.ctx, 'record:integrity-unresolved');
-      return;
+      return false;
     }
     if (this.slots.has(record.id)) {
       discarded(this.ctx, 'record:duplicate-id');
-      return;
+      return false;
     }
     this.slots.set(record.id, a.slot);
     if (offline) this.offlineRecords++;
@@ -285,6 +293,7 @@ export class LlmRun {
     this.progress.records++;
     this.progress.add('write');
     this.progress.done('write');
+    return true;
   }
 
   /**

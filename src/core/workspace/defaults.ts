@@ -20,6 +20,12 @@ export const DEFAULT_FALLBACK: GenerationFallback = 'none';
 export const DEFAULT_SEED = 1;
 /** Coverage follow-up rounds per group of the LLM generator (and global rounds after them). */
 export const DEFAULT_COVERAGE_ROUNDS = 2;
+/**
+ * Extra rounds of the LLM generator past its first ones: top-ups of a batch still short of its
+ * requested scenarios, and global coverage rounds for tools still unused. A round can itself hit
+ * a bad reply, so one is not enough; a bound, so a model that never answers validly ends the run.
+ */
+export const MAX_EXTRA_ROUNDS = 3;
 /** LLM calls in flight at once (`--concurrency`, `agentSeer.generation.concurrency`), and judge workers. */
 export const DEFAULT_CONCURRENCY = 4;
 /** Requests per minute: none (`agentSeer.generation.rpm` 0 means none). */

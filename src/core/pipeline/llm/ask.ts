@@ -12,6 +12,7 @@
 import type { DiscardReason, StructuredLlm, StructuredRequest } from '../../llm';
 import { bump, emptyStepCounts, mergeCounts, type StepCounts } from './counts';
 import type { Ledger } from './ledger';
+import { MAX_EXTRA_ROUNDS } from '../../workspace/defaults';
 
 /** A failed check: a category for the counters and a message for the model. */
 export interface Problem {
@@ -50,7 +51,8 @@ export interface AskContext {
   signal: AbortSignal;
   /**
    * Steps of this run by request key. Identical requests (two scenarios with the same workflow)
-   * share one outcome; only the first counts its repairs, as only one reply was repaired.
+   * share one outcome; only the first counts its repairs, as only one reply was repaired. A
+   * discarded outcome is not shared: the later request is a new sample (see {@link ask}).
    */
   steps?: Map<string, Promise<AskOutcome<unknown>>>;
 }
@@ -63,13 +65,30 @@ const isEmpty = (c: StepCounts): boolean => Object.keys(c.repaired).length === 0
  */
 export async function ask<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskOutcome<R>> {
   if (!ctx.steps) return askOnce(ctx, spec);
-  const key = ctx.llm.keyOf(spec.request);
-  const earlier = ctx.steps.get(key) as Promise<AskOutcome<R>> | undefined;
-  if (earlier) return { ...(await earlier), counts: emptyStepCounts() };
-  const run = askOnce(ctx, spec);
-  ctx.steps.set(key, run);
-  return run;
+  for (let k = 0; ; k++) {
+    // A discarded reply is not shared: the next identical step (a coverage round's scenario that
+    // came back the same) asks again as a new sample, up to MAX_EXTRA_ROUNDS times, and counts
+    // its own discard; otherwise one bad reply would silently sink every later identical item.
+    const request = k === 0 ? spec.request : { ...spec.request, sampleIndex: (spec.request.sampleIndex ?? 0) + k * RESAMPLE_STRIDE };
+    const key = ctx.llm.keyOf(request);
+    const earlier = ctx.steps.get(key) as Promise<AskOutcome<R>> | undefined;
+    if (!earlier) {
+      const run = askOnce(ctx, { ...spec, request });
+      ctx.steps.set(key, run);
+      return run;
+    }
+    const shared = await earlier;
+    if (shared.ok || isTransportFailure(shared.reason) || k >= MAX_EXTRA_ROUNDS) return { ...shared, counts: emptyStepCounts() };
+  }
 }
+
+/** Whether a discard was a transport fault (after the retries) rather than the reply's content. */
+export function isTransportFailure(reason: DiscardReason): boolean {
+  return reason === 'http' || reason === 'timeout';
+}
+
+/** Added to a request's sample index for each new sample of a discarded step (apart from the seeds runs use). */
+const RESAMPLE_STRIDE = 1000;
 
 async function askOnce<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskOutcome<R>> {
   const log: Problem[][] = [];

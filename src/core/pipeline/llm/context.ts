@@ -6,7 +6,7 @@ import type { DiscardReason, StructuredLlm } from '../../llm';
 import type { Spec } from '../../spec/model';
 import type { GenerationFallback } from '../../workspace/defaults';
 import type { PromptLibrary } from '../../llm/prompts';
-import type { AskOutcome } from './ask';
+
 import { bump, mergeCounts, type Counts, type StepCounts } from './counts';
 import type { Ledger } from './ledger';
 import { tallyItem, type ItemOutcome, type ItemTally } from '../runHealth';
@@ -37,10 +37,8 @@ export interface StageContext {
   fallback: GenerationFallback;
 }
 
-/** Whether a discard was a transport fault (after the retries) rather than the reply's content. */
-export function isTransportFailure(reason: DiscardReason): boolean {
-  return reason === 'http' || reason === 'timeout';
-}
+import { isTransportFailure, type AskOutcome } from './ask';
+export { isTransportFailure };
 
 /**
  * Counts how an item ended: a transport failure as `failed` under `<stage>:<reason>`, a content

@@ -7,11 +7,11 @@
  *    size.
  * 2. Large servers also get **cross-group** complex batches (compact summaries of two related
  *    groups; each scenario starts in one and goes on in the other).
- * 3. A batch that still falls short after its tries gets one **top-up** round for the scenarios
- *    it is missing.
+ * 3. A batch that still falls short after its tries gets **top-up** rounds for the scenarios it
+ *    is missing, until none is missing or `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent.
  * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
  *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
- *    global rounds.
+ *    global rounds (`coverageRounds` + `MAX_EXTRA_ROUNDS`, while any tool is unused).
  *
  * ## The reply (scenarioRequest.ts)
  * A batch asks for its scenarios by position, each with the tool it must call (its focus), so the
@@ -44,6 +44,7 @@ import { tallyItem } from '../runHealth';
 import { apportion, groupPairs, groupTools, type ToolGroup } from './grouping';
 import type { InterpretOutcome } from './interpret';
 import { compactSummary, estimateTokens, fullSummary } from './summaries';
+import { MAX_EXTRA_ROUNDS } from '../../workspace/defaults';
 
 /** A scenario accepted by stage 2, ready for the mock stage. */
 export interface AcceptedScenario {
@@ -74,8 +75,12 @@ export interface ScenarioStageOptions {
   coverageRounds: number;
   /** Interpretation of a tool (memoised by the caller). */
   interpretation: (tool: Tool) => Promise<InterpretOutcome>;
-  /** Called as soon as a scenario is accepted (the mock stage starts on it right away). */
-  onScenario: (s: AcceptedScenario) => void;
+  /**
+   * Called as soon as a scenario is accepted (the mock stage starts on it right away). When it
+   * returns a promise of whether the scenario became a record, a scenario whose record was lost
+   * (say, its mock discarded) does not count as covering its tools, so the global rounds cover them again.
+   */
+  onScenario: (s: AcceptedScenario) => void | Promise<boolean>;
   /** Called when a batch request is planned (`+1` total) and when it is done. */
   onBatch?: (event: 'planned' | 'done') => void;
 }
@@ -83,7 +88,7 @@ export interface ScenarioStageOptions {
 /** What stage 2 did. */
 export interface ScenarioStageResult {
   groups: ToolGroup[];
-  /** Tools used by accepted scenarios. */
+  /** Tools used by kept records (by accepted scenarios when `onScenario` does not say). */
   covered: Set<string>;
   /** Estimated tokens of every scenario prompt sent (for the budget check). */
   promptTokens: number[];
@@ -305,7 +310,10 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   const simpleCounts = apportion(Math.max(0, options.simple), sizes);
   const complexCounts = apportion(Math.max(0, options.complex - (pairs.length ? crossCount : 0)), sizes);
   const promptTokens: number[] = [];
+  /** Tools used by the kept records (or accepted scenarios, when the caller does not say). */
   const covered = new Set<string>();
+  /** Records still being made: coverage is known once they settle. */
+  const pending: Promise<unknown>[] = [];
   let maxDepth = 1;
 
   const interpretations = async (ts: readonly Tool[]): Promise<Map<string, InterpretOutcome>> => {
@@ -319,20 +327,37 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     try {
       const result = await runBatch(ctx, batch, promptTokens);
       for (const a of result.accepted) {
-        for (const c of a.scenario.agent_workflow) covered.add(c.name);
-        options.onScenario(a);
+        const names = a.scenario.agent_workflow.map((c) => c.name);
+        const kept = options.onScenario(a);
+        if (kept === undefined) names.forEach((n) => covered.add(n));
+        else
+          pending.push(
+            kept.then((ok) => {
+              if (ok) names.forEach((n) => covered.add(n));
+            }),
+          );
       }
       return result;
     } finally {
       options.onBatch?.('done');
     }
   };
-  // A batch that still falls short after its tries gets one top-up round for the slots it missed.
+  // A batch that still falls short after its tries gets top-up rounds for the slots it missed,
+  // until none is missing or MAX_EXTRA_ROUNDS are spent (a top-up can hit a bad reply too).
   const run = async (batch: Batch): Promise<AcceptedScenario[]> => {
-    const first = await runOnce(batch);
-    if (!first.missing.length || ctx.signal.aborted) return first.accepted;
-    const topUp = await runOnce({ ...batch, slot: `${batch.slot}+`, slots: first.missing, depth: batch.depth + 1, round: batch.round + TOP_UP_ROUND });
-    return [...first.accepted, ...topUp.accepted];
+    let last = await runOnce(batch);
+    const accepted = [...last.accepted];
+    for (let k = 1; k <= MAX_EXTRA_ROUNDS && last.missing.length && !ctx.signal.aborted; k++) {
+      last = await runOnce({
+        ...batch,
+        slot: `${batch.slot}${'+'.repeat(k)}`,
+        slots: last.missing,
+        depth: batch.depth + k,
+        round: batch.round + k * TOP_UP_ROUND,
+      });
+      accepted.push(...last.accepted);
+    }
+    return accepted;
   };
   const common = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, grouped };
   const coverageBatch = (
@@ -461,8 +486,10 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   });
   await settleAll([...groupTasks, ...crossTasks]);
 
-  // Global rounds for whatever is still unused, regrouped within the budget.
-  for (let round = 1; round <= options.coverageRounds; round++) {
+  // Global rounds for whatever is still unused, regrouped within the budget; a round can lose
+  // its batch to bad replies, so up to MAX_EXTRA_ROUNDS more follow while tools stay unused.
+  for (let round = 1; round <= options.coverageRounds + MAX_EXTRA_ROUNDS; round++) {
+    await settleAll(pending.splice(0));
     const uncovered = tools.filter((t) => !covered.has(t.name));
     if (!uncovered.length) break;
     const regrouped = groupTools(ctx.spec, uncovered, {
@@ -483,6 +510,7 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   // offline scenario each. Counted, and marked in the records' provenance. Not after a batch was
   // lost in transport: then the tools are uncovered because the model was not reached, and
   // filling them offline would hide the outage (a re-run asks the model again).
+  await settleAll(pending.splice(0));
   const left = tools.filter((t) => !covered.has(t.name));
   const batchLost = Object.keys(ctx.items.failedBy).some((k) => k.startsWith(`${STAGES.scenarios}:`));
   if (left.length && !batchLost && ctx.fallback === 'offline') {
@@ -498,7 +526,8 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
         tallyItem(ctx.items, 'offline');
         const tier = stratify(undefined, scenario.agent_workflow);
         const hash = sha256(`offline\u0000${ctx.seed}\u0000${canonicalJson(scenario)}`).slice(0, 10);
-        options.onScenario({
+        // The last round: whether the record is kept changes nothing here (the caller awaits its records).
+        void options.onScenario({
           scenario,
           category: cat.category,
           tier,

@@ -18,7 +18,7 @@
  */
 import type { Grounding } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { appearsIn, idLikeValues, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
+import { appearsIn, idLikeReason, idLikeValues, isIdName, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
 import type { MockCall, MockResult, Scenario } from '../schemas';
 import { validateOutput } from '../../checks/validateCall';
 import { canHost, chainSources } from './chain';
@@ -263,7 +263,8 @@ function objectsOf(value: unknown): Record<string, unknown>[] {
  * Returns a copy of `output` that contains `value`, or undefined when no placement satisfies
  * `valid`. Placements, in order: replace a same-named field (any of `keys`) of a listed item or
  * of the output, add the first key to the first free listed item or to the root, append a
- * line to a text field (when `textOk`), append to a list of strings. A field already holding a
+ * line or field to a prose or JSON text field (when `textOk`; never to an ID or a value field,
+ * which would glue two values into one), append to a list of strings. A field already holding a
  * value in `keep` (planted for another call) is never overwritten.
  */
 export function plantValue(
@@ -279,9 +280,9 @@ export function plantValue(
   const firstKey = keys[0] ?? 'id';
   const intoText = (o: unknown): boolean => {
     if (!textOk) return false;
-    const leaves = findSlots(o).stringLeaves;
-    // Prefer prose-like fields (content, text, result) over ids and enums.
-    const leaf = leaves.find((l) => typeof l.key === 'string' && /content|text|result|output|message|body|description|summary|log/i.test(l.key)) ?? leaves[0];
+    // Only a text that can take the value as an entry of its own: appending to an ID or a short
+    // value (`"id": "abc123\ndef456"`) would glue two values into one field.
+    const leaf = findSlots(o).stringLeaves.find((l) => hostsText(l.key, (l.holder as Record<string | number, unknown>)[l.key] as string));
     if (!leaf) return false;
     const holder = leaf.holder as Record<string | number, unknown>;
     const cur = holder[leaf.key] as string;
@@ -332,6 +333,25 @@ export function plantValue(
     if (place(copy) && valid(copy)) return copy;
   }
   return undefined;
+}
+
+const PROSE_KEY = /content|text|result|output|message|body|description|summary|log/i;
+
+/**
+ * Whether a text field can take a planted value as an entry of its own: a JSON object in a
+ * string (the value becomes a field), a `[FILE]`/`[DIR]` listing (a new entry), or prose under a
+ * prose-named key (a new line). Never an ID-like text or a value field such as a name or status.
+ */
+function hostsText(key: string | number, text: string): boolean {
+  if (/^\s*\{/.test(text)) {
+    try {
+      if (isRecord(JSON.parse(text))) return true;
+    } catch {
+      // not JSON: judged as text below
+    }
+  }
+  if (/^\[(FILE|DIR)\] /m.test(text)) return true;
+  return typeof key === 'string' && PROSE_KEY.test(key) && idLikeReason(key, text) === undefined && !isIdName(key);
 }
 
 /**

@@ -13,6 +13,7 @@ import { HarnessRecord } from '../../../../src/core/harness/format';
 import { readHarness } from '../../../../src/core/harness/store';
 import { GeminiProvider, OpenAICompatibleProvider, type CallLimits, type ChatProvider } from '../../../../src/core/llm';
 import { textLeaves } from '../../../../src/core/checks/integrity';
+import { MAX_EXTRA_ROUNDS } from '../../../../src/core/workspace/defaults';
 import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../../../src/core/pipeline/runner';
 import type { LlmScenarioSlots } from '../../../../src/core/pipeline/llm/scenarioRequest';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
@@ -309,6 +310,34 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(rec.provenance.stageProviders, undefined);
   });
 
+  it('a planted ID goes into an entry of its own, never glued onto an ID the output already holds', async () => {
+    const scen = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
+      (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
+    );
+    // Call 0 answers with a bare list of channel IDs that lacks the chained one, three times: the first string is an ID.
+    const idsOnly = rule(
+      (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
+      (_req, base) => {
+        const json = structuredClone((base as { json: { outputs: Record<string, string> } }).json);
+        json.outputs.call_0 = JSON.stringify(['C0000000001', 'C0000000002']);
+        return { json };
+      },
+      3,
+    );
+    serve(fake, responder, [scen, idsOnly]);
+    const res = await run(fake, slack);
+    assert.equal(idsOnly.hits.length, 3);
+    assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
+    const records = await assertSoundHarness(res);
+    const rec = records.find((r) => r.title === 'Read the incident channel')!;
+    assert.deepEqual(rec.mock_outputs[0]!.output, ['C0000000001', 'C0000000002', 'C07QX2M8K1P']);
+    // No text of any output holds two IDs at once.
+    for (const o of rec.mock_outputs)
+      for (const leaf of textLeaves(o.output)) assert.ok((leaf.match(/\bC0[0-9A-Z]{9}\b/g) ?? []).length <= 1, `glued: ${JSON.stringify(leaf)}`);
+    assert.equal(rec.provenance.integrity, 'repaired');
+  });
+
   it('a mock reply that cannot be used is discarded with its scenario; the offline outputs stand in only with fallback offline', async () => {
     let victim = '';
     const wrong = (): Rule =>
@@ -330,7 +359,10 @@ describe('pipeline through the real Gemini client against a fake server', () => 
       records.every((r) => r.provenance.stageProviders === undefined),
       'no offline stage without --fallback',
     );
-    assert.ok(records.every((r) => r.prompt !== victimPrompt(victim)));
+    // No stand-in for the lost scenario: its tools are asked for again by a coverage round (coverage
+    // counts kept records), whose scenario the model wrote and whose mock it answered.
+    assert.equal(res.counts.coverage.ratio, 1);
+    assert.ok(records.filter((r) => r.prompt === victimPrompt(victim)).length <= 1);
 
     fake.reset();
     victim = '';
@@ -363,7 +395,7 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     serve(fake, createResponder({ spec: slack, neverUse: (t) => t === 'slack_get_user_profile' }));
     const res = await run(fake, slack);
     const followups = fake.requests.filter((r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'coverage' && r.messages.length === 1);
-    assert.equal(followups.length, 4, 'two group rounds, then two global rounds, all asking for it');
+    assert.equal(followups.length, 4 + MAX_EXTRA_ROUNDS, 'two group rounds, then two global rounds and the extra ones, all asking for it');
     for (const f of followups) assert.match(firstPrompt(f), /### slack_get_user_profile/);
     assert.equal(res.counts.repaired['scenarios:offline-fallback'], undefined);
     assert.deepEqual(res.counts.coverage.uncovered, ['slack_get_user_profile']);

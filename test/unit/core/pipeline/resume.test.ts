@@ -20,6 +20,7 @@ import { DiskCache, ORPHAN_TMP_AGE_MS } from '../../../../src/core/llm';
 import { repoRoot, specsDir } from '../../fixturePaths';
 import { killResumeTrial, reaskingResponder } from '../../killResume';
 import { createResponder, firstPrompt, scenarioKind, stageOf, type Responder } from '../../pipelineResponder';
+import { MAX_EXTRA_ROUNDS } from '../../../../src/core/workspace/defaults';
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -150,8 +151,8 @@ describe('resume', () => {
     const dir = await tmp();
     const first = await run(dir);
     assert.equal(first.status, 'complete');
-    // The batch and its top-up round for the missing scenario, both answered with the same hallucination.
-    assert.equal(first.counts.discarded['scenarios:unknown-tool'], 2);
+    // The batch and its top-up rounds for the missing scenario, all answered with the same hallucination.
+    assert.equal(first.counts.discarded['scenarios:unknown-tool'], 1 + MAX_EXTRA_ROUNDS);
     assert.equal(first.counts.repaired['interpret:malformed-reply'], 1);
     const files = await recordFiles(dir);
 

@@ -51,4 +51,15 @@ describe('the schema-only model makes the harness, not the offline generator', (
       assert.ok(f.repaired['scenarios:malformed-reply'] !== undefined || f.repaired['mock:malformed-reply'] !== undefined, JSON.stringify(f.repaired));
     });
   }
+
+  // 64 tools: enough batches that a top-up, a coverage round or a mock request hits a fault of
+  // its own, which is where the requested counts and the coverage used to fall short (7 of 10
+  // complex, 63 of 64 tools on Gemini).
+  for (const client of ['gemini', 'openai'] as const) {
+    it(`${client}: a mid-size spec with faults still gets 90% of each tier and every tool`, async () => {
+      const f = await measureLlmPath('illustrator-ie3jp-1.2.12.json', { client, faults: true, simple: 10, complex: 10 });
+      assertDoneWhen(f);
+      assert.equal(f.status, 'complete', JSON.stringify(f));
+    });
+  }
 });
