@@ -18,7 +18,7 @@ import { validateCall } from '../../src/core/checks/validateCall';
 import { startFakeGemini } from '../fakes/fakeGemini';
 import { startFakeOpenAI } from '../fakes/fakeOpenAI';
 import { withFaults } from '../fakes/faults';
-import { schemaOnlyModel } from '../fakes/schemaOnly';
+import { schemaFreeModel, schemaOnlyModel } from '../fakes/schemaOnly';
 import { createResponder, stageOf } from './pipelineResponder';
 import type { FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
 import { specsDir } from './fixturePaths';
@@ -58,13 +58,13 @@ export interface LlmPathFigures {
 /** Runs `agent-seer generate` once and measures the harness it wrote. */
 export async function measureLlmPath(
   specName: string,
-  options: { client: 'gemini' | 'openai'; faults: boolean; smart?: boolean; simple: number; complex: number },
+  options: { client: 'gemini' | 'openai'; faults: boolean; smart?: boolean; free?: number; simple: number; complex: number },
 ): Promise<LlmPathFigures> {
   const specFile = join(specsDir, specName);
   const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
   if (!load.ok) throw new Error(`cannot load ${specFile}`);
   const spec = load.spec;
-  const base = options.smart ? createResponder({ spec }).respond : schemaOnlyModel;
+  const base = options.smart ? createResponder({ spec }).respond : options.free !== undefined ? schemaFreeModel(options.free) : schemaOnlyModel;
   const faults = options.faults ? withFaults(base) : undefined;
   const inner = faults?.respond ?? base;
   const stages: LlmPathFigures['stages'] = {};

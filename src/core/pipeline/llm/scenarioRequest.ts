@@ -5,7 +5,8 @@
  * meant to cover are covered by the schema, not by the prose. The calls around it
  * (`calls_before`, `calls_after`) are calls of the batch's tools; every call's `name` is an enum
  * of one tool and its `arguments` the tool's own parameters (`argumentSchema.ts`). A complex slot
- * needs at least one call after its focus call (two calls at least, as the tier requires).
+ * needs at least one call after its focus call (two calls at least, as the tier requires); a
+ * simple slot has none before or after it (one call, as the tier requires).
  */
 import { z } from 'zod';
 import type { Tier } from '../../harness/format';
@@ -81,14 +82,18 @@ export function scenarioRequest(tools: readonly Tool[], slots: readonly Scenario
   const properties: Json = {};
   slots.forEach((s, i) => {
     const after: Json = { type: 'array', items: anyCall(s.next), description: 'The calls after the focus call, in order.' };
+    const before: Json = { type: 'array', items: anyCall(s.next), description: 'The calls before the focus call, in order.' };
     if (tier === 'complex') after.minItems = 1;
+    // A simple scenario is its one focus call: said in the schema, not left to the prose (a model
+    // free to add calls made simple batches complex ones, and the simple tier fell short).
+    if (tier === 'simple') before.maxItems = after.maxItems = 0;
     properties[slotKey(i)] = {
       type: 'object',
       properties: {
         category: text('Category: a business area or a family of entities.'),
         title: text('Short title of the scenario.'),
         prompt: text("The employee's request, with every name or identifier they know."),
-        calls_before: { type: 'array', items: anyCall(s.next), description: 'The calls before the focus call, in order.' },
+        calls_before: before,
         focus_call: ref(s.focus),
         calls_after: after,
         novelty_reason: text('Why this scenario is valuable for evaluating an agent.'),

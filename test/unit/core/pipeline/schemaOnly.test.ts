@@ -21,8 +21,12 @@ function assertDoneWhen(f: LlmPathFigures): void {
   assert.equal(f.unknownTools, 0, all);
   assert.equal(f.invalidArguments, 0, all);
   assert.equal(f.unlabelledIntegrity, 0, all);
-  // Every multi-call scenario went to stage 4; the adversary's minimal split is one turn, which is discarded and counted.
-  assert.equal((f.discarded['turns:single-turn'] ?? 0) + f.multiTurn, f.multiCall, all);
+  // Every multi-call scenario went to stage 4; a split it could not use (one turn, the minimal
+  // adversary's always; a structure it could not repair) is discarded and counted by reason.
+  const turnDiscards = Object.entries(f.discarded)
+    .filter(([k]) => k.startsWith('turns:'))
+    .reduce((a, [, v]) => a + v, 0);
+  assert.equal(turnDiscards + f.multiTurn, f.multiCall, all);
   // Every discarded item is counted by its stage and reason.
   const byReason = Object.entries(f.discarded)
     .filter(([k]) => /^(interpret|scenarios|mock|turns):/.test(k) && k !== 'turns:single-turn')
@@ -60,6 +64,22 @@ describe('the schema-only model makes the harness, not the offline generator', (
       const f = await measureLlmPath('illustrator-ie3jp-1.2.12.json', { client, faults: true, simple: 10, complex: 10 });
       assertDoneWhen(f);
       assert.equal(f.status, 'complete', JSON.stringify(f));
+    });
+  }
+
+  // The issue's adversary as written: choices anywhere the schema allows (seeded by content),
+  // still no prose. Stage 4's schema lets the model choose how many turns; some splits have
+  // several, and those scenarios become conversations. Interleaved splits (a later turn holding an
+  // earlier call) cannot be repaired without moving a call away from the turn that asks for it:
+  // they are discarded and counted, and with half the splits lost the run says `partial`, not
+  // `complete` (issue 9 stays open on this: turns asked as boundaries would rule it out).
+  for (const client of ['gemini', 'openai'] as const) {
+    it(`${client}: the free-choice adversary meets the counts and coverage, some multi-call scenarios become conversations, lost splits are counted`, async () => {
+      const f = await measureLlmPath('filesystem.json', { client, faults: false, free: 7, simple: 10, complex: 10 });
+      assertDoneWhen(f);
+      assert.ok(f.multiTurn > 0 && f.multiTurn < f.multiCall, `${f.multiTurn} of ${f.multiCall} multi-call scenarios expanded`);
+      assert.ok((f.discarded['turns:structure'] ?? 0) > 0, 'interleaved splits are counted as structure discards');
+      assert.equal(f.status, f.exitCode === 0 ? 'complete' : 'partial', 'the status and the exit code agree');
     });
   }
 });
