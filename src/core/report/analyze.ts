@@ -588,7 +588,12 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     if (report.judge === null) continue;
     const hint = modelJudgeHint(report.judge, report.corpus);
     if (hint) warnings.push(hint);
-    for (const s of report.servers) warnings.push(...unscoredWarnings(s, report.judge));
+    for (const s of report.servers) {
+      // A judge that gives exact scores only (the offline judge) was never asked for TC or
+      // coherence: the hint says so once; "unscored" is for records a judge failed on.
+      if (hint && s.notJudged.tc === 0 && s.notJudged.coh === 0) continue;
+      warnings.push(...unscoredWarnings(s, report.judge));
+    }
   }
   for (const s of servers) {
     const offline = describeOfflineTemplates(s.records, s.name);

@@ -137,18 +137,19 @@ function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: stri
     table(
       id('exact-failures'),
       'Failing records (exact)',
-      `Each exact argument failure at the argument at fault${total > shown.length ? `; the first ${shown.length} of ${total} (the JSON report lists more)` : ''}.`,
-      [...(many ? ['Server'] : []), 'Record', 'Call', 'Tool', 'Argument', 'Sub-dimension', 'Reason'],
+      `Each exact argument failure at the argument at fault, in the view it was found in (a multi-turn scenario is judged as its single-turn task and as its conversation); calls numbered from 1${total > shown.length ? `; the first ${shown.length} of ${total} (the JSON report lists more)` : ''}.`,
+      [...(many ? ['Server'] : []), 'Record', 'View', 'Call', 'Tool', 'Argument', 'Sub-dimension', 'Reason'],
       shown.map((f) => [
         ...(many ? [f.server] : []),
         f.record,
-        f.call === null ? '—' : count(f.call),
+        f.view,
+        f.call === null ? '—' : count(f.call + 1),
         f.tool ?? '—',
         f.param ?? '—',
         label(f.subdimension),
         f.reason,
       ]),
-      [...(many ? [L] : []), L, R, L, L, L, L],
+      [...(many ? [L] : []), L, L, R, L, L, L, L],
     ),
   ];
 }

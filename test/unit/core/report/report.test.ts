@@ -516,6 +516,7 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
     m.warnings.some((w) => /exact argument checks only .*agent-seer judge HARNESS_DIR --judge gemini:/.test(w)),
     'says how to get model-judged TC',
   );
+  assert.ok(!m.warnings.some((w) => w.startsWith('Unscored')), 'an exact-only judge is not "unscored" on every record: the hint says it once');
 
   // Markdown and the HTML page show the same figures.
   const md = renderMarkdown(m);
