@@ -75,16 +75,23 @@ export function judgePromptVersions(prompts: PromptLibrary | undefined, mode: Ju
  * its prompts and temperature, the mode and trajectory, and the judging logic version. A stored
  * judgment with the same hash is current and is not redone.
  */
-export function judgmentInputHash(
-  record: HarnessRecord,
-  spec: Spec,
-  judge: { id: string; promptVersions: Record<string, string>; temperature: number | null; mode: JudgeMode; trajectory?: Trajectory },
-): string {
+export function judgmentInputHash(record: HarnessRecord, spec: Spec, judge: JudgeIdentity): string {
+  return judgmentInputHashOf(record, specHash(spec), judge);
+}
+
+/** What a judgment's input hash is made of besides the record and the spec. */
+type JudgeIdentity = { id: string; promptVersions: Record<string, string>; temperature: number | null; mode: JudgeMode; trajectory?: Trajectory };
+
+/**
+ * {@link judgmentInputHash} with the spec's hash already known: a caller checking many records
+ * of one spec (the trees' staleness) hashes the spec once, not once per record.
+ */
+export function judgmentInputHashOf(record: HarnessRecord, specHashValue: string, judge: JudgeIdentity): string {
   return sha256(
     canonicalJson({
       v: JUDGE_VERSION,
       judge,
-      spec: specHash(spec),
+      spec: specHashValue,
       record: {
         prompt: record.prompt,
         expected_tools: record.expected_tools,

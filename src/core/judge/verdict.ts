@@ -10,7 +10,8 @@ import { judgmentScores, type HarnessRecord, type RecordChecks } from '../harnes
 import type { Spec } from '../spec/model';
 import { subdimensionLabel } from '../vocabulary';
 import { PASS_THRESHOLD } from '../workspace/defaults';
-import { judgmentInputHash } from './judgeRecord';
+import { specHash } from '../harness/hash';
+import { judgmentInputHashOf } from './judgeRecord';
 import { StoredJudgment } from './schemas';
 
 /** What a record's icon says, in priority order: a failing exact check wins over a stale judgment. */
@@ -70,11 +71,23 @@ export function storedJudgments(record: HarnessRecord): [string, StoredJudgment]
   return out;
 }
 
+/**
+ * A loaded spec's hash, once per spec object: the trees ask about every record of a run against
+ * one spec, and hashing a 200-tool spec per record cost most of a tree refresh. Specs are not
+ * mutated after loading (a re-read spec is a new object), so the answer cannot go out of date.
+ */
+const specHashes = new WeakMap<Spec, string>();
+function specHashOnce(spec: Spec): string {
+  let h = specHashes.get(spec);
+  if (h === undefined) specHashes.set(spec, (h = specHash(spec)));
+  return h;
+}
+
 /** Whether an unsupervised judgment was computed from this record and spec (oracle judgments depend on a trajectory: never stale here). */
 export function isJudgmentStale(record: HarnessRecord, judgment: StoredJudgment, spec: Spec): boolean {
   if (judgment.judge.mode !== 'unsupervised') return false;
   const { id, promptVersions, temperature } = judgment.judge;
-  return judgmentInputHash(record, spec, { id, promptVersions, temperature, mode: 'unsupervised' }) !== judgment.inputHash;
+  return judgmentInputHashOf(record, specHashOnce(spec), { id, promptVersions, temperature, mode: 'unsupervised' }) !== judgment.inputHash;
 }
 
 /** The verdict of one record; `spec` (the spec in the workspace now) makes the checks and staleness current. */
