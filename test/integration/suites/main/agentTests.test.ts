@@ -16,6 +16,19 @@ import { chatModelAgent, geminiAgent, planFrom, type ChatModelReply, type ChatMo
 import { activateApi } from '../../api';
 import { generateOfflineHarness, screenshot, waitFor } from '../../helpers';
 
+/** The offline harness as the Testing view shows it: harness → tier → scenario items. */
+async function harnessTestItems() {
+  const api = await activateApi();
+  await api.harnesses.rescan();
+  const { controller, profiles } = api.agentTests;
+  const harness = api.harnesses.all.find((h) => h.dir.endsWith('secure-filesystem-server'));
+  assert.ok(harness, 'the offline harness is loaded');
+  const harnessItem = await waitFor(() => controller.items.get(harness.dir), 10_000, 'the harness as a test item');
+  const scenarioItems: vscode.TestItem[] = [];
+  harnessItem.children.forEach((tier) => tier.children.forEach((s) => scenarioItems.push(s)));
+  return { api, profiles, harness, harnessItem, scenarioItems };
+}
+
 describe('Testing view: agents against harnesses', () => {
   before(async function () {
     this.timeout(60_000);
@@ -25,15 +38,7 @@ describe('Testing view: agents against harnesses', () => {
 
   it('runs the Gemini profile: scenarios pass, the one with a changed argument fails with a diff at that call in its record file', async function () {
     this.timeout(120_000);
-    const api = await activateApi();
-    await api.harnesses.rescan();
-    const { controller, profiles } = api.agentTests;
-    const harness = api.harnesses.all.find((h) => h.dir.endsWith('secure-filesystem-server'));
-    assert.ok(harness, 'the offline harness is loaded');
-    const harnessItem = await waitFor(() => controller.items.get(harness.dir), 10_000, 'the harness as a test item');
-    // harness → tier → scenario, each scenario at its record file.
-    const scenarioItems: vscode.TestItem[] = [];
-    harnessItem.children.forEach((tier) => tier.children.forEach((s) => scenarioItems.push(s)));
+    const { api, profiles, harness, harnessItem, scenarioItems } = await harnessTestItems();
     assert.equal(scenarioItems.length, harness.records.length);
     for (const item of scenarioItems) {
       const record: HarnessRecord = harness.records.find((r) => item.id.endsWith(`#${r.id}`))!;
@@ -105,14 +110,7 @@ describe('Testing view: agents against harnesses', () => {
 
   it('runs the VS Code model profile: a vscode.lm chat model calls the tools natively, one changed argument fails with a diff', async function () {
     this.timeout(120_000);
-    const api = await activateApi();
-    await api.harnesses.rescan();
-    const { controller, profiles } = api.agentTests;
-    const harness = api.harnesses.all.find((h) => h.dir.endsWith('secure-filesystem-server'));
-    assert.ok(harness, 'the offline harness is loaded');
-    const harnessItem = await waitFor(() => controller.items.get(harness.dir), 10_000, 'the harness as a test item');
-    const scenarioItems: vscode.TestItem[] = [];
-    harnessItem.children.forEach((tier) => tier.children.forEach((s) => scenarioItems.push(s)));
+    const { api, profiles, harness, harnessItem, scenarioItems } = await harnessTestItems();
 
     const ext = vscode.extensions.getExtension<FakeLmApi>('agent-seer-test.fake-lm');
     assert.ok(ext, 'the fake chat model extension is loaded');
