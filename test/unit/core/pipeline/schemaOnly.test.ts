@@ -79,7 +79,8 @@ describe('the schema-only model makes the harness, not the offline generator', (
       assertDoneWhen(f);
       assert.ok(f.multiTurn > 0 && f.multiTurn < f.multiCall, `${f.multiTurn} of ${f.multiCall} multi-call scenarios expanded`);
       assert.ok((f.discarded['turns:structure'] ?? 0) > 0, 'interleaved splits are counted as structure discards');
-      assert.equal(f.status, f.exitCode === 0 ? 'complete' : 'partial', 'the status and the exit code agree');
+      // The lost splits are more than the degraded share allows: the run says so, it is not `complete`.
+      assert.deepEqual([f.status, f.exitCode], ['partial', 3], JSON.stringify(f.items));
     });
   }
 });
