@@ -5,7 +5,7 @@
  * `usageMetadata{promptTokenCount,candidatesTokenCount,totalTokenCount}`, and errors as
  * `{error:{code,message,status}}`.
  */
-import { startFakeLlmServer, type FakeDialect, type FakeLlmServer } from './fakeLlmServer';
+import { startFakeLlmServer, type FakeDialect, type FakeExtraRoutes, type FakeLlmServer } from './fakeLlmServer';
 
 export type { FakeLlmServer, FakeReply, FakeRequest, FakeScript, FakeUsage } from './fakeLlmServer';
 
@@ -77,7 +77,7 @@ const geminiDialect: FakeDialect = {
  * Starts a fake Gemini on 127.0.0.1. With `apiKey`, requests carrying another key get the real
  * API's 400 `API_KEY_INVALID`.
  */
-export function startFakeGemini(options: { apiKey?: string } = {}): Promise<FakeLlmServer> {
+export function startFakeGemini(options: { apiKey?: string; extraRoutes?: FakeExtraRoutes } = {}): Promise<FakeLlmServer> {
   return startFakeLlmServer(geminiDialect, options);
 }
 

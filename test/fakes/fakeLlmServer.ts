@@ -48,6 +48,8 @@ export interface FakeRequest {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted by tests
   /** `Date.now()` when the request arrived. */
   receivedAt: number;
+  /** The batch job that carried this request as one of its items; absent for a synchronous call. */
+  viaBatch?: string;
   /** sha256 of the body as sent: equal for a request sent again (a repeated call). Set by the server. */
   contentHash?: string;
   /** `Date.now()` when the whole answer was handed to the socket; absent while pending or when dropped. */
@@ -94,7 +96,35 @@ export interface FakeLlmServer {
   reset(): void;
   /** Stops the server, cutting hung connections. */
   close(): Promise<void>;
+  /**
+   * Answers one item of a batch job the way a synchronous call with the same body would be
+   * answered (same queue, same fallback, same usage estimate), and records it with `viaBatch`.
+   * A `hang` or `drop` reply becomes a 500 item error; `delayMs` is ignored (the job's own
+   * timing governs). Batch fakes (`fakeOpenAIBatch.ts`, `fakeGeminiBatch.ts`) call this.
+   */
+  answerItem(item: { body: any; model: string | undefined; path: string; job: string }): Promise<FakeItemAnswer>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
 }
+
+/** A batch item's answer: the HTTP status and body a synchronous call would have got. */
+export interface FakeItemAnswer {
+  status: number;
+  body: unknown;
+  request: FakeRequest;
+}
+
+/**
+ * Extra routes on the same server (the batch APIs share the client's base URL). Return true when
+ * the request was answered; false lets the dialect's chat route try it.
+ */
+export type FakeExtraRoutes = (ctx: {
+  method: string;
+  /** Path and query. */
+  path: string;
+  rawBody: Buffer;
+  headers: IncomingMessage['headers'];
+  res: ServerResponse;
+  fake: FakeLlmServer;
+}) => Promise<boolean>;
 
 /** What differs between APIs. */
 export interface FakeDialect {
@@ -111,7 +141,7 @@ export interface FakeDialect {
 }
 
 /** Starts a fake speaking `dialect` on 127.0.0.1 (a free port). */
-export async function startFakeLlmServer(dialect: FakeDialect, options: { apiKey?: string } = {}): Promise<FakeLlmServer> {
+export async function startFakeLlmServer(dialect: FakeDialect, options: { apiKey?: string; extraRoutes?: FakeExtraRoutes } = {}): Promise<FakeLlmServer> {
   const requests: FakeRequest[] = [];
   let queue: FakeScript[] = [];
   let fallback: FakeScript | undefined;
@@ -131,7 +161,13 @@ export async function startFakeLlmServer(dialect: FakeDialect, options: { apiKey
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    if (
+      options.extraRoutes &&
+      (await options.extraRoutes({ method: req.method ?? 'GET', path: req.url ?? '/', rawBody: bytes, headers: req.headers, res, fake }))
+    )
+      return;
+    const rawBody = bytes.toString('utf8');
     let body: unknown;
     try {
       body = rawBody === '' ? undefined : JSON.parse(rawBody);
@@ -202,6 +238,51 @@ export async function startFakeLlmServer(dialect: FakeDialect, options: { apiKey
     send(res, 200, dialect.successBody(text, usage, reply.finishReason, request));
   }
 
+  /** A batch item, answered by the script like a synchronous call with the same body. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
+  async function answerItem(item: { body: any; model: string | undefined; path: string; job: string }): Promise<FakeItemAnswer> {
+    const rawBody = JSON.stringify(item.body);
+    const fields = dialect.normalise(item.body, {});
+    const lastUser = [...fields.messages].reverse().find((m) => m.role === 'user');
+    const request: FakeRequest = {
+      index: requests.length,
+      method: 'POST',
+      path: item.path,
+      headers: {},
+      rawBody,
+      body: item.body,
+      receivedAt: Date.now(),
+      viaBatch: item.job,
+      contentHash: createHash('sha256').update(rawBody).digest('hex'),
+      model: item.model,
+      lastUserText: lastUser?.content ?? '',
+      ...fields,
+    };
+    requests.push(request);
+    const script = queue.shift() ?? fallback;
+    if (script === undefined) {
+      unscripted++;
+      return { status: 500, body: dialect.errorBody(500, `fake: no reply scripted for request #${request.index}`), request };
+    }
+    const reply = typeof script === 'function' ? await script(request) : script;
+    request.answeredAt = Date.now();
+    if ('hang' in reply || 'drop' in reply) return { status: 500, body: dialect.errorBody(500, 'fake: the item was lost'), request };
+    if ('httpBody' in reply) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(reply.httpBody);
+      } catch {
+        parsed = reply.httpBody;
+      }
+      return { status: reply.status ?? 200, body: parsed, request };
+    }
+    if ('status' in reply)
+      return { status: reply.status, body: reply.body ?? dialect.errorBody(reply.status, reply.message ?? `fake error ${reply.status}`), request };
+    const text = 'json' in reply ? JSON.stringify(reply.json) : 'text' in reply ? reply.text : reply.raw;
+    const usage = { input: reply.usage?.input ?? Math.ceil(rawBody.length / 4), output: reply.usage?.output ?? Math.ceil(text.length / 4) };
+    return { status: 200, body: dialect.successBody(text, usage, reply.finishReason, request), request };
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -246,6 +327,7 @@ export async function startFakeLlmServer(dialect: FakeDialect, options: { apiKey
         server.closeAllConnections();
       });
     },
+    answerItem,
   };
   return fake;
 }

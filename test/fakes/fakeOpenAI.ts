@@ -4,7 +4,7 @@
  * shapes: `choices[0].message.content`, `usage{prompt_tokens,completion_tokens,total_tokens}`, and
  * errors as `{error:{message,type,param,code}}`.
  */
-import { startFakeLlmServer, type FakeDialect, type FakeLlmServer } from './fakeLlmServer';
+import { startFakeLlmServer, type FakeDialect, type FakeExtraRoutes, type FakeLlmServer } from './fakeLlmServer';
 
 export type { FakeLlmServer, FakeReply, FakeRequest, FakeScript, FakeUsage } from './fakeLlmServer';
 
@@ -61,6 +61,6 @@ const openaiDialect: FakeDialect = {
 };
 
 /** Starts a fake OpenAI-compatible server on 127.0.0.1. With `apiKey`, other bearer keys get 401. */
-export function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeLlmServer> {
+export function startFakeOpenAI(options: { apiKey?: string; extraRoutes?: FakeExtraRoutes } = {}): Promise<FakeLlmServer> {
   return startFakeLlmServer(openaiDialect, options);
 }
