@@ -17,6 +17,7 @@ import * as report from './commands/report';
 import * as runCmd from './commands/run';
 import * as serve from './commands/serve';
 import * as snapshot from './commands/snapshot';
+import * as status from './commands/status';
 import { EXIT, UsageError, type Io } from './errors';
 import { processIo } from './processIo';
 
@@ -27,6 +28,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   snapshot: tableEntry(snapshot),
   generate: tableEntry(generate),
   judge: tableEntry(judge),
+  status: tableEntry(status),
   report: tableEntry(report),
   export: tableEntry(exportCmd),
   serve: tableEntry(serve),
@@ -42,7 +44,7 @@ export function topLevelHelp(): string {
     ...Object.values(COMMANDS).map((c) => c.synopsis),
     '',
     "agent-seer <command> --help prints the command's options.",
-    'Exit codes: 0 success, 1 the run failed, 2 bad input, 3 partial (some LLM work failed).',
+    'Exit codes: 0 success, 1 the run failed, 2 bad input, 3 partial (some LLM work failed), 4 pending (batch jobs still running).',
   ].join('\n');
 }
 

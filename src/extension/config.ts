@@ -36,6 +36,8 @@ export interface Config {
   generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined; fallback: GenerationFallback };
   gemini: { model?: string; judgeModel?: string; baseUrl?: string };
   openai: { model?: string; baseUrl?: string };
+  /** Send Gemini and OpenAI calls as batch jobs (`agentSeer.llm.batch`). */
+  llm: { batch: boolean };
   lint: LintConfig;
 }
 
@@ -97,6 +99,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
+    llm: { batch: c.get('llm.batch') === true },
     lint: lintConfig(c),
   };
 }

@@ -1,4 +1,4 @@
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
 import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
@@ -18,14 +18,16 @@ import {
   GENERATION_FALLBACKS,
   type GenerationFallback,
 } from '../../core/workspace/defaults';
-import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
+import { CACHE_DIR, HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
+import type { BatchMode } from '../../core/app/batchMode';
+import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem } from '../format';
 import { intOption, outputFolderOption, pathOption, readInputFile } from '../options';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
-export interface GenerateArgs {
+export interface GenerateArgs extends BatchArgs {
   input?: string;
   server?: string;
   provider: string;
@@ -161,6 +163,8 @@ export function summaryText(r: PipelineResult, io: Io): string {
   }
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
+  if (r.status === 'pending')
+    lines.push(`Pending: ${r.error ?? 'batch jobs are still running'}. Run the same command again to collect them (\`agent-seer status ${where}\` shows them).`);
   if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
   if (r.stopped === 'quota')
     lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
@@ -171,6 +175,11 @@ export function summaryText(r: PipelineResult, io: Io): string {
   else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed))
     lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
   return lines.join('\n');
+}
+
+/** The exit code of a generation run's status (README: exit codes). */
+export function generateExitCode(status: PipelineResult['status']): number {
+  return status === 'complete' ? EXIT.ok : status === 'partial' ? EXIT.partial : status === 'pending' ? EXIT.pending : EXIT.failed;
 }
 
 /** `agent-seer generate <spec-or-config> [options]` */
@@ -191,6 +200,8 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (!(GENERATION_FALLBACKS as readonly string[]).includes(fallback))
     throw new UsageError(`--fallback takes ${GENERATION_FALLBACKS.join(' or ')}, got "${fallback}"`);
   if (provider === 'offline' && args.fallback !== undefined) io.err('agent-seer: warning: --fallback is ignored with --provider offline');
+  const batchSettings = checkBatchArgs(args, provider !== 'offline');
+  if (batchSettings && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
   const { spec, harnessName } = await resolveSpec(args.input, args.server, io);
   if (spec.tools.length === 0) throw new UsageError(`${args.input}: the spec has no tools`);
   const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, HARNESS_FOLDER, harnessName);
@@ -198,12 +209,18 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
 
   let chat: ChatProvider | undefined;
+  let batch: BatchMode | undefined;
   if (provider !== 'offline') {
+    const config = { provider, model: args.model, baseUrl: args.baseUrl, env: io.env } as const;
     try {
-      chat = createProvider({ provider, model: args.model, baseUrl: args.baseUrl, env: io.env });
+      chat = createProvider(config);
     } catch (e) {
       if (e instanceof LlmConfigError) throw new UsageError(e.message);
       throw e;
+    }
+    if (batchSettings) {
+      batch = startBatchMode(batchSettings, config, chat, cacheDir ?? join(outDir, CACHE_DIR), io);
+      chat = batch.chat;
     }
   } else if (args.model || args.baseUrl) {
     io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
@@ -213,12 +230,12 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const generator = provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`;
   const pipelineOptions: RunPipelineOptions = {
     spec,
-    provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}) } : 'offline',
+    provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}), ...(batch ? { limits: batch.limits } : {}) } : 'offline',
     outDir,
     seed,
     simple,
     complex,
-    concurrency,
+    concurrency: batch?.concurrency ?? concurrency,
     fallback: fallback as GenerationFallback,
     ...(rpm !== undefined ? { rpm } : {}),
     ...(exampleOutputs ? { exampleOutputs } : {}),
@@ -227,19 +244,28 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     onProgress,
   };
   let result: PipelineResult | StaleRegeneration;
-  if (args.onlyStale) {
-    io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
-    const r = await regenerateStale(pipelineOptions);
-    io.err(`agent-seer: spec changes: ${diffSummary(r.diff)}; ${r.stale} stale record${r.stale === 1 ? '' : 's'}, ${r.kept} kept as they were`);
-    result = r;
-  } else {
-    io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}…`);
-    result = await runPipeline(pipelineOptions);
+  try {
+    if (args.onlyStale) {
+      io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
+      const r = await regenerateStale(pipelineOptions);
+      io.err(`agent-seer: spec changes: ${diffSummary(r.diff)}; ${r.stale} stale record${r.stale === 1 ? '' : 's'}, ${r.kept} kept as they were`);
+      result = r;
+    } else {
+      io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}${batch ? ' in batch mode' : ''}…`);
+      result = await runPipeline(pipelineOptions);
+    }
+  } finally {
+    await batch?.chat.close();
   }
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
   if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
-  io.out(args.json ? JSON.stringify(summaryJson(result), null, 2) : summaryText(result, io));
-  return result.status === 'complete' ? EXIT.ok : result.status === 'partial' ? EXIT.partial : EXIT.failed;
+  const batchSummary = batch?.chat.summary();
+  io.out(
+    args.json
+      ? JSON.stringify({ ...summaryJson(result), ...(batchSummary ? { batch: batchSummary } : {}) }, null, 2)
+      : [summaryText(result, io), ...(batchSummary ? [batchSummaryLine(batchSummary)] : [])].filter((l) => l !== undefined).join('\n'),
+  );
+  return generateExitCode(result.status);
 }
 
 /** The option table of `agent-seer generate`. */
@@ -260,13 +286,14 @@ export const options = {
   force: { type: 'boolean', default: false },
   'only-stale': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  ...BATCH_OPTIONS,
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
-                     [--fallback none|offline]
+                     [--fallback none|offline] [--batch [--no-wait] [--batch-retry R]]
                      [--cache-dir DIR] [--force] [--only-stale] [--json]
                                              generate an evaluation harness (default: offline,
                                              into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
@@ -302,6 +329,7 @@ Options:
                        generator's template, labelled in the record and counted; it still
                        counts as degraded)
   --cache-dir DIR      the LLM reply cache (default <out>/.cache)
+\${BATCH_USAGE}
   --force              write into a folder that is not this spec's harness
   --only-stale         the spec changed since the harness in --out was generated: diff the two
                        snapshots (the harness's spec.json and this one), regenerate only the
@@ -312,7 +340,7 @@ Options:
   -h, --help           this text
 
 Keys: GEMINI_API_KEY or GOOGLE_API_KEY (gemini), OPENAI_API_KEY (openai).
-Exit 0 complete; 1 failed; 2 bad input; 3 partial.`;
+Exit 0 complete; 1 failed; 2 bad input; 3 partial; 4 pending (--batch --no-wait: jobs still running).`;
 
 /** Runs `generate` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
@@ -336,6 +364,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       force: values.force,
       onlyStale: values['only-stale'],
       json: values.json,
+      ...batchArgs(values),
     },
     io,
     signal,

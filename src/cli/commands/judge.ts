@@ -6,16 +6,19 @@ import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessRes
 import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/app/llmClient';
 import { throttleProgress } from '../../core/app/throttle';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, LlmConfigError, LlmStopError } from '../../core/llm';
-import { CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, LlmConfigError, LlmStopError, type ChatProvider } from '../../core/llm';
+import { BatchPendingError } from '../../core/llm/batch';
+import { BATCH_CONCURRENCY, CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
 import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { intOption, pathOption, providerModelOption } from '../options';
 import { renderTable } from '../table';
+import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
+import type { BatchProvider } from '../../core/llm/batch';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
-export interface JudgeArgs {
+export interface JudgeArgs extends BatchArgs {
   dir?: string;
   /** `offline`, `gemini`, `gemini:MODEL`, `openai:MODEL`; repeatable. Default `offline`. */
   judges: string[];
@@ -111,21 +114,33 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
 
   const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
+  const batchSettings = checkBatchArgs(args, wanted.some((raw) => parseJudgeOption(raw).provider !== 'offline'));
+  if (batchSettings && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
+  const batches: BatchProvider[] = [];
   const judges: HarnessJudge[] = [];
   for (const raw of wanted) {
     const parsed = parseJudgeOption(raw);
     let judge: HarnessJudge;
     if (parsed.provider === 'offline') judge = { id: OFFLINE_JUDGE_ID };
     else {
-      let provider;
+      let provider: ChatProvider;
+      const config = { provider: parsed.provider, model: parsed.model, baseUrl: args.baseUrl, env: io.env };
       try {
-        provider = createProvider({ provider: parsed.provider, model: parsed.model, baseUrl: args.baseUrl, env: io.env });
+        provider = createProvider(config);
       } catch (e) {
         if (e instanceof LlmConfigError) throw new UsageError(e.message);
         throw e;
       }
-      const { llm } = createLlmClient({ chat: provider, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
-      judge = { id: `${provider.id}:${provider.model}`, llm };
+      const id = `${provider.id}:${provider.model}`;
+      if (batchSettings) {
+        const batch = startBatchMode(batchSettings, config, provider, cacheDir, io);
+        batches.push(batch.chat);
+        const { llm } = createLlmClient({ chat: batch.chat, role: 'judge', cacheDir, limits: batch.limits });
+        judge = { id, llm };
+      } else {
+        const { llm } = createLlmClient({ chat: provider, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
+        judge = { id, llm };
+      }
     }
     if (judges.some((j) => j.id === judge.id)) throw new UsageError(`--judge ${raw} is given twice`);
     judges.push(judge);
@@ -155,11 +170,18 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   };
   let result: JudgeHarnessResult;
   try {
-    result = await judgeHarness(dir, { judges, spec: found.spec, concurrency, force: args.force, onProgress, ...(signal ? { signal } : {}) });
+    // In batch mode every record's request must reach the engine together to share a job.
+    const workers = batches.length ? BATCH_CONCURRENCY : concurrency;
+    result = await judgeHarness(dir, { judges, spec: found.spec, concurrency: workers, force: args.force, onProgress, ...(signal ? { signal } : {}) });
   } catch (e) {
     if (signal?.aborted) {
       io.err('agent-seer: cancelled; finished judgments are saved, re-run to continue');
       return EXIT.failed;
+    }
+    if (e instanceof BatchPendingError) {
+      io.err(`agent-seer: ${e.message}`);
+      io.err(`agent-seer: finished judgments are saved; run the same command again to collect the jobs (\`agent-seer status ${rel(dir)}\` shows them)`);
+      return EXIT.pending;
     }
     if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
@@ -168,11 +190,21 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     }
     throw e;
   }
+  finally {
+    await Promise.all(batches.map((b) => b.close()));
+  }
   for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
+  const batchSummaries = batches.map((b) => ({ provider: `${b.id}:${b.model}`, ...b.summary() }));
   if (args.json) {
-    io.out(JSON.stringify({ dir, spec: found.file, records: result.records, judges: result.judges, problems: result.problems }, null, 2));
+    io.out(
+      JSON.stringify(
+        { dir, spec: found.file, records: result.records, judges: result.judges, problems: result.problems, ...(batches.length ? { batch: batchSummaries } : {}) },
+        null,
+        2,
+      ),
+    );
   } else {
-    io.out(judgeSummaryText(result, rel(dir)));
+    io.out([judgeSummaryText(result, rel(dir)), ...batches.map((b) => batchSummaryLine(b.summary())).filter((l) => l !== undefined)].join('\n'));
   }
   // Files that could not be read were not judged: the run did not do all it was asked to.
   return result.problems.length > 0 ? EXIT.failed : judgeExitCode(result);
@@ -188,12 +220,13 @@ export const options = {
   'cache-dir': { type: 'string' },
   force: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  ...BATCH_OPTIONS,
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
                      [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N]
-                     [--cache-dir DIR] [--force] [--json]
+                     [--batch [--no-wait] [--batch-retry R]] [--cache-dir DIR] [--force] [--json]
                                              score each record (tool calling, coherence) and
                                              store the judgments in the record files (default
                                              judge: offline, exact checks only; --judge gemini
@@ -214,12 +247,13 @@ Options:
   --concurrency N    LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency})
   --rpm N            LLM requests per minute (default: no limit)
   --cache-dir DIR    the LLM reply cache (default <harness-dir>/${CACHE_DIR})
+${BATCH_USAGE}
   --force            judge again records already judged with the same inputs
   --json             print the summary as JSON
   -h, --help         this text
 
 Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop);
-2 bad input; 3 some records not judged.`;
+2 bad input; 3 some records not judged; 4 pending (--batch --no-wait: jobs still running).`;
 
 /** Runs `judge` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
@@ -235,6 +269,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       cacheDir: values['cache-dir'],
       force: values.force,
       json: values.json,
+      ...batchArgs(values),
     },
     io,
     signal,

@@ -214,9 +214,9 @@ export type ManifestCounts = z.infer<typeof ManifestCounts>;
  * records) for the harness to count as complete; `failed`: no usable result.
  */
 export const RunStatus = z
-  .enum(['running', 'complete', 'partial', 'failed', 'cancelled'])
+  .enum(['running', 'complete', 'partial', 'failed', 'cancelled', 'pending'])
   .describe(
-    'running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled.',
+    'running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled; pending (batch mode with --no-wait: jobs were submitted and are still running; run the same command again to collect them).',
   );
 export type RunStatus = z.infer<typeof RunStatus>;
 

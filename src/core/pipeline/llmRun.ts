@@ -14,6 +14,7 @@ import { specHash, toolHashes as specToolHashes } from '../harness/hash';
 import { errorText } from '../app/errorText';
 import { DEFAULT_COMPLEX, DEFAULT_FALLBACK, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
 import { isAbortError, LlmQuotaError, LlmStopError, type StructuredLlm } from '../llm';
+import { BatchPendingError } from '../llm/batch';
 import { PromptLibrary } from '../llm/prompts';
 import type { Tool } from '../spec/model';
 import { assembleRecord } from './assembleRecord';
@@ -297,11 +298,14 @@ export class LlmRun {
   }
 
   /**
-   * How the run ended: `cancelled` by the caller (or an abort), `failed` on any other failure but
-   * a provider stop, else judged by what became of its items (`runHealth.ts`).
+   * How the run ended: `pending` when batch jobs were left running on purpose, `cancelled` by the
+   * caller (or an abort), `failed` on any other failure but a provider stop, else judged by what
+   * became of its items (`runHealth.ts`).
    */
   verdict(): LlmRunVerdict {
     const failure = this.failure;
+    // Batch jobs left running on purpose (--no-wait): not a failure, and not done either.
+    if (failure instanceof BatchPendingError && this.options.signal?.aborted !== true) return { status: 'pending', reason: errorText(failure) };
     const stop = failure instanceof LlmStopError ? errorText(failure) : undefined;
     // A provider stop is reported even when a cancel came after it.
     const stopped = stop === undefined ? {} : { stopped: failure instanceof LlmQuotaError ? ('quota' as const) : ('outage' as const) };

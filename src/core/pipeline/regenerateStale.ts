@@ -135,7 +135,7 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
     simple: stale.filter((r) => r.tier === 'simple').length + diff.added.length,
     complex: stale.filter((r) => r.tier === 'complex').length,
   });
-  if (run.status === 'failed' || run.status === 'cancelled') {
+  if (run.status === 'failed' || run.status === 'cancelled' || run.status === 'pending') {
     await rm(scratch, { recursive: true, force: true });
     return { ...run, outputDir: dir, manifest, ...base };
   }

@@ -28,6 +28,26 @@ export const DEFAULT_COVERAGE_ROUNDS = 2;
 export const MAX_EXTRA_ROUNDS = 3;
 /** LLM calls in flight at once (`--concurrency`, `agentSeer.generation.concurrency`), and judge workers. */
 export const DEFAULT_CONCURRENCY = 4;
+/**
+ * Batch mode (`--batch`, `agentSeer.llm.batch`): calls go to the provider's batch API as jobs
+ * (half price, a quota of their own, results within a day) instead of one request each.
+ */
+export const DEFAULT_BATCH = false;
+/**
+ * Where a batch item that failed (a 429 or 500 inside the job, an expired job) is tried again
+ * (`--batch-retry`): `batch` in a follow-up job (default, batch price), `sync` as one
+ * synchronous call (full price, no wait).
+ */
+export const BATCH_RETRIES = ['batch', 'sync'] as const;
+export type BatchRetry = (typeof BATCH_RETRIES)[number];
+export const DEFAULT_BATCH_RETRY: BatchRetry = 'batch';
+/**
+ * Calls in flight in batch mode: a whole round must reach the batch engine together to become one
+ * job, so the cap only bounds memory; the provider's batch quota, not ours, paces the work.
+ */
+export const BATCH_CONCURRENCY = 100_000;
+/** A batch call waits as long as its job may run: the providers' window is 24 hours; two days covers queueing. */
+export const BATCH_CALL_TIMEOUT_MS = 48 * 3600_000;
 /** Requests per minute: none (`agentSeer.generation.rpm` 0 means none). */
 export const DEFAULT_RPM: number | undefined = undefined;
 /** Seconds to wait for a server to start, and again for it to list its tools (`--timeout`, `agentSeer.serverTimeoutSeconds`). */
@@ -82,6 +102,7 @@ export const SETTING_DEFAULTS = Object.freeze({
   'generation.concurrency': DEFAULT_CONCURRENCY,
   'generation.rpm': 0,
   'generation.fallback': DEFAULT_FALLBACK,
+  'llm.batch': DEFAULT_BATCH,
   'gemini.model': '',
   'gemini.baseUrl': '',
   'gemini.judgeModel': '',
