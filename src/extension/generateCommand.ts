@@ -11,12 +11,14 @@ import { resolveSpecPath } from '../core/app/resolveSpec';
 import { throttleProgress } from '../core/app/throttle';
 import { describePipelineProgress } from '../core/pipeline/progressWords';
 import { EDITOR_PROGRESS_EVERY_MS } from '../core/workspace/defaults';
+import { CACHE_DIR } from '../core/workspace/layout';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 import { resolveInside } from '../core/util/insideFolder';
 import { readConfig, type Config } from './config';
 import { errorMessage, showError, showWarning } from './log';
-import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
+import { pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
+import type { BatchMode } from '../core/app/batchMode';
 import type { ExtensionServices } from './services';
 import type { SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
@@ -136,34 +138,38 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   }
   const outDir = out.path;
 
-  const provider = await pipelineProvider(services, choice, folder.uri);
+  const provider = await pipelineProvider(services, choice, folder.uri, outDir);
   if ('status' in provider) return provider;
 
-  services.log.info(`Generating evals for "${spec.name}" with ${choice.kind} into ${outDir}`);
+  services.log.info(`Generating evals for "${spec.name}" with ${choice.kind}${provider.batch ? ' in batch mode' : ''} into ${outDir}`);
   let result: PipelineResult;
   try {
-    result = await runWithProgress(services, { spec, provider: provider.provider, outDir, config }, runPipeline, `Generating evals for "${spec.name}"`);
+    result = await runWithProgress(services, { spec, ...provider, outDir, config }, runPipeline, `Generating evals for "${spec.name}"`);
   } catch (err) {
     // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
     if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
     void showError(services.log, `Agent Seer: ${err.message}`);
     return { status: 'failed', message: err.message };
+  } finally {
+    await provider.batch?.chat.close();
   }
   await services.harnesses.reload(outDir);
   return reportOutcome(services, result);
 }
 
-/** The pipeline's provider for a model choice (trust asked, key prompted), or why there is none. */
+/** The pipeline's provider for a model choice (trust asked, key prompted), or why there is none; in batch mode, the engine too. */
 export async function pipelineProvider(
   services: ExtensionServices,
   choice: ProviderChoice,
   scope: vscode.Uri,
-): Promise<{ provider: RunPipelineOptions['provider'] } | Exclude<GenerateOutcome, PipelineResult>> {
+  outDir: string,
+): Promise<{ provider: RunPipelineOptions['provider']; batch?: BatchMode } | Exclude<GenerateOutcome, PipelineResult>> {
   if (choice.kind === 'offline') return { provider: 'offline' };
   if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
   try {
-    const chat = await chatProviderFor(choice, services, scope, 'generate');
-    return chat ? { provider: { chat } } : { status: 'cancelled-before-start' };
+    const made = await runProviderFor(choice, services, scope, 'generate', path.join(outDir, CACHE_DIR));
+    if (!made) return { status: 'cancelled-before-start' };
+    return made.batch ? { provider: { chat: made.chat, limits: made.batch.limits }, batch: made.batch } : { provider: { chat: made.chat } };
   } catch (err) {
     const message = errorMessage(err);
     void showError(services.log, `Agent Seer: ${message}`);
@@ -174,11 +180,11 @@ export async function pipelineProvider(
 /** Runs the pipeline (or a stale-only regeneration) under a cancellable progress notification. */
 export function runWithProgress<R extends PipelineResult>(
   services: ExtensionServices,
-  run: { spec: Spec; provider: RunPipelineOptions['provider']; outDir: string; config: Config },
+  run: { spec: Spec; provider: RunPipelineOptions['provider']; batch?: BatchMode; outDir: string; config: Config },
   runner: (options: RunPipelineOptions) => Promise<R>,
   title: string,
 ): Thenable<R> {
-  const { spec, provider, outDir, config } = run;
+  const { spec, provider, outDir, config, batch } = run;
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
@@ -190,8 +196,9 @@ export function runWithProgress<R extends PipelineResult>(
         promptsDir: vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath,
         simple: config.generation.simple,
         complex: config.generation.complex,
-        concurrency: config.generation.concurrency,
-        ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+        // Batch mode: a whole round reaches the engine together, and the provider paces its jobs.
+        concurrency: batch?.concurrency ?? config.generation.concurrency,
+        ...(config.generation.rpm && !batch ? { rpm: config.generation.rpm } : {}),
         fallback: config.generation.fallback,
         signal: abort.signal,
         // Progress arrives on every counter change: show at most a few updates a second.

@@ -18,7 +18,8 @@ import type { LoadedHarness } from './harnessModel';
 import { errorMessage, showError, showWarning } from './log';
 import { recordVerdict, type RecordVerdict } from '../core/judge/verdict';
 import { countWords } from '../core/pipeline/progressWords';
-import { chatProviderFor, pickProvider, type ProviderChoice } from './providerChoice';
+import { pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
+import type { BatchMode } from '../core/app/batchMode';
 import type { ExtensionServices } from './services';
 import { readConfig } from './config';
 import { requireTrust } from './trust';
@@ -71,19 +72,26 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   const choice = args.provider ?? (await pickProvider('judge'));
   if (!choice) return { status: 'cancelled-before-start' };
   let llm: StructuredLlm | undefined;
+  let batch: BatchMode | undefined;
   if (choice.kind !== 'offline') {
     if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
     try {
-      const chat = await chatProviderFor(choice, services, vscode.Uri.file(harness.dir), 'judge');
-      if (!chat) return { status: 'cancelled-before-start' };
+      const cacheDir = path.join(harness.dir, CACHE_DIR);
+      const made = await runProviderFor(choice, services, vscode.Uri.file(harness.dir), 'judge', cacheDir);
+      if (!made) return { status: 'cancelled-before-start' };
       const config = readConfig(vscode.Uri.file(harness.dir));
-      ({ llm } = createLlmClient({
-        chat,
-        role: 'judge',
-        cacheDir: path.join(harness.dir, CACHE_DIR),
-        concurrency: config.generation.concurrency,
-        ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
-      }));
+      batch = made.batch;
+      ({ llm } = createLlmClient(
+        batch
+          ? { chat: made.chat, role: 'judge', cacheDir, limits: batch.limits }
+          : {
+              chat: made.chat,
+              role: 'judge',
+              cacheDir,
+              concurrency: config.generation.concurrency,
+              ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+            },
+      ));
     } catch (err) {
       const message = errorMessage(err);
       void showError(services.log, `Agent Seer: ${message}`);
@@ -118,6 +126,7 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
           judges: [{ id: judgeId, ...(llm ? { llm } : {}) }],
           spec,
           signal: abort.signal,
+          ...(batch ? { concurrency: batch.concurrency } : {}),
           ...(prompts ? { prompts } : {}),
           onProgress: (p) => progress.report({ message: countWords('judge', p.done, p.total), increment: 100 / Math.max(1, p.total) }),
         });
@@ -129,6 +138,7 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
         return { status: 'failed', message };
       } finally {
         sub.dispose();
+        await batch?.chat.close();
       }
     },
   );

@@ -4,7 +4,9 @@
  * with the key from SecretStorage or the environment.
  */
 import * as vscode from 'vscode';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, type ChatProvider } from '../core/llm';
+import { batchMode, type BatchMode } from '../core/app/batchMode';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, type ChatProvider, type ProviderConfig } from '../core/llm';
+import { DEFAULT_BATCH_RETRY } from '../core/workspace/defaults';
 import { readConfig } from './config';
 import { SECRET_FOR_PROVIDER } from './secrets';
 import type { ExtensionServices } from './services';
@@ -49,6 +51,52 @@ export async function chatProviderFor(
   scope: vscode.Uri,
   purpose: ModelPurpose,
 ): Promise<ChatProvider | undefined> {
+  return (await providerFor(choice, services, scope, purpose))?.chat;
+}
+
+/** What a run calls the model through: the provider, and in batch mode the engine around it with its limits. */
+export interface RunProvider {
+  chat: ChatProvider;
+  /** Set in batch mode: the engine (`chat` is it), its call limits and worker count. */
+  batch?: BatchMode;
+}
+
+/**
+ * The provider for a run whose cache is `cacheDir`: in batch mode (`agentSeer.llm.batch`) Gemini
+ * and OpenAI calls go through the batch engine, its jobs journaled in the cache so a closed editor
+ * loses nothing; VS Code's models have no batch API and are called directly (said in the log).
+ */
+export async function runProviderFor(
+  choice: Exclude<ProviderChoice, { kind: 'offline' }>,
+  services: ExtensionServices,
+  scope: vscode.Uri,
+  purpose: ModelPurpose,
+  cacheDir: string,
+): Promise<RunProvider | undefined> {
+  const made = await providerFor(choice, services, scope, purpose);
+  if (!made) return undefined;
+  if (!readConfig(scope).llm.batch) return { chat: made.chat };
+  if (!made.config) {
+    services.log.warn('agentSeer.llm.batch is on, but VS Code language models have no batch API: calling the model directly.');
+    return { chat: made.chat };
+  }
+  const batch = batchMode({
+    config: made.config,
+    sync: made.chat,
+    cacheDir,
+    wait: true,
+    retry: DEFAULT_BATCH_RETRY,
+    onEvent: (e) => services.log.info(`batch: ${JSON.stringify(e)}`),
+  });
+  return { chat: batch.chat, batch };
+}
+
+async function providerFor(
+  choice: Exclude<ProviderChoice, { kind: 'offline' }>,
+  services: ExtensionServices,
+  scope: vscode.Uri,
+  purpose: ModelPurpose,
+): Promise<{ chat: ChatProvider; config?: ProviderConfig } | undefined> {
   // Callers ask first (with a message); this is the backstop: no model call, no key sent, from
   // an untrusted workspace.
   if (!vscode.workspace.isTrusted) throw new Error('language models are not used in an untrusted workspace');
@@ -56,7 +104,7 @@ export async function chatProviderFor(
   if (choice.kind === 'vscode') {
     const [chat] = await vscode.lm.selectChatModels({ id: choice.modelId });
     if (!chat) throw new Error(`the VS Code language model "${choice.modelId}" is no longer available`);
-    return new VsCodeLmProvider(chat);
+    return { chat: new VsCodeLmProvider(chat) };
   }
   const secretKey = SECRET_FOR_PROVIDER[choice.kind];
   let apiKey = await services.secrets.get(secretKey);
@@ -69,11 +117,12 @@ export async function chatProviderFor(
   const settings = choice.kind === 'gemini' ? config.gemini : config.openai;
   const judgeModel = choice.kind === 'gemini' && purpose === 'judge' ? (config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL) : undefined;
   const model = judgeModel ?? settings.model;
-  return createProvider({
+  const providerConfig: ProviderConfig = {
     provider: choice.kind,
     ...(apiKey ? { apiKey } : {}),
     ...(model ? { model } : {}),
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     env: process.env,
-  });
+  };
+  return { chat: createProvider(providerConfig), config: providerConfig };
 }

@@ -36,19 +36,21 @@ export async function regenerateStaleRecords(services: ExtensionServices, target
   const choice = args.provider ?? (await pickProvider('generate'));
   if (!choice) return { status: 'cancelled-before-start' };
   const scope = vscode.Uri.file(harness.dir);
-  const provider = await pipelineProvider(services, choice, scope);
+  const provider = await pipelineProvider(services, choice, scope, harness.dir);
   if ('status' in provider) return provider;
   const spec = entry.spec;
   services.log.info(`Regenerating the stale records of ${harness.dir} for "${spec.name}" with ${choice.kind}`);
   let result: StaleRegeneration;
   try {
-    const run = { spec, provider: provider.provider, outDir: harness.dir, config: readConfig(scope) };
+    const run = { spec, ...provider, outDir: harness.dir, config: readConfig(scope) };
     result = await runWithProgress(services, run, regenerateStale, `Regenerating stale scenarios of "${spec.name}"`);
   } catch (err) {
     if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
     services.log.error(err.message);
     void showError(services.log, `Agent Seer: ${err.message}`);
     return { status: 'failed', message: err.message };
+  } finally {
+    await provider.batch?.chat.close();
   }
   await services.harnesses.reload(harness.dir);
   const changes = `Spec changes: ${diffSummary(result.diff)}; ${result.stale} stale record${result.stale === 1 ? '' : 's'}, ${result.kept} kept as they were, ${result.llm.calls} LLM calls.`;

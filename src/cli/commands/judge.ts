@@ -114,7 +114,10 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
 
   const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
-  const batchSettings = checkBatchArgs(args, wanted.some((raw) => parseJudgeOption(raw).provider !== 'offline'));
+  const batchSettings = checkBatchArgs(
+    args,
+    wanted.some((raw) => parseJudgeOption(raw).provider !== 'offline'),
+  );
   if (batchSettings && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
   const batches: BatchProvider[] = [];
   const judges: HarnessJudge[] = [];
@@ -189,8 +192,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       return EXIT.failed;
     }
     throw e;
-  }
-  finally {
+  } finally {
     await Promise.all(batches.map((b) => b.close()));
   }
   for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
@@ -198,7 +200,14 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   if (args.json) {
     io.out(
       JSON.stringify(
-        { dir, spec: found.file, records: result.records, judges: result.judges, problems: result.problems, ...(batches.length ? { batch: batchSummaries } : {}) },
+        {
+          dir,
+          spec: found.file,
+          records: result.records,
+          judges: result.judges,
+          problems: result.problems,
+          ...(batches.length ? { batch: batchSummaries } : {}),
+        },
         null,
         2,
       ),

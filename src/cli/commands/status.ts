@@ -47,7 +47,13 @@ async function findJournals(cacheDir: string): Promise<{ folder: string; journal
 export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.dir) throw new UsageError('status needs a harness folder');
   const dir = pathOption('harness folder', args.dir, io.cwd);
-  if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) throw new UsageError(`${args.dir}: not a folder`);
+  if (
+    !(await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new UsageError(`${args.dir}: not a folder`);
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
   const rel = (f: string): string => relative(io.cwd, f) || f;
   const journals: FoundJournal[] = [];
@@ -93,7 +99,8 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
     for (const { folder, stale } of journals) if (stale) io.err(`agent-seer: ${rel(folder)}: states as last recorded, ${stale}`);
   }
   const running = rows.filter((r) => !TERMINAL_BATCH_STATES.includes(r.state as never)).length;
-  if (running && !args.json) io.out(`${running} job${running === 1 ? '' : 's'} still running: run the command that submitted them again to collect them when they end.`);
+  if (running && !args.json)
+    io.out(`${running} job${running === 1 ? '' : 's'} still running: run the command that submitted them again to collect them when they end.`);
   return running ? EXIT.pending : EXIT.ok;
 }
 
