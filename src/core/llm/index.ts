@@ -47,3 +47,4 @@ export * from './gemini';
 export * from './openai';
 export * from './factory';
 export * from './toolCalling';
+export * from './batch';
