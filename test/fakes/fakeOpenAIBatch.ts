@@ -59,6 +59,8 @@ export interface FakeOpenAIBatchControl {
   readonly refused: number;
   /** Faults for the next jobs created, in order. */
   faultNext(...faults: FakeBatchFault[]): void;
+  /** The next `count` polls of any job are answered with this HTTP error (default 500). */
+  failPolls(count: number, status?: number): void;
   /** Moves one job (default: every job that has not ended) one state on. */
   advance(jobId?: string): Promise<void>;
   /** Runs every job that has not ended to its end. */
@@ -88,6 +90,7 @@ export async function startFakeOpenAIBatch(options: FakeOpenAIBatchOptions = {})
   const jobs: FakeBatchJob[] = [];
   const faults: FakeBatchFault[] = [];
   let refused = 0;
+  const pollFaults: number[] = [];
   let nextId = 0;
   const pollsPerState = options.pollsPerState ?? 1;
 
@@ -269,6 +272,8 @@ export async function startFakeOpenAIBatch(options: FakeOpenAIBatchOptions = {})
       const job = one ? jobs.find((j) => j.id === decodeURIComponent(one[1] ?? '')) : undefined;
       if (one && !job) return sendJson(res, 404, invalid('No such batch.'));
       if (job && method === 'GET' && !one?.[2]) {
+        const fault = pollFaults.shift();
+        if (fault !== undefined) return sendJson(res, fault, { error: { message: `fake poll error ${fault}`, type: 'server_error', param: null, code: null } });
         job.polls++;
         if (pollsPerState !== 'manual' && job.polls >= pollsPerState && !ENDED.has(job.status)) await step(job);
         return sendJson(res, 200, batchObject(job));
@@ -295,6 +300,9 @@ export async function startFakeOpenAIBatch(options: FakeOpenAIBatchOptions = {})
     },
     faultNext(...more) {
       faults.push(...more);
+    },
+    failPolls(count, status = 500) {
+      for (let i = 0; i < count; i++) pollFaults.push(status);
     },
     async advance(jobId) {
       for (const job of jobs) if ((jobId === undefined || job.id === jobId) && !ENDED.has(job.status)) await step(job);

@@ -4,6 +4,7 @@
  * short real times for flushes and polls.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ import {
   type BatchProviderOptions,
   type ChatReply,
 } from '../../../../src/core/llm';
+import { BATCH_POLL_FAILURES } from '../../../../src/core/workspace/defaults';
 import { startFakeOpenAIBatch, type FakeOpenAIBatchOptions, type FakeOpenAIBatchServer } from '../../../fakes/fakeOpenAIBatch';
 import type { FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
 import { BATCH_TEST_KEY, BATCH_TEST_MODEL, batchRequest } from './batchChild';
@@ -91,7 +93,14 @@ describe('batch mode over the OpenAI batch API', () => {
   it('sends a round of calls as one job, with no synchronous chat call, and journals it', async () => {
     const s = await setup();
     const provider = s.provider();
-    const replies = await Promise.all(range(20).map((i) => provider.complete(batchRequest(i))));
+    // The results are on disk before the first call is resolved with them.
+    let onDiskFirst = false;
+    const first = provider.complete(batchRequest(0)).then((r) => {
+      onDiskFirst = readdirSync(join(s.dir, 'jobs')).some((f) => f.endsWith('.results.jsonl'));
+      return r;
+    });
+    const replies = await Promise.all([first, ...range(19).map((i) => provider.complete(batchRequest(i + 1)))]);
+    assert.ok(onDiskFirst);
     assert.deepEqual(replies.map(nOf), range(20));
     assert.equal(s.fake.batch.jobs.length, 1);
     assert.deepEqual(s.fake.batch.itemsPerJob(), [20]);
@@ -412,6 +421,27 @@ describe('batch mode over the OpenAI batch API', () => {
     const cancelled = await cancelBatchJobs(s.dir, s.backend, new AbortController().signal);
     assert.equal(s.fake.batch.jobs[0]?.status, 'cancelling');
     assert.equal(cancelled.jobs[0]?.state, 'cancelled');
+  });
+
+  it('rides out failing polls; after too many in a row the calls fail and the job stays journaled for the next call', async () => {
+    const s = await setup();
+    s.fake.batch.failPolls(3, 503);
+    const provider = s.provider();
+    assert.deepEqual((await Promise.all(range(3).map((i) => provider.complete(batchRequest(i))))).map(nOf), range(3));
+
+    const down = await setup({ pollsPerState: 'manual' });
+    down.fake.batch.failPolls(BATCH_POLL_FAILURES, 502);
+    const flaky = down.provider({ maxPollMs: 10 });
+    const e = await flaky.complete(batchRequest(1)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(e instanceof LlmHttpError && e.status === 502, String(e));
+    assert.equal((await readBatchJournal(down.dir)).jobs[0]?.job, down.fake.batch.jobs[0]?.id, 'still journaled');
+    // The endpoint is back and the job has ended: the same call attaches to the job again.
+    await down.fake.batch.finishAll();
+    assert.equal(nOf(await flaky.complete(batchRequest(1))), 1);
+    assert.equal(down.fake.batch.jobs.length, 1);
   });
 
   it('refuses an unreadable journal file with its path instead of risking a second submission', async () => {
