@@ -28,6 +28,7 @@
  * job running at the provider: a re-run collects it. Only {@link cancelBatchJobs} cancels jobs.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { canonicalJson, sha256 } from '../cache';
 import { LlmHttpError, LlmNetworkError, LlmStopError, LlmTimeoutError } from '../errors';
 import { abortReason, systemClock, type Clock } from '../limits';
@@ -204,8 +205,8 @@ export class BatchProvider implements ChatProvider {
   private readonly live = new Map<string, LiveItem>();
   /** Items waiting to be submitted, in arrival order. */
   private readonly pending = new Map<string, LiveItem>();
-  private flushTimer: AbortController | undefined;
-  private pendingSince = 0;
+  private flushArmed = false;
+  private lastCallAt = 0;
   private flushing: Promise<void> = Promise.resolve();
   /** Set once a `wait: false` round is journaled: every later call that needs a job fails with it. */
   private stop: BatchPendingError | undefined;
@@ -225,6 +226,8 @@ export class BatchProvider implements ChatProvider {
     this.maxPollMs = Math.max(options.maxPollMs ?? BATCH_MAX_POLL_MS, this.firstPollMs);
     this.flushMs = options.flushMs ?? BATCH_FLUSH_MS;
     this.onEvent = options.onEvent ?? (() => undefined);
+    // Every poll, download and synchronous retry listens on this one signal, by design.
+    setMaxListeners(0, this.closer.signal);
     this.statusFolder = options.statusFolder ?? options.dir;
   }
 
@@ -257,7 +260,6 @@ export class BatchProvider implements ChatProvider {
             fatal: false,
           });
         }
-        if (this.pending.size === 0) this.pendingSince = this.clock.now();
         this.pending.set(id, item);
       }
       this.live.set(id, item);
@@ -282,7 +284,6 @@ export class BatchProvider implements ChatProvider {
   /** Stops timers and polls; every waiting call rejects with `reason` (default an AbortError). Jobs keep running at the provider. */
   async close(reason?: unknown): Promise<void> {
     if (!this.closer.signal.aborted) this.closer.abort(reason ?? new DOMException('The batch provider was closed', 'AbortError'));
-    this.flushTimer?.abort();
     const why = abortReason(this.closer.signal);
     for (const item of [...this.live.values()]) this.settle(item, (w) => w.reject(why));
     this.pending.clear();
@@ -398,24 +399,33 @@ export class BatchProvider implements ChatProvider {
 
   // ---- submitting
 
+  /** Notes a call; the round goes out once calls stop coming for `flushMs` (or the round fills a job). */
   private armFlush(): void {
     if (this.closer.signal.aborted) return;
-    if (this.pending.size >= this.backend.limits.maxItems) {
-      this.startFlush();
-      return;
+    this.lastCallAt = this.clock.now();
+    if (this.pending.size >= this.backend.limits.maxItems) this.startFlush();
+    if (this.flushArmed) return;
+    this.flushArmed = true;
+    void this.flushWhenQuiet();
+  }
+
+  /** One timer per round, however many calls it has (not one per call). */
+  private async flushWhenQuiet(): Promise<void> {
+    const armedAt = this.clock.now();
+    try {
+      for (;;) {
+        const now = this.clock.now();
+        const wait = this.lastCallAt + this.flushMs - now;
+        // A round whose calls keep trickling in still goes out after a few quiet windows.
+        if (wait <= 0 || now - armedAt >= this.flushMs * MAX_FLUSH_WINDOWS) break;
+        await this.clock.sleep(wait, this.closer.signal);
+      }
+    } catch {
+      return; // closed
+    } finally {
+      this.flushArmed = false;
     }
-    // A round whose calls keep trickling in still goes out after a few quiet windows.
-    if (this.flushTimer && this.pending.size > 0 && this.clock.now() - this.pendingSince >= this.flushMs * MAX_FLUSH_WINDOWS) return;
-    this.flushTimer?.abort();
-    const timer = new AbortController();
-    this.flushTimer = timer;
-    this.clock.sleep(this.flushMs, AbortSignal.any([timer.signal, this.closer.signal])).then(
-      () => {
-        if (this.flushTimer === timer) this.flushTimer = undefined;
-        this.startFlush();
-      },
-      () => undefined,
-    );
+    this.startFlush();
   }
 
   private startFlush(): void {
