@@ -11,15 +11,17 @@
  * byte-identical. Reading validates every file and reports bad ones as problems instead of
  * throwing: one corrupt record must not hide the other hundred.
  */
-import { randomBytes, createHash } from 'node:crypto';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileReadError, readBoundedFile } from '../boundedRead';
 import { looksBinary } from '../spec/jsonText';
+import { writeFileAtomic } from '../util/writeFileAtomic';
 import { HarnessManifest, HarnessRecord } from './format';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
 export { HARNESS_SPEC_FILE, MANIFEST_FILE, RECORDS_DIR } from './layout';
+export { writeFileAtomic } from '../util/writeFileAtomic';
 
 /** Stable pretty JSON: 2-space indent and a trailing newline. */
 export function stableJson(value: unknown): string {
@@ -40,18 +42,6 @@ export function recordFileStem(id: string): string {
   if (stem === id && stem.length > 0) return stem;
   const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
   return `${stem || 'record'}-${hash}`;
-}
-
-/** Writes a file atomically: temp file beside it, then rename (removing the temp on failure). */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, text, 'utf8');
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
 }
 
 /** Validates and writes one record to `<dir>/records/<stem>.json`; returns the file path. Throws on an invalid record (a bug, not data). */

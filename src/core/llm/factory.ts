@@ -4,7 +4,7 @@
  */
 import { LlmConfigError } from './errors';
 import { DEFAULT_GEMINI_MODEL, GeminiProvider } from './gemini';
-import { DEFAULT_OPENAI_MODEL, OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider } from './openai';
+import { DEFAULT_OPENAI_MODEL, OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider, type OpenAIProviderOptions } from './openai';
 import type { ChatProvider } from './types';
 
 /** Environment variables read by {@link createProvider}. */
@@ -47,18 +47,25 @@ export function createProvider(config: ProviderConfig): ChatProvider {
       extraConfig: config.extra,
     });
   }
-  if (config.provider === 'openai') {
-    const baseUrl = nonEmpty(config.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_DEFAULT_BASE_URL;
-    const isOpenAI = isOpenAIHost(baseUrl);
-    const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY);
-    if (!apiKey && isOpenAI) {
-      throw new LlmConfigError(`No API key for ${baseUrl}: set OPENAI_API_KEY, or point the base URL at a local server (Ollama, vLLM, LM Studio).`);
-    }
-    const model = nonEmpty(config.model) ?? (isOpenAI ? DEFAULT_OPENAI_MODEL : undefined);
-    if (!model) throw new LlmConfigError(`No model given for the OpenAI-compatible endpoint ${baseUrl}: name one the server serves.`);
-    return new OpenAICompatibleProvider({ model, baseUrl, apiKey, strict: config.strict, extraBody: config.extra });
-  }
+  if (config.provider === 'openai') return new OpenAICompatibleProvider(openaiProviderOptions(config));
   throw new LlmConfigError(`Unknown provider: ${String((config as { provider: unknown }).provider)}`);
+}
+
+/**
+ * The options of an OpenAI-compatible endpoint from a config and its environment (the synchronous
+ * provider's and the batch backend's); throws `LlmConfigError` when a key or model is missing.
+ */
+export function openaiProviderOptions(config: ProviderConfig): OpenAIProviderOptions {
+  const env = config.env ?? {};
+  const baseUrl = nonEmpty(config.baseUrl) ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_DEFAULT_BASE_URL;
+  const isOpenAI = isOpenAIHost(baseUrl);
+  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY);
+  if (!apiKey && isOpenAI) {
+    throw new LlmConfigError(`No API key for ${baseUrl}: set OPENAI_API_KEY, or point the base URL at a local server (Ollama, vLLM, LM Studio).`);
+  }
+  const model = nonEmpty(config.model) ?? (isOpenAI ? DEFAULT_OPENAI_MODEL : undefined);
+  if (!model) throw new LlmConfigError(`No model given for the OpenAI-compatible endpoint ${baseUrl}: name one the server serves.`);
+  return { model, baseUrl, apiKey, strict: config.strict, extraBody: config.extra };
 }
 
 function isOpenAIHost(baseUrl: string): boolean {

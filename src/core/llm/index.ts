@@ -17,6 +17,11 @@
  * LlmStats                     stats.ts: requests, cache hits, retries, re-asks, discards, tokens, cost
  * ```
  *
+ * Batch mode (`batch/`): `BatchProvider` is a `ChatProvider` in place of the raw one, keeping its
+ * id and model (so cache keys do not change); it gathers the calls of a round into jobs of a
+ * provider's batch API (`createBatchBackend`), journals them under `<cacheDir>/batch`, polls and
+ * hands each call its item's reply. See `batch/batchProvider.ts`.
+ *
  * Typical use:
  * ```ts
  * const provider = createProvider({ provider: 'gemini', env: process.env });
@@ -47,3 +52,4 @@ export * from './gemini';
 export * from './openai';
 export * from './factory';
 export * from './toolCalling';
+export * from './batch';

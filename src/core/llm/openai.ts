@@ -48,41 +48,16 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
     this.apiKey = options.apiKey;
     this.strict = options.strict ?? 'auto';
     this.extraBody = options.extraBody ?? {};
-    this.client = new OpenAI({
-      baseURL: this.baseUrl,
-      // The client insists on a key; keyless local servers ignore the placeholder.
-      apiKey: options.apiKey ?? 'no-key',
-      maxRetries: 0,
-      // Our CallGuard enforces the per-call timeout through the signal; this is only a backstop.
-      timeout: 30 * 60_000,
-      // Keep the client from reading OPENAI_* variables behind our back.
-      organization: null,
-      project: null,
-    });
+    this.client = openaiClient(this.baseUrl, options.apiKey);
   }
 
   async complete(request: ChatRequest): Promise<ChatReply> {
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-      ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
-      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-    ];
-    const schema = request.jsonSchema;
-    const responseFormat: OpenAI.Chat.ChatCompletionCreateParams['response_format'] = schema
-      ? {
-          type: 'json_schema',
-          json_schema: { name: 'reply', schema, strict: this.strict === 'auto' ? isStrictCompatible(schema) : this.strict },
-        }
-      : undefined;
-    const completion = await this.create(
-      { messages, temperature: request.temperature, ...(responseFormat ? { response_format: responseFormat } : {}) },
-      request.signal,
-    );
-    const choice = completion.choices?.[0];
-    return {
-      text: choice?.message?.content ?? choice?.message?.refusal ?? '',
-      usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
-      finishReason: choice?.finish_reason ?? undefined,
-    };
+    const body = chatCompletionBody(request, { model: this.model, strict: this.strict, extraBody: this.extraBody });
+    try {
+      return chatReplyOf(await this.client.chat.completions.create(body, { signal: request.signal, maxRetries: 0 }));
+    } catch (e) {
+      throw translateOpenAIError(e, request.signal, this.baseUrl, this.apiKey);
+    }
   }
 
   /**
@@ -149,32 +124,90 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
         },
       );
     } catch (e) {
-      throw this.translate(e, signal);
+      throw translateOpenAIError(e, signal, this.baseUrl, this.apiKey);
     }
   }
+}
 
-  /** SDK errors to our typed errors; aborts pass through untouched. */
-  private translate(e: unknown, signal: AbortSignal): unknown {
-    if (signal.aborted || e instanceof OpenAI.APIUserAbortError || isAbortError(e)) return e;
-    if (e instanceof OpenAI.APIConnectionTimeoutError) return new LlmTimeoutError(30 * 60_000);
-    if (e instanceof OpenAI.APIConnectionError) {
-      return new LlmNetworkError(`cannot reach the OpenAI-compatible endpoint ${this.baseUrl}: ${causeText(e.cause ?? e)}`, { cause: e });
-    }
-    if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
-      const headers = e.headers;
-      const ms = headers?.get('retry-after-ms');
-      const retryAfterMs = ms && /^\d+(\.\d+)?$/.test(ms.trim()) ? Math.round(Number(ms)) : parseRetryAfter(headers?.get('retry-after'));
-      return new LlmHttpError({
-        status: e.status,
-        message: redact(clip(`OpenAI-compatible ${e.status}: ${e.message}`), [this.apiKey]),
-        retryAfterMs,
-        quotaExhausted: namesExhaustedQuota(`${String(e.code ?? '')} ${e.message}`),
-      });
-    }
-    if (e instanceof OpenAI.OpenAIError) {
-      // e.g. a 2xx body that is not a chat completion: a misbehaving server, worth a retry.
-      return new LlmHttpError({ status: 502, message: redact(clip(`OpenAI-compatible endpoint: ${e.message}`), [this.apiKey]) });
-    }
-    return e;
+/** The client's own timeout: a backstop behind the CallGuard's per-call timeout. */
+const OPENAI_CLIENT_TIMEOUT_MS = 30 * 60_000;
+
+/** The `openai` client for an endpoint: its retries off (the CallGuard governs), no OPENAI_* variables read. */
+export function openaiClient(baseUrl: string, apiKey: string | undefined): OpenAI {
+  return new OpenAI({
+    baseURL: baseUrl,
+    // The client insists on a key; keyless local servers ignore the placeholder.
+    apiKey: apiKey ?? 'no-key',
+    maxRetries: 0,
+    // Our CallGuard enforces the per-call timeout through the signal; this is only a backstop.
+    timeout: OPENAI_CLIENT_TIMEOUT_MS,
+    // Keep the client from reading OPENAI_* variables behind our back.
+    organization: null,
+    project: null,
+  });
+}
+
+/**
+ * The chat-completions body of a request: the extra body, the messages (system first), the
+ * temperature, the json_schema response format and the model. The one home of the body, so a
+ * synchronous call and a batch item (`batch/openaiBatch.ts`) send the same thing.
+ */
+export function chatCompletionBody(
+  request: Omit<ChatRequest, 'signal'>,
+  options: { model: string; strict: boolean | 'auto'; extraBody: Record<string, unknown> },
+): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
+    ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+  ];
+  const schema = request.jsonSchema;
+  const responseFormat: OpenAI.Chat.ChatCompletionCreateParams['response_format'] = schema
+    ? {
+        type: 'json_schema',
+        json_schema: { name: 'reply', schema, strict: options.strict === 'auto' ? isStrictCompatible(schema) : options.strict },
+      }
+    : undefined;
+  return {
+    ...options.extraBody,
+    messages,
+    temperature: request.temperature,
+    ...(responseFormat ? { response_format: responseFormat } : {}),
+    model: options.model,
+    stream: false,
+  };
+}
+
+/** A chat completion as a {@link ChatReply}: the first choice's text (or refusal), usage, finish reason. */
+export function chatReplyOf(completion: OpenAI.Chat.ChatCompletion): ChatReply {
+  const choice = completion.choices?.[0];
+  return {
+    text: choice?.message?.content ?? choice?.message?.refusal ?? '',
+    usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+    finishReason: choice?.finish_reason ?? undefined,
+  };
+}
+
+/** SDK errors to our typed errors (the key redacted from messages); aborts pass through untouched. */
+export function translateOpenAIError(e: unknown, signal: AbortSignal, baseUrl: string, apiKey: string | undefined): unknown {
+  if (signal.aborted || e instanceof OpenAI.APIUserAbortError || isAbortError(e)) return e;
+  if (e instanceof OpenAI.APIConnectionTimeoutError) return new LlmTimeoutError(OPENAI_CLIENT_TIMEOUT_MS);
+  if (e instanceof OpenAI.APIConnectionError) {
+    return new LlmNetworkError(`cannot reach the OpenAI-compatible endpoint ${baseUrl}: ${causeText(e.cause ?? e)}`, { cause: e });
   }
+  if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
+    const headers = e.headers;
+    const ms = headers?.get('retry-after-ms');
+    const retryAfterMs = ms && /^\d+(\.\d+)?$/.test(ms.trim()) ? Math.round(Number(ms)) : parseRetryAfter(headers?.get('retry-after'));
+    return new LlmHttpError({
+      status: e.status,
+      message: redact(clip(`OpenAI-compatible ${e.status}: ${e.message}`), [apiKey]),
+      retryAfterMs,
+      quotaExhausted: namesExhaustedQuota(`${String(e.code ?? '')} ${e.message}`),
+    });
+  }
+  if (e instanceof OpenAI.OpenAIError) {
+    // e.g. a 2xx body that is not a chat completion: a misbehaving server, worth a retry.
+    return new LlmHttpError({ status: 502, message: redact(clip(`OpenAI-compatible endpoint: ${e.message}`), [apiKey]) });
+  }
+  return e;
 }

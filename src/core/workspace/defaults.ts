@@ -115,3 +115,15 @@ export const SETTING_DEFAULTS = Object.freeze({
  * score) is at least this and no exact check fails. The editor's trees and scenario panel use it.
  */
 export const PASS_THRESHOLD = 0.9;
+
+/** Batch mode: the first wait before polling a job; later polls wait 1.5 times longer each, up to {@link BATCH_MAX_POLL_MS}. */
+export const BATCH_FIRST_POLL_MS = 5_000;
+/** Batch mode: the longest wait between two polls of a job. */
+export const BATCH_MAX_POLL_MS = 60_000;
+/** Batch mode: the quiet time after the last call of a round before its calls are submitted as jobs. */
+export const BATCH_FLUSH_MS = 500;
+/**
+ * Batch mode: polls (or result downloads) of one job that may fail in a row (network, 5xx) before
+ * its calls fail with the last error; the job stays journaled and a re-run collects it.
+ */
+export const BATCH_POLL_FAILURES = 20;

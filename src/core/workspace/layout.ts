@@ -20,6 +20,13 @@ export const LOCK_FILE = '.agent-seer.lock';
 export const CACHE_DIR = '.cache';
 /** The reply cache inside the cache folder. */
 export const LLM_CACHE_DIR = 'llm';
+/** The batch journal (jobs, their requests and downloaded results) inside the cache folder. */
+export const BATCH_DIR = 'batch';
+/**
+ * Inside the batch folder, one set of files per job, named by the job's display name:
+ * `<name>.json` (its journal entry), `<name>.requests.jsonl`, `<name>.results.jsonl`.
+ */
+export const BATCH_JOBS_DIR = 'jobs';
 /** The VS Code settings file of a workspace folder, where the CLI reads `agentSeer.*` folder settings. */
 export const WORKSPACE_SETTINGS_FILE = '.vscode/settings.json';
 

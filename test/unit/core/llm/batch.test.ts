@@ -1,0 +1,457 @@
+/**
+ * Batch mode: the engine (`BatchProvider`) over the OpenAI batch backend, through the real
+ * `openai` client against the fake OpenAI batch server on 127.0.0.1. Real files for the journal,
+ * short real times for flushes and polls.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { z } from 'zod';
+import {
+  BatchPendingError,
+  BatchProvider,
+  cancelBatchJobs,
+  CallGuard,
+  DiskCache,
+  isAbortError,
+  LlmHttpError,
+  LlmStopError,
+  OpenAIBatchBackend,
+  OpenAICompatibleProvider,
+  readBatchJournal,
+  readJobResults,
+  refreshBatchJobs,
+  StructuredLlm,
+  type BatchBackend,
+  type BatchEvent,
+  type BatchItem,
+  type BatchLimits,
+  type BatchProviderOptions,
+  type ChatReply,
+} from '../../../../src/core/llm';
+import { BATCH_POLL_FAILURES } from '../../../../src/core/workspace/defaults';
+import { startFakeOpenAIBatch, type FakeOpenAIBatchOptions, type FakeOpenAIBatchServer } from '../../../fakes/fakeOpenAIBatch';
+import type { FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
+import { BATCH_TEST_KEY, BATCH_TEST_MODEL, batchRequest } from './batchChild';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** The number a request asks for (`item <n>`). */
+const itemOf = (r: FakeRequest): number => Number(/item (\d+)/.exec(r.lastUserText)?.[1] ?? -1);
+/** The fake's answer to `item n`: `{n}`. */
+const counting = (r: FakeRequest): FakeReply => ({ json: { n: itemOf(r) }, usage: { input: 10, output: 3 } });
+const nOf = (reply: ChatReply): number => (JSON.parse(reply.text) as { n: number }).n;
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+
+interface Setup {
+  fake: FakeOpenAIBatchServer;
+  backend: OpenAIBatchBackend;
+  dir: string;
+  events: BatchEvent[];
+  provider(over?: Partial<BatchProviderOptions>): BatchProvider;
+}
+
+async function setup(fakeOptions: FakeOpenAIBatchOptions = {}, limits?: Partial<BatchLimits>): Promise<Setup> {
+  const fake = await startFakeOpenAIBatch({ apiKey: BATCH_TEST_KEY, ...fakeOptions });
+  cleanups.push(() => fake.close());
+  fake.respondWith(counting);
+  const dir = await mkdtemp(join(tmpdir(), 'agent-seer-batch-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const backend = new OpenAIBatchBackend({ model: BATCH_TEST_MODEL, baseUrl: fake.url, apiKey: BATCH_TEST_KEY, ...(limits ? { limits } : {}) });
+  const events: BatchEvent[] = [];
+  return {
+    fake,
+    backend,
+    dir,
+    events,
+    provider(over = {}) {
+      const p = new BatchProvider({ backend, dir, firstPollMs: 10, maxPollMs: 30, flushMs: 20, onEvent: (e) => events.push(e), ...over });
+      cleanups.push(() => p.close());
+      return p;
+    },
+  };
+}
+
+/** A guard as the lead runs batch mode: no concurrency limit to speak of, no rpm, fast retries. */
+const batchGuard = (): CallGuard => new CallGuard({ concurrency: 100_000, timeoutMs: 600_000, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('batch mode over the OpenAI batch API', () => {
+  it('sends a round of calls as one job, with no synchronous chat call, and journals it', async () => {
+    const s = await setup();
+    const provider = s.provider();
+    // The results are on disk before the first call is resolved with them.
+    let onDiskFirst = false;
+    const first = provider.complete(batchRequest(0)).then((r) => {
+      onDiskFirst = readdirSync(join(s.dir, 'jobs')).some((f) => f.endsWith('.results.jsonl'));
+      return r;
+    });
+    const replies = await Promise.all([first, ...range(19).map((i) => provider.complete(batchRequest(i + 1)))]);
+    assert.ok(onDiskFirst);
+    assert.deepEqual(replies.map(nOf), range(20));
+    assert.equal(s.fake.batch.jobs.length, 1);
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [20]);
+    assert.equal(s.fake.batch.syncCalls, 0);
+    assert.equal(s.fake.batch.batchItems, 20);
+    const summary = provider.summary();
+    assert.deepEqual(summary.jobs, { submitted: 1, resumed: 0, byState: { succeeded: 1 } });
+    assert.deepEqual(summary.items, { submitted: 20, succeeded: 20, failed: 0, retriedSync: 0, fromJournal: 0 });
+    assert.deepEqual(summary.usage.batch, { inputTokens: 200, outputTokens: 60 });
+    assert.equal(replies[0]?.usage?.inputTokens, 10);
+    const journal = await readBatchJournal(s.dir);
+    assert.equal(journal.jobs.length, 1);
+    const job = journal.jobs[0]!;
+    assert.equal(job.job, s.fake.batch.jobs[0]?.id);
+    assert.equal(job.state, 'succeeded');
+    assert.equal(job.collected, true);
+    assert.match(job.displayName, /^agent-seer-[0-9a-f]+-1$/);
+    assert.equal(s.fake.batch.jobs[0]?.displayName, job.displayName, 'the job carries its display name at the provider');
+    assert.equal((await readJobResults(s.dir, job.displayName))?.length, 20);
+    assert.deepEqual(
+      s.events.map((e) => e.type).filter((t) => t !== 'polled'),
+      ['submitted', 'ended'],
+    );
+  });
+
+  it('sends a batch item with exactly the body of a synchronous call', async () => {
+    const s = await setup();
+    await s.provider().complete(batchRequest(1));
+    await new OpenAICompatibleProvider({ model: BATCH_TEST_MODEL, baseUrl: s.fake.url, apiKey: BATCH_TEST_KEY }).complete(batchRequest(1));
+    const [viaBatch, viaSync] = s.fake.requests;
+    assert.ok(viaBatch?.viaBatch && viaSync && !viaSync.viaBatch);
+    assert.deepEqual(viaBatch.body, viaSync.body);
+  });
+
+  it('splits a round into jobs by the item limit and by the byte limit; an item over the byte limit alone fails as a 413 discard', async () => {
+    const byCount = await setup({}, { maxItems: 7 });
+    const a = byCount.provider();
+    assert.deepEqual((await Promise.all(range(20).map((i) => a.complete(batchRequest(i))))).map(nOf), range(20));
+    assert.deepEqual(byCount.fake.batch.itemsPerJob(), [7, 7, 6]);
+
+    const one = byCount.backend.itemBytes({ id: 'x'.repeat(64), request: batchRequest(10) });
+    const bySize = await setup({}, { maxBytes: one * 3 + 10 });
+    const b = bySize.provider();
+    const huge = { ...batchRequest(99), messages: [{ role: 'user' as const, content: `item 99 ${'x'.repeat(one * 4)}` }] };
+    const results = await Promise.allSettled([...range(10).map((i) => b.complete(batchRequest(i + 10))), b.complete(huge)]);
+    assert.deepEqual(
+      results.slice(0, 10).map((r) => (r.status === 'fulfilled' ? nOf(r.value) : r.reason)),
+      range(10).map((i) => i + 10),
+    );
+    const refused = results[10];
+    assert.ok(refused?.status === 'rejected' && refused.reason instanceof LlmHttpError);
+    assert.equal(refused.reason.status, 413);
+    assert.equal(refused.reason.fatal, false);
+    assert.deepEqual(bySize.fake.batch.itemsPerJob(), [3, 3, 3, 1]);
+    assert.equal(bySize.fake.batch.refused, 0, 'no job went over what the provider accepts');
+  });
+
+  it('retries items answered 429 or 500 into a follow-up job through the guard, and counts them', async () => {
+    const s = await setup();
+    const seen = new Set<number>();
+    s.fake.respondWith((r) => {
+      const n = itemOf(r);
+      const first = !seen.has(n);
+      seen.add(n);
+      if (first && n === 3) return { status: 429, message: 'Rate limit reached' };
+      if (first && n === 5) return { status: 500, message: 'The server had an error' };
+      return counting(r);
+    });
+    const provider = s.provider();
+    const guard = batchGuard();
+    const replies = await Promise.all(range(10).map((i) => guard.call(provider, batchRequest(i))));
+    assert.deepEqual(replies.map(nOf), range(10));
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [10, 2]);
+    assert.equal(s.fake.batch.syncCalls, 0);
+    const summary = provider.summary();
+    assert.deepEqual(summary.items, { submitted: 12, succeeded: 10, failed: 2, retriedSync: 0, fromJournal: 0 });
+    assert.deepEqual(summary.jobs.byState, { succeeded: 2 });
+  });
+
+  it('recovers a run where 10% of the items fail once, through StructuredLlm', async () => {
+    const s = await setup();
+    const failing = new Set(range(100).filter((i) => i % 10 === 7));
+    const seen = new Set<number>();
+    s.fake.respondWith((r) => {
+      const n = itemOf(r);
+      const first = !seen.has(n);
+      seen.add(n);
+      return first && failing.has(n) ? { status: n % 20 === 7 ? 429 : 503, message: 'try later' } : counting(r);
+    });
+    const provider = s.provider();
+    const llm = new StructuredLlm({ provider, guard: batchGuard() });
+    const results = await Promise.all(
+      range(100).map((i) =>
+        llm.generate({ stage: 'count', promptVersion: '1', system: 'You count.', prompt: `item ${i}`, schema: z.object({ n: z.number() }) }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => (r.ok ? r.value.n : r.reason)),
+      range(100),
+    );
+    assert.equal(s.fake.batch.syncCalls, 0);
+    assert.equal(s.fake.batch.batchItems, 110);
+    const summary = provider.summary();
+    assert.equal(summary.items.failed, 10);
+    assert.equal(summary.items.succeeded, 100);
+    const retries = llm.stats.snapshot().retries;
+    assert.equal(retries['rate-limit'] + retries.server, 10);
+  });
+
+  it('with a synchronous provider, sends each failed item once through it, and counts it apart', async () => {
+    const s = await setup();
+    s.fake.respondWith((r) => (r.viaBatch && itemOf(r) % 4 === 0 ? { status: 500, message: 'boom' } : counting(r)));
+    const sync = new OpenAICompatibleProvider({ model: BATCH_TEST_MODEL, baseUrl: s.fake.url, apiKey: BATCH_TEST_KEY });
+    const provider = s.provider({ sync });
+    const replies = await Promise.all(range(8).map((i) => provider.complete(batchRequest(i))));
+    assert.deepEqual(replies.map(nOf), range(8));
+    assert.equal(s.fake.batch.jobs.length, 1);
+    assert.equal(s.fake.batch.syncCalls, 2);
+    const summary = provider.summary();
+    assert.equal(summary.items.retriedSync, 2);
+    assert.equal(summary.items.failed, 2);
+    assert.deepEqual(summary.usage.sync, { inputTokens: 20, outputTokens: 6 });
+    assert.deepEqual(summary.usage.batch, { inputTokens: 60, outputTokens: 18 });
+  });
+
+  for (const fault of [
+    { kind: 'fail', keep: 0, state: 'failed' },
+    { kind: 'expire', keep: 3, state: 'expired' },
+    { kind: 'cancel', keep: 2, state: 'cancelled' },
+  ] as const) {
+    it(`a job that ends ${fault.state} keeps the items it answered and sends the rest into a new job`, async () => {
+      const s = await setup();
+      s.fake.batch.faultNext(fault.kind === 'fail' ? { kind: 'fail', message: 'model not available for batch' } : { kind: fault.kind, keep: fault.keep });
+      const provider = s.provider();
+      const guard = batchGuard();
+      const replies = await Promise.all(range(10).map((i) => guard.call(provider, batchRequest(i))));
+      assert.deepEqual(replies.map(nOf), range(10));
+      assert.deepEqual(s.fake.batch.itemsPerJob(), [10, 10 - fault.keep]);
+      assert.equal(s.fake.batch.batchItems, 10, 'each item answered exactly once');
+      const summary = provider.summary();
+      assert.deepEqual(summary.jobs.byState, { [fault.state]: 1, succeeded: 1 });
+      assert.equal(summary.items.succeeded, 10);
+      assert.equal(summary.items.failed, 10 - fault.keep);
+      const journal = await readBatchJournal(s.dir);
+      assert.deepEqual(
+        journal.jobs.map((j) => j.state),
+        [fault.state, 'succeeded'],
+      );
+      if (fault.kind === 'fail') assert.match(journal.jobs[0]?.error ?? '', /model not available for batch/);
+      const kept = (await readJobResults(s.dir, journal.jobs[0]!.displayName)) ?? [];
+      assert.equal(kept.filter((r) => r.ok).length, fault.keep, 'the answered items are on disk');
+    });
+  }
+
+  it('a failed job rejects its calls with a retryable 503 that carries the provider words', async () => {
+    const s = await setup();
+    s.fake.batch.faultNext({ kind: 'fail', message: 'input file malformed' });
+    const provider = s.provider();
+    const e = await provider.complete(batchRequest(1)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(e instanceof LlmHttpError);
+    assert.equal(e.status, 503);
+    assert.equal(e.transient, true);
+    assert.match(e.message, /failed \(fake_failure: input file malformed\)/);
+  });
+
+  it('cancelling one call rejects it at once; the job keeps running and the other calls get their replies', async () => {
+    const s = await setup({ pollsPerState: 'manual' });
+    const provider = s.provider();
+    const controller = new AbortController();
+    const cancelled = provider.complete(batchRequest(0, controller.signal));
+    const others = range(4).map((i) => provider.complete(batchRequest(i + 1)));
+    await until('the job', () => s.fake.batch.jobs.length === 1);
+    const started = Date.now();
+    controller.abort();
+    const e = await cancelled.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(isAbortError(e), String(e));
+    assert.ok(Date.now() - started < 200, 'rejected promptly');
+    assert.equal(s.fake.batch.jobs[0]?.status, 'validating', 'the provider job is not cancelled');
+    await s.fake.batch.finishAll();
+    assert.deepEqual((await Promise.all(others)).map(nOf), [1, 2, 3, 4]);
+  });
+
+  it('wait: false stops the round with BatchPendingError once it is journaled; a re-run collects without submitting again', async () => {
+    const s = await setup({ pollsPerState: 'manual' });
+    const first = s.provider({ wait: false, statusFolder: 'evals/github' });
+    const outcomes = await Promise.allSettled(range(6).map((i) => first.complete(batchRequest(i))));
+    for (const o of outcomes) {
+      assert.ok(o.status === 'rejected' && o.reason instanceof BatchPendingError && o.reason instanceof LlmStopError);
+      assert.equal(
+        (o.reason as Error).message,
+        '1 batch job is still running (6 items); run the same command again to collect them, or `agent-seer status evals/github`',
+      );
+    }
+    const journal = await readBatchJournal(s.dir);
+    assert.equal(journal.jobs.length, 1);
+    assert.equal(journal.jobs[0]?.job, s.fake.batch.jobs[0]?.id, 'journaled with its job name before the calls stopped');
+    await assert.rejects(first.complete(batchRequest(7)), BatchPendingError);
+    assert.equal(s.fake.batch.jobs.length, 1, 'nothing new submitted after the stop');
+
+    // Still running: a re-run stops again without a new job.
+    const second = s.provider({ wait: false });
+    await assert.rejects(second.complete(batchRequest(0)), BatchPendingError);
+    assert.equal(s.fake.batch.jobs.length, 1);
+
+    await s.fake.batch.finishAll();
+    const third = s.provider({ wait: false });
+    const replies = await Promise.all(range(6).map((i) => third.complete(batchRequest(i))));
+    assert.deepEqual(replies.map(nOf), range(6));
+    assert.equal(s.fake.batch.jobs.length, 1);
+    assert.equal(s.fake.batch.batchItems, 6);
+    assert.deepEqual(third.summary().jobs, { submitted: 0, resumed: 1, byState: { succeeded: 1 } });
+
+    // Collected: the next run answers from disk.
+    const fourth = s.provider({ wait: false });
+    assert.equal(nOf(await fourth.complete(batchRequest(2))), 2);
+    assert.equal(fourth.summary().items.fromJournal, 1);
+  });
+
+  it('a job created but not journaled (killed in between) is found by its name, not submitted again', async () => {
+    const s = await setup();
+    // A backend whose process "dies" right after the provider created the job.
+    let created = false;
+    const dying: BatchBackend = Object.assign(Object.create(s.backend) as BatchBackend, {
+      submit: async (items: readonly BatchItem[], name: string, signal: AbortSignal): Promise<string> => {
+        await s.backend.submit(items, name, signal);
+        created = true;
+        return new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+      },
+    });
+    const first = s.provider({ backend: dying });
+    const lost = range(5).map((i) => first.complete(batchRequest(i)).catch((e: unknown) => e));
+    await until('the job', () => created);
+    await first.close();
+    assert.ok((await Promise.all(lost)).every(isAbortError));
+    const intent = (await readBatchJournal(s.dir)).jobs[0];
+    assert.equal(intent?.job, undefined, 'the journal holds only the intent');
+
+    const second = s.provider();
+    const replies = await Promise.all(range(5).map((i) => second.complete(batchRequest(i))));
+    assert.deepEqual(replies.map(nOf), range(5));
+    assert.equal(s.fake.batch.jobs.length, 1, 'found by name, not created again');
+    assert.equal(s.fake.batch.batchItems, 5);
+    assert.deepEqual(second.summary().jobs, { submitted: 0, resumed: 1, byState: { succeeded: 1 } });
+  });
+
+  it('an intent the provider never turned into a job is dropped and its items are submitted anew', async () => {
+    const s = await setup();
+    let asked = false;
+    const stuck: BatchBackend = Object.assign(Object.create(s.backend) as BatchBackend, {
+      submit: (_items: readonly BatchItem[], _name: string, signal: AbortSignal): Promise<string> => {
+        asked = true;
+        return new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+      },
+    });
+    const first = s.provider({ backend: stuck });
+    const lost = range(3).map((i) => first.complete(batchRequest(i)).catch((e: unknown) => e));
+    await until('the submission', () => asked);
+    await first.close();
+    await Promise.all(lost);
+    const [intent] = (await readBatchJournal(s.dir)).jobs;
+    assert.ok(intent && intent.job === undefined);
+
+    const second = s.provider();
+    assert.deepEqual((await Promise.all(range(3).map((i) => second.complete(batchRequest(i))))).map(nOf), range(3));
+    assert.equal(s.fake.batch.jobs.length, 1);
+    const journal = await readBatchJournal(s.dir);
+    assert.deepEqual(
+      journal.jobs.map((j) => j.displayName === intent.displayName),
+      [false],
+      'the dead intent is gone',
+    );
+  });
+
+  it('StructuredLlm over batch mode stores replies under the synchronous cache key: a synchronous run after it makes no call', async () => {
+    const s = await setup();
+    const cacheDir = join(s.dir, 'llm');
+    const schema = z.object({ n: z.number() });
+    const ask = (i: number): Parameters<StructuredLlm['generate']>[0] => ({
+      stage: 'count',
+      promptVersion: '1',
+      system: 'You count.',
+      prompt: `item ${i}`,
+      schema,
+    });
+    const batchLlm = new StructuredLlm({ provider: s.provider(), cache: new DiskCache(cacheDir), guard: batchGuard() });
+    const batched = await Promise.all(range(5).map((i) => batchLlm.generate(ask(i))));
+    assert.ok(batched.every((r) => r.ok && !r.cached));
+    assert.equal(s.fake.batch.batchItems, 5);
+
+    const syncLlm = new StructuredLlm({
+      provider: new OpenAICompatibleProvider({ model: BATCH_TEST_MODEL, baseUrl: s.fake.url, apiKey: BATCH_TEST_KEY }),
+      cache: new DiskCache(cacheDir),
+    });
+    const again = await Promise.all(range(5).map((i) => syncLlm.generate(ask(i))));
+    assert.ok(again.every((r) => r.ok && r.cached));
+    assert.deepEqual(
+      again.map((r) => r.key),
+      batched.map((r) => r.key),
+    );
+    assert.equal(s.fake.batch.syncCalls, 0);
+    assert.equal(s.fake.requests.length, 5);
+  });
+
+  it('refreshBatchJobs polls running jobs once; cancelBatchJobs cancels them at the provider, on request only', async () => {
+    const s = await setup({ pollsPerState: 'manual' });
+    const provider = s.provider({ wait: false });
+    await Promise.allSettled(range(3).map((i) => provider.complete(batchRequest(i))));
+    await s.fake.batch.advance();
+    const refreshed = await refreshBatchJobs(s.dir, s.backend, new AbortController().signal);
+    assert.equal(refreshed.jobs[0]?.state, 'running');
+    assert.equal((await readBatchJournal(s.dir)).jobs[0]?.state, 'running');
+    const cancelled = await cancelBatchJobs(s.dir, s.backend, new AbortController().signal);
+    assert.equal(s.fake.batch.jobs[0]?.status, 'cancelling');
+    assert.equal(cancelled.jobs[0]?.state, 'cancelled');
+  });
+
+  it('rides out failing polls; after too many in a row the calls fail and the job stays journaled for the next call', async () => {
+    const s = await setup();
+    s.fake.batch.failPolls(3, 503);
+    const provider = s.provider();
+    assert.deepEqual((await Promise.all(range(3).map((i) => provider.complete(batchRequest(i))))).map(nOf), range(3));
+
+    const down = await setup({ pollsPerState: 'manual' });
+    down.fake.batch.failPolls(BATCH_POLL_FAILURES, 502);
+    const flaky = down.provider({ maxPollMs: 10 });
+    const e = await flaky.complete(batchRequest(1)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(e instanceof LlmHttpError && e.status === 502, String(e));
+    assert.equal((await readBatchJournal(down.dir)).jobs[0]?.job, down.fake.batch.jobs[0]?.id, 'still journaled');
+    // The endpoint is back and the job has ended: the same call attaches to the job again.
+    await down.fake.batch.finishAll();
+    assert.equal(nOf(await flaky.complete(batchRequest(1))), 1);
+    assert.equal(down.fake.batch.jobs.length, 1);
+  });
+
+  it('refuses an unreadable journal file with its path instead of risking a second submission', async () => {
+    const s = await setup();
+    const provider = s.provider();
+    await provider.complete(batchRequest(1));
+    const [job] = (await readBatchJournal(s.dir)).jobs;
+    const file = join(s.dir, 'jobs', `${job!.displayName}.json`);
+    await import('node:fs/promises').then((fs) => fs.writeFile(file, '{"version": 1, "oops": true}'));
+    await assert.rejects(s.provider().complete(batchRequest(2)), (e: Error) => e.message.startsWith(`${file}: not a batch journal file`));
+    assert.ok((await readFile(file, 'utf8')).includes('oops'), 'left as it was');
+  });
+});
