@@ -60,15 +60,27 @@ export function startBatchMode(
   settings: { wait: boolean; retry: BatchRetry },
   config: ProviderConfig,
   sync: ChatProvider,
-  cacheDir: string,
+  where: { cacheDir: string; statusFolder: string },
   io: Io,
 ): BatchMode {
+  const poll = pollOverride(io.env.AGENT_SEER_BATCH_POLL_MS);
   try {
-    return batchMode({ config, sync, cacheDir, ...settings, onEvent: (e) => io.err(batchEventLine(e)) });
+    return batchMode({ config, sync, ...where, ...settings, onEvent: (e) => io.err(batchEventLine(e)), ...(poll ? { pollMs: poll } : {}) });
   } catch (e) {
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+/**
+ * `AGENT_SEER_BATCH_POLL_MS`: the wait between polls of a job, for batch endpoints that answer at
+ * once (a local server, the tests' fakes); the providers' own jobs take minutes, polled from 5 s.
+ */
+function pollOverride(raw: string | undefined): { first: number; max: number } | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`AGENT_SEER_BATCH_POLL_MS takes a whole number of milliseconds ≥ 1, got "${raw}"`);
+  return { first: ms, max: ms };
 }
 
 /** One stderr line for an event of the batch engine. */
@@ -77,15 +89,15 @@ export function batchEventLine(e: BatchEvent): string {
 }
 
 function describeEvent(e: BatchEvent): string {
-  switch (e.kind) {
+  switch (e.type) {
     case 'submitted':
       return `submitted ${e.job} (${e.items} item${e.items === 1 ? '' : 's'})`;
     case 'resumed':
-      return `resumed ${e.job} (${e.items} item${e.items === 1 ? '' : 's'}, ${e.state})`;
+      return `resumed ${e.job} (${e.items} item${e.items === 1 ? '' : 's'})`;
     case 'polled':
       return `${e.job} is ${e.state}`;
     case 'ended':
-      return `${e.job} ended ${e.state}${e.counts ? ` (${e.counts.succeeded ?? 0} succeeded, ${e.counts.failed ?? 0} failed)` : ''}`;
+      return `${e.job} ended ${e.state} (${e.counts.succeeded} succeeded, ${e.counts.failed} failed)`;
   }
 }
 
@@ -93,7 +105,7 @@ function describeEvent(e: BatchEvent): string {
 export function batchSummaryLine(s: BatchSummary): string | undefined {
   if (s.jobs.submitted + s.jobs.resumed + s.items.fromJournal === 0) return undefined;
   const states = Object.entries(s.jobs.byState)
-    .filter(([, n]) => (n ?? 0) > 0)
+    .filter(([, n]) => n !== undefined && n > 0)
     .map(([state, n]) => `${n} ${state}`)
     .join(', ');
   const retried = s.items.retriedSync ? `, ${s.items.retriedSync} retried synchronously` : '';

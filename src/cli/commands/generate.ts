@@ -164,9 +164,7 @@ export function summaryText(r: PipelineResult, io: Io): string {
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
   if (r.status === 'pending')
-    lines.push(
-      `Pending: ${r.error ?? 'batch jobs are still running'}. Run the same command again to collect them (\`agent-seer status ${where}\` shows them).`,
-    );
+    lines.push(`Pending: ${r.error ?? `batch jobs are still running; run the same command again to collect them, or \`agent-seer status ${where}\``}.`);
   if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
   if (r.stopped === 'quota')
     lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
@@ -221,7 +219,13 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
       throw e;
     }
     if (batchSettings) {
-      batch = startBatchMode(batchSettings, config, chat, cacheDir ?? join(outDir, CACHE_DIR), io);
+      batch = startBatchMode(
+        batchSettings,
+        config,
+        chat,
+        { cacheDir: cacheDir ?? join(outDir, CACHE_DIR), statusFolder: relative(io.cwd, outDir) || outDir },
+        io,
+      );
       chat = batch.chat;
     }
   } else if (args.model || args.baseUrl) {

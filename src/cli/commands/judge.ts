@@ -136,7 +136,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       }
       const id = `${provider.id}:${provider.model}`;
       if (batchSettings) {
-        const batch = startBatchMode(batchSettings, config, provider, cacheDir, io);
+        const batch = startBatchMode(batchSettings, config, provider, { cacheDir, statusFolder: rel(dir) }, io);
         batches.push(batch.chat);
         const { llm } = createLlmClient({ chat: batch.chat, role: 'judge', cacheDir, limits: batch.limits });
         judge = { id, llm };
@@ -183,7 +183,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     }
     if (e instanceof BatchPendingError) {
       io.err(`agent-seer: ${e.message}`);
-      io.err(`agent-seer: finished judgments are saved; run the same command again to collect the jobs (\`agent-seer status ${rel(dir)}\` shows them)`);
+      io.err('agent-seer: finished judgments are saved.');
       return EXIT.pending;
     }
     if (e instanceof LlmStopError) {

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { createBatchBackend, readBatchJournal, refreshBatchJobs, TERMINAL_BATCH_STATES, type BatchJournal } from '../../core/llm/batch';
+import { createBatchBackend, readBatchJournal, refreshBatchJobs, TERMINAL_BATCH_STATES, type BatchJournal, type BatchJournalJob } from '../../core/llm/batch';
 import { LlmConfigError, LlmHttpError, LlmNetworkError } from '../../core/llm';
 import { BATCH_DIR, CACHE_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
@@ -16,6 +16,11 @@ export interface StatusArgs {
   /** Show the journal as last written, without asking the provider. */
   cached: boolean;
   json: boolean;
+}
+
+/** Whether a journaled job has ended (an intent, not yet confirmed created, has not). */
+function ended(job: BatchJournalJob): boolean {
+  return job.state !== undefined && TERMINAL_BATCH_STATES.includes(job.state);
 }
 
 /** One engine's journal (one provider and model) and where it lives. */
@@ -58,13 +63,15 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
   const rel = (f: string): string => relative(io.cwd, f) || f;
   const journals: FoundJournal[] = [];
   for (const { folder, journal } of await findJournals(cacheDir)) {
-    const open = journal.jobs.some((j) => !TERMINAL_BATCH_STATES.includes(j.state as never));
+    const open = journal.jobs.find((j) => !ended(j));
     if (args.cached || !open) {
       journals.push({ folder, journal, ...(open ? { stale: 'not asked (--cached)' } : {}) });
       continue;
     }
     try {
-      const backend = createBatchBackend({ provider: journal.provider as 'gemini' | 'openai', model: journal.model, baseUrl: args.baseUrl, env: io.env });
+      // One folder holds the jobs of one provider and model (app/batchMode.ts).
+      if (open.provider !== 'gemini' && open.provider !== 'openai') throw new LlmConfigError(`jobs of an unknown provider "${open.provider}"`);
+      const backend = createBatchBackend({ provider: open.provider, model: open.model, baseUrl: args.baseUrl, env: io.env });
       journals.push({ folder, journal: await refreshBatchJobs(folder, backend, signal ?? new AbortController().signal) });
     } catch (e) {
       if (!(e instanceof LlmConfigError || e instanceof LlmHttpError || e instanceof LlmNetworkError)) throw e;
@@ -77,13 +84,14 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
   }
   const rows = journals.flatMap(({ journal, stale }) =>
     journal.jobs.map((j) => ({
-      provider: `${journal.provider}:${journal.model}`,
-      job: j.job ?? `(${j.displayName}, not confirmed)`,
-      state: j.state,
-      items: j.items,
+      provider: `${j.provider}:${j.model}`,
+      job: j.job ?? `(${j.displayName}, creation not confirmed)`,
+      state: j.state ?? 'submitting',
+      ended: ended(j),
+      items: j.items.length,
       succeeded: j.counts?.succeeded ?? null,
       failed: j.counts?.failed ?? null,
-      submittedAt: j.submittedAt,
+      submittedAt: j.createdAt,
       checkedAt: j.updatedAt,
       ...(stale ? { note: stale } : {}),
     })),
@@ -98,7 +106,7 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
     );
     for (const { folder, stale } of journals) if (stale) io.err(`agent-seer: ${rel(folder)}: states as last recorded, ${stale}`);
   }
-  const running = rows.filter((r) => !TERMINAL_BATCH_STATES.includes(r.state as never)).length;
+  const running = rows.filter((r) => !r.ended).length;
   if (running && !args.json)
     io.out(`${running} job${running === 1 ? '' : 's'} still running: run the command that submitted them again to collect them when they end.`);
   return running ? EXIT.pending : EXIT.ok;

@@ -22,6 +22,10 @@ export interface BatchModeOptions {
   wait: boolean;
   retry: BatchRetry;
   onEvent?: (event: BatchEvent) => void;
+  /** The folder `agent-seer status` should be pointed at, for the pending message (the harness or corpus folder). */
+  statusFolder?: string;
+  /** First and longest wait between polls of a job (defaults in workspace/defaults.ts); a local fake answers in milliseconds. */
+  pollMs?: { first: number; max: number };
 }
 
 /** The wrapped provider and the limits to run it under. */
@@ -49,6 +53,8 @@ export function batchMode(options: BatchModeOptions): BatchMode {
     wait: options.wait,
     ...(options.retry === 'sync' ? { sync: options.sync } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.statusFolder !== undefined ? { statusFolder: options.statusFolder } : {}),
+    ...(options.pollMs ? { firstPollMs: options.pollMs.first, maxPollMs: options.pollMs.max } : {}),
   });
   return { chat, limits: { concurrency: BATCH_CONCURRENCY, timeoutMs: BATCH_CALL_TIMEOUT_MS }, concurrency: BATCH_CONCURRENCY };
 }
