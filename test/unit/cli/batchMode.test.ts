@@ -1,0 +1,187 @@
+/**
+ * Batch mode end to end, through the CLI and the real clients against fake batch engines on
+ * 127.0.0.1 (issue 13's Done-when): on the 64-tool Illustrator fixture, `generate --batch` and
+ * `judge --batch` make no synchronous model call, write the harness a synchronous run writes from
+ * the same replies, ride out item errors, stop with exit 4 under `--no-wait` and resume, and
+ * `status` shows the jobs.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { loadSpecText } from '../../../src/core/spec/snapshot';
+import { startFakeOpenAIBatch, type FakeOpenAIBatchServer } from '../../fakes/fakeOpenAIBatch';
+import { startFakeGeminiBatch } from '../../fakes/fakeGeminiBatch';
+import type { FakeLlmServer, FakeReply, FakeRequest } from '../../fakes/fakeLlmServer';
+import { cli } from '../cliRunner';
+import { specsDir } from '../fixturePaths';
+import { createResponder } from '../pipelineResponder';
+
+const KEY = 'batch-mode-test-key';
+const SPEC = join(specsDir, 'illustrator-ie3jp-1.2.12.json');
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-seer-batch-cli-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+type Client = 'openai' | 'gemini';
+
+/** A fake batch engine of `client` answering like the unit tests' cooperative model, with optional item faults. */
+async function fakeEngine(client: Client, options: { itemErrorShare?: number } = {}): Promise<FakeLlmServer> {
+  const spec = loadSpecText(await readFile(SPEC, 'utf8'), SPEC);
+  assert.ok(spec.ok);
+  const responder = createResponder({ spec: spec.spec });
+  const fake: FakeLlmServer =
+    client === 'openai' ? await startFakeOpenAIBatch({ apiKey: KEY, pollsPerState: 1 }) : await startFakeGeminiBatch({ apiKey: KEY, pendingPolls: 1, runningPolls: 1 });
+  cleanups.push(() => fake.close());
+  // An item's first answer fails for a seeded share of items (by content): a 500 or a 429 inside
+  // the job, as a provider reports them; its retry, in a later job, is answered.
+  const failedOnce = new Set<string>();
+  fake.respondWith((req: FakeRequest): FakeReply | Promise<FakeReply> => {
+    const share = options.itemErrorShare ?? 0;
+    const key = req.contentHash ?? '';
+    if (share > 0 && req.viaBatch && !failedOnce.has(key) && parseInt(key.slice(0, 8), 16) / 0xffffffff < share) {
+      failedOnce.add(key);
+      return { status: parseInt(key.slice(8, 10), 16) % 2 ? 500 : 429, message: 'fake item fault' };
+    }
+    return responder.respond(req);
+  });
+  return fake;
+}
+
+function env(client: Client, fake: FakeLlmServer): NodeJS.ProcessEnv {
+  const base = { ...process.env, AGENT_SEER_BATCH_POLL_MS: '20' };
+  delete base.GEMINI_API_KEY;
+  delete base.GOOGLE_API_KEY;
+  delete base.OPENAI_API_KEY;
+  return client === 'openai'
+    ? { ...base, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.url }
+    : { ...base, GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.url };
+}
+
+const MODEL: Record<Client, string> = { openai: 'gpt-4o-mini', gemini: 'gemini-2.5-flash-lite' };
+
+function generateArgs(client: Client, out: string, extra: string[] = []): string[] {
+  return ['generate', SPEC, '--provider', client, '--model', MODEL[client], '--out', out, '--simple', '4', '--complex', '4', ...extra];
+}
+
+/** The records of a harness without what differs between runs by design (times, usage, cache keys). */
+async function recordsOf(dir: string): Promise<Record<string, unknown>> {
+  const files = (await readdir(join(dir, 'records'))).filter((f) => f.endsWith('.json')).sort();
+  const out: Record<string, unknown> = {};
+  for (const f of files) {
+    const r = JSON.parse(await readFile(join(dir, 'records', f), 'utf8')) as Record<string, unknown>;
+    delete r.provenance;
+    out[f] = r;
+  }
+  return out;
+}
+
+/** Model calls the fake answered synchronously (not as items of a batch job). */
+const syncCalls = (fake: FakeLlmServer): number => fake.requests.filter((r) => r.viaBatch === undefined && r.model !== undefined).length;
+const batchItems = (fake: FakeLlmServer): FakeRequest[] => fake.requests.filter((r) => r.viaBatch !== undefined);
+
+for (const client of ['openai', 'gemini'] as const) {
+  describe(`batch mode through the ${client} client (Illustrator, 64 tools)`, () => {
+    it('generate --batch: no synchronous call, the harness a synchronous run writes from the same replies; judge --batch the same', async () => {
+      const root = await tempDir();
+      const sync = await fakeEngine(client);
+      const syncOut = join(root, 'sync');
+      const s = await cli(generateArgs(client, syncOut), root, env(client, sync));
+      assert.equal(s.code, 0, s.err);
+
+      const batch = await fakeEngine(client);
+      const batchOut = join(root, 'batch');
+      const b = await cli(generateArgs(client, batchOut, ['--batch']), root, env(client, batch));
+      assert.equal(b.code, 0, b.err);
+      assert.equal(syncCalls(batch), 0, 'no synchronous generation call in batch mode');
+      assert.ok(batchItems(batch).length > 0);
+      assert.match(b.out, /batch: \d+ jobs? submitted/);
+      assert.deepEqual(await recordsOf(batchOut), await recordsOf(syncOut));
+
+      const judgeSync = await cli(['judge', syncOut, '--judge', `${client}:${MODEL[client]}`], root, env(client, sync));
+      assert.equal(judgeSync.code, 0, judgeSync.err);
+      batch.reset();
+      const judged = await fakeEngine(client);
+      const j = await cli(['judge', batchOut, '--judge', `${client}:${MODEL[client]}`, '--batch'], root, env(client, judged));
+      assert.equal(j.code, 0, j.err);
+      assert.equal(syncCalls(judged), 0, 'no synchronous judge call in batch mode');
+      const judgments = async (dir: string) =>
+        Object.fromEntries(
+          Object.entries(await recordsOf(dir)).map(([f, r]) => {
+            const all = (r as { judgments?: Record<string, { judgedAt?: unknown; usage?: unknown }> }).judgments ?? {};
+            return [f, Object.fromEntries(Object.entries(all).map(([k, v]) => [k, { ...v, judgedAt: undefined, usage: undefined }]))];
+          }),
+        );
+      assert.deepEqual(await judgments(batchOut), await judgments(syncOut));
+    });
+
+    it('10% item errors inside jobs are retried in follow-up jobs: complete, each failure counted', async () => {
+      const root = await tempDir();
+      const fake = await fakeEngine(client, { itemErrorShare: 0.1 });
+      const out = join(root, 'h');
+      const r = await cli([...generateArgs(client, out, ['--batch']), '--json'], root, env(client, fake));
+      assert.equal(r.code, 0, r.err);
+      const summary = JSON.parse(r.out) as { status: string; batch: { jobs: { submitted: number }; items: { failed: number } } };
+      assert.equal(summary.status, 'complete');
+      assert.ok(summary.batch.items.failed > 0, 'the injected item errors are counted');
+      assert.ok(summary.batch.jobs.submitted > 1, 'failed items went into follow-up jobs');
+      assert.equal(syncCalls(fake), 0);
+    });
+
+    it('--no-wait exits 4 with the jobs journaled; status shows them; re-runs collect them and never submit an item twice', async () => {
+      const root = await tempDir();
+      const fake = await fakeEngine(client);
+      const out = join(root, 'h');
+      const e = env(client, fake);
+      const first = await cli(generateArgs(client, out, ['--batch', '--no-wait']), root, e);
+      assert.equal(first.code, 4, first.err);
+      assert.match(first.out, /Pending: /);
+      const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as { status: string };
+      assert.equal(manifest.status, 'pending');
+
+      const status = await cli(['status', out, '--json'], root, e);
+      const jobs = (JSON.parse(status.out) as { jobs: { state: string; items: number }[] }).jobs;
+      assert.ok(jobs.length > 0);
+      assert.ok(jobs.every((j) => j.items > 0));
+
+      let code = 4;
+      for (let round = 0; round < 12 && code === 4; round++) code = (await cli(generateArgs(client, out, ['--batch', '--no-wait']), root, e)).code;
+      assert.equal(code, 0);
+      const items = batchItems(fake).map((r) => r.contentHash);
+      assert.equal(new Set(items).size, items.length, 'no item was submitted twice');
+      assert.equal(syncCalls(fake), 0);
+      const done = await cli(['status', out], root, e);
+      assert.equal(done.code, 0, done.out);
+    });
+  });
+}
+
+describe('batch options', () => {
+  it('refuses --batch with the offline provider, and --no-wait without --batch', async () => {
+    const root = await tempDir();
+    const a = await cli(['generate', SPEC, '--batch', '--out', join(root, 'a')], root);
+    assert.equal(a.code, 2);
+    assert.match(a.err, /--batch needs a model/);
+    const b = await cli(['generate', SPEC, '--no-wait', '--out', join(root, 'b')], root);
+    assert.equal(b.code, 2);
+    assert.match(b.err, /go with --batch/);
+  });
+
+  it('status on a folder without batch jobs says so and exits 0', async () => {
+    const root = await tempDir();
+    const r = await cli(['status', root], root);
+    assert.equal(r.code, 0);
+    assert.match(r.out, /No batch jobs recorded/);
+  });
+});
+
+export type { FakeOpenAIBatchServer };
