@@ -142,6 +142,7 @@ export class GeminiBatchBackend implements BatchBackend {
   }
 
   async cancel(job: string, signal: AbortSignal): Promise<void> {
+    checkJobName(job);
     try {
       await this.client.batches.cancel({ name: job, config: { abortSignal: signal } });
     } catch (e) {
@@ -151,6 +152,7 @@ export class GeminiBatchBackend implements BatchBackend {
 
   /** `batches.get`, with the raw Operation the SDK read it from (for what the SDK drops). */
   private async get(job: string, signal: AbortSignal): Promise<{ parsed: BatchJob; raw: RawOperation }> {
+    checkJobName(job);
     let raw: RawOperation = {};
     const fetchFn = geminiFetch(this.options.apiKey);
     const tap = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -189,7 +191,11 @@ export class GeminiBatchBackend implements BatchBackend {
         try {
           entry = JSON.parse(line);
         } catch {
-          continue; // not JSON: no key to give it to; its item has no result, which the engine treats as failed
+          // A damaged line: its item fails (retried like a bad reply) if its key can still be read; else it has no result.
+          const key = /"key"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(line)?.[1];
+          if (key !== undefined)
+            results.push({ id: JSON.parse(`"${key}"`) as string, ok: false, status: 502, message: 'Gemini returned an unreadable result line' });
+          continue;
         }
         const key = (entry as { key?: unknown } | null)?.key;
         if (typeof key === 'string') results.push(itemResult(key, entry as ItemEntry));
@@ -199,6 +205,14 @@ export class GeminiBatchBackend implements BatchBackend {
       await rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * A job name the Gemini API gave (`batches/…`). Another provider's job (a journal written by an
+ * OpenAI run) is refused in words, before the SDK would throw it as an unreadable response.
+ */
+function checkJobName(job: string): void {
+  if (!/^batches\/[^/]+$/.test(job)) throw new LlmHttpError({ status: 400, message: `not a Gemini batch job: ${clip(job)}` });
 }
 
 /** Maps the SDK's job states (and the API's `BATCH_STATE_*` names, should one pass through) to the contract's. */

@@ -145,8 +145,29 @@ describe('GeminiBatchBackend', () => {
       'the results file was downloaded',
     );
     assert.deepEqual(JSON.parse(replyOf(results.get('k2')).text), { answer: 'prompt k2' });
+    assert.deepEqual(replyOf(results.get('k2')).usage, { inputTokens: 10, outputTokens: 4 });
     assert.equal(results.size, 3);
     assert.equal(server.batch.syncCalls, 0);
+
+    // A damaged line fails its item (when its key can be read) instead of vanishing or failing the job.
+    const out = server.batch.files.get(created.responsesFile ?? '');
+    assert.ok(out);
+    const [first, ...rest] = out.content.split('\n');
+    out.content = [first?.slice(0, 40), ...rest].join('\n');
+    const damaged = byId(await b.results(job, signal));
+    const k1 = damaged.get('k1');
+    assert.ok(k1 && !k1.ok && k1.status === 502, JSON.stringify(k1));
+    assert.ok(damaged.get('k2')?.ok);
+  });
+
+  it('refuses a job name that is not a Gemini batch job in words', async () => {
+    const server = await start();
+    const b = backend(server);
+    await assert.rejects(
+      b.status('batch_abc123', signal),
+      (e: unknown) => e instanceof LlmHttpError && e.status === 400 && /not a Gemini batch job/.test(e.message),
+    );
+    await assert.rejects(b.cancel('batch_abc123', signal), (e: unknown) => e instanceof LlmHttpError && e.status === 400);
   });
 
   it('sends the same request body as the synchronous call, inline and in a file', async () => {
