@@ -299,16 +299,24 @@ type ItemEntry = { response?: unknown; error?: { code?: unknown; status?: unknow
 /**
  * The same request as `generateContentRequest`'s, in the REST shape an input file holds (the SDK
  * converts it for inline requests; no SDK converts a file's lines): the system text as a
- * `Content`, every other setting in `generationConfig`. A test pins it equal to what the SDK sends.
+ * `Content`, the settings the SDK lifts out of the config (safety settings, tools, …) beside it,
+ * every other setting in `generationConfig`. A test pins it equal to what the SDK sends.
  */
 export function generateContentBody(params: GeminiRequestParams): Record<string, unknown> {
-  const { systemInstruction, ...generationConfig } = params.config;
-  return {
-    contents: params.contents,
-    ...(typeof systemInstruction === 'string' ? { systemInstruction: { role: 'user', parts: [{ text: systemInstruction }] } } : {}),
-    generationConfig,
-  };
+  const { systemInstruction, ...config } = params.config;
+  const body: Record<string, unknown> = { contents: params.contents };
+  if (typeof systemInstruction === 'string') body.systemInstruction = { role: 'user', parts: [{ text: systemInstruction }] };
+  const generationConfig: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (REQUEST_LEVEL_KEYS.has(key)) body[key] = value;
+    else generationConfig[key] = value;
+  }
+  body.generationConfig = generationConfig;
+  return body;
 }
+
+// The config fields the SDK's generateContent converter moves to the request itself (`generateContentConfigToMldev`).
+const REQUEST_LEVEL_KEYS = new Set(['safetySettings', 'tools', 'toolConfig', 'labels', 'cachedContent', 'serviceTier']);
 
 function inputLine(item: BatchItem, extraConfig: Record<string, unknown>): string {
   return JSON.stringify({ key: item.id, request: generateContentBody(generateContentRequest(item.request, extraConfig)) }) + '\n';

@@ -173,7 +173,11 @@ describe('GeminiBatchBackend', () => {
   it('sends the same request body as the synchronous call, inline and in a file', async () => {
     const server = await start();
     echo(server);
-    const extraConfig = { maxOutputTokens: 256, thinkingConfig: { thinkingBudget: 0 } };
+    const extraConfig = {
+      maxOutputTokens: 256,
+      thinkingConfig: { thinkingBudget: 0 },
+      safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+    };
     const request = item('same', 'the same words', {
       messages: [
         { role: 'user', content: 'first' },
@@ -195,6 +199,7 @@ describe('GeminiBatchBackend', () => {
     assert.equal(sync.length, 1);
     assert.equal(viaBatch.length, 2);
     assert.equal(sync[0]?.body.generationConfig.maxOutputTokens, 256, 'extraConfig reached the request');
+    assert.equal(sync[0]?.body.safetySettings.length, 1, 'safety settings sit beside generationConfig');
     assert.ok(sync[0]?.body.generationConfig.responseJsonSchema, 'the schema reached the request');
     for (const r of viaBatch) assert.deepEqual(r.body, sync[0]?.body);
     // The inline request as the SDK sent it names no model of its own (the URL does).
