@@ -28,6 +28,27 @@ const textOf = (c: Content | undefined): string =>
     .map((p) => p.text as string)
     .join('');
 
+/** An error body as the Gemini API shapes it (`google.rpc.Status` under `error`). */
+export function geminiErrorBody(status: number, message: string): unknown {
+  return { error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN' } };
+}
+
+/** The real API's answer to a wrong key (400 `API_KEY_INVALID`, not 401), or undefined when it is accepted. */
+export function geminiKeyError(apiKey: string | undefined, expected: string | undefined): { status: number; body: unknown } | undefined {
+  if (expected === undefined || apiKey === expected) return undefined;
+  return {
+    status: 400,
+    body: {
+      error: {
+        code: 400,
+        message: 'API key not valid. Please pass a valid API key.',
+        status: 'INVALID_ARGUMENT',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
+      },
+    },
+  };
+}
+
 const geminiDialect: FakeDialect = {
   basePath: '',
   route(method, path) {
@@ -45,21 +66,7 @@ const geminiDialect: FakeDialect = {
       apiKey: typeof key === 'string' ? key : undefined,
     };
   },
-  checkKey(apiKey, expected) {
-    if (expected === undefined || apiKey === expected) return undefined;
-    // The real API answers a bad key with 400, not 401.
-    return {
-      status: 400,
-      body: {
-        error: {
-          code: 400,
-          message: 'API key not valid. Please pass a valid API key.',
-          status: 'INVALID_ARGUMENT',
-          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
-        },
-      },
-    };
-  },
+  checkKey: geminiKeyError,
   successBody(text, usage, finishReason, request) {
     return {
       candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: finishReason ?? 'STOP', index: 0 }],
@@ -68,9 +75,7 @@ const geminiDialect: FakeDialect = {
       responseId: `fake-${request.index}`,
     };
   },
-  errorBody(status, message) {
-    return { error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN' } };
-  },
+  errorBody: geminiErrorBody,
 };
 
 /**

@@ -3,7 +3,7 @@
  * (SecretStorage in the editor) or the environment; they are never logged nor put in messages.
  */
 import { LlmConfigError } from './errors';
-import { DEFAULT_GEMINI_MODEL, GeminiProvider } from './gemini';
+import { DEFAULT_GEMINI_MODEL, GeminiProvider, type GeminiProviderOptions } from './gemini';
 import { DEFAULT_OPENAI_MODEL, OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider, type OpenAIProviderOptions } from './openai';
 import type { ChatProvider } from './types';
 
@@ -34,21 +34,28 @@ const nonEmpty = (v: string | undefined): string | undefined => (v !== undefined
 
 /** Creates a raw provider; throws `LlmConfigError` with a fix-it message when something is missing. */
 export function createProvider(config: ProviderConfig): ChatProvider {
-  const env = config.env ?? {};
-  if (config.provider === 'gemini') {
-    const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.GEMINI_API_KEY) ?? nonEmpty(env.GOOGLE_API_KEY);
-    if (!apiKey) {
-      throw new LlmConfigError('No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or store a key in the extension; or choose another provider.');
-    }
-    return new GeminiProvider({
-      apiKey,
-      model: nonEmpty(config.model) ?? DEFAULT_GEMINI_MODEL,
-      baseUrl: nonEmpty(config.baseUrl) ?? nonEmpty(env.GEMINI_BASE_URL),
-      extraConfig: config.extra,
-    });
-  }
+  if (config.provider === 'gemini') return new GeminiProvider(geminiProviderOptions(config));
   if (config.provider === 'openai') return new OpenAICompatibleProvider(openaiProviderOptions(config));
   throw new LlmConfigError(`Unknown provider: ${String((config as { provider: unknown }).provider)}`);
+}
+
+/**
+ * The options of Gemini from a config and its environment (the synchronous provider's and the
+ * batch backend's); throws `LlmConfigError` when there is no key.
+ */
+export function geminiProviderOptions(config: ProviderConfig): GeminiProviderOptions {
+  const env = config.env ?? {};
+  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.GEMINI_API_KEY) ?? nonEmpty(env.GOOGLE_API_KEY);
+  if (!apiKey) {
+    throw new LlmConfigError('No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or store a key in the extension; or choose another provider.');
+  }
+  const baseUrl = nonEmpty(config.baseUrl) ?? nonEmpty(env.GEMINI_BASE_URL);
+  return {
+    apiKey,
+    model: nonEmpty(config.model) ?? DEFAULT_GEMINI_MODEL,
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(config.extra ? { extraConfig: config.extra } : {}),
+  };
 }
 
 /**

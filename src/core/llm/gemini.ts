@@ -4,7 +4,14 @@
  * `retryOptions`) so the CallGuard governs; a fetch wrapper turns HTTP errors into
  * `LlmHttpError` with the server's requested wait, which the SDK's `ApiError` drops.
  */
-import type { GenerateContentResponse, GoogleGenAI as GoogleGenAIClient } from '@google/genai' with { 'resolution-mode': 'import' };
+import type {
+  Content,
+  GenerateContentConfig,
+  GenerateContentResponse,
+  GenerateContentResponseUsageMetadata,
+  GoogleGenAI as GoogleGenAIClient,
+  Part,
+} from '@google/genai' with { 'resolution-mode': 'import' };
 import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { toGeminiSchema } from './jsonSchema';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
@@ -34,6 +41,44 @@ export interface GeminiProviderOptions {
   extraConfig?: Record<string, unknown>;
 }
 
+/** The `contents` and `config` of a generateContent call, without the per-call abort signal. */
+export interface GeminiRequestParams {
+  contents: Content[];
+  config: GenerateContentConfig;
+}
+
+/**
+ * How a chat request becomes a generateContent call: the one home for it, so a synchronous call
+ * and a batch item (`batch/geminiBatch.ts`) send the same request for the same `ChatRequest`.
+ * `extraConfig` goes first so the request's own settings win over it.
+ */
+export function generateContentRequest(request: Omit<ChatRequest, 'signal'>, extraConfig: Record<string, unknown> = {}): GeminiRequestParams {
+  return {
+    contents: request.messages.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
+    config: {
+      ...extraConfig,
+      ...(request.system ? { systemInstruction: request.system } : {}),
+      temperature: request.temperature,
+      ...(request.jsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: toGeminiSchema(request.jsonSchema) } : {}),
+    },
+  };
+}
+
+/**
+ * A generateContent reply as a {@link ChatReply}: the text without thought parts, usage with the
+ * thinking tokens billed as output, why it stopped (or why the prompt was blocked). A reply with
+ * no text is still a reply: the structured layer judges it, as for any other text.
+ */
+export function readGenerateContentReply(response: GenerateContentResponse): ChatReply {
+  const usage = response.usageMetadata;
+  const candidate = response.candidates?.[0];
+  return {
+    text: textOf(candidate?.content?.parts),
+    usage: usageOf(usage),
+    finishReason: candidate?.finishReason ?? response.promptFeedback?.blockReason,
+  };
+}
+
 /** Gemini's generateContent as a {@link ChatProvider}. */
 export class GeminiProvider implements ChatProvider, ToolCallingProvider {
   readonly id = 'gemini';
@@ -47,48 +92,18 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
     this.apiKey = options.apiKey;
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.extraConfig = options.extraConfig ?? {};
-    this.client = new GoogleGenAI({
-      apiKey: options.apiKey,
-      // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute the calls.
-      vertexai: false,
-      apiVersion: options.apiVersion,
-      httpOptions: { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), fetch: (input, init) => this.fetch(input, init) },
-    });
+    this.client = createGeminiClient(options);
   }
 
   async complete(request: ChatRequest): Promise<ChatReply> {
+    const params = generateContentRequest(request, this.extraConfig);
     let response: GenerateContentResponse;
     try {
-      response = await this.client.models.generateContent({
-        model: this.model,
-        contents: request.messages.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: [{ text: m.content }] })),
-        config: {
-          ...this.extraConfig,
-          ...(request.system ? { systemInstruction: request.system } : {}),
-          temperature: request.temperature,
-          ...(request.jsonSchema ? { responseMimeType: 'application/json', responseJsonSchema: toGeminiSchema(request.jsonSchema) } : {}),
-          abortSignal: request.signal,
-        },
-      });
+      response = await this.client.models.generateContent({ model: this.model, ...params, config: { ...params.config, abortSignal: request.signal } });
     } catch (e) {
-      if (e instanceof LlmHttpError || e instanceof LlmNetworkError || request.signal.aborted || isAbortError(e)) throw e;
-      // A 2xx whose body is not a generateContent response: the server misbehaved, retry it.
-      throw new LlmHttpError({ status: 502, message: redact(`Gemini returned an unreadable response: ${(e as Error).message}`, [this.apiKey]) });
+      throw unreadableReplyError(e, request.signal, this.apiKey);
     }
-    const usage = response.usageMetadata;
-    const candidate = response.candidates?.[0];
-    const text = (candidate?.content?.parts ?? [])
-      .filter((p) => typeof p.text === 'string' && p.thought !== true)
-      .map((p) => p.text)
-      .join('');
-    return {
-      text,
-      usage: {
-        inputTokens: usage?.promptTokenCount ?? 0,
-        outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
-      },
-      finishReason: candidate?.finishReason ?? response.promptFeedback?.blockReason,
-    };
+    return readGenerateContentReply(response);
   }
 
   /**
@@ -134,29 +149,46 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
         },
       });
     } catch (e) {
-      if (e instanceof LlmHttpError || e instanceof LlmNetworkError || request.signal.aborted || isAbortError(e)) throw e;
-      throw new LlmHttpError({ status: 502, message: redact(`Gemini returned an unreadable response: ${(e as Error).message}`, [this.apiKey]) });
+      throw unreadableReplyError(e, request.signal, this.apiKey);
     }
     const candidate = response.candidates?.[0];
     const parts = candidate?.content?.parts ?? [];
-    const text = parts
-      .filter((p) => typeof p.text === 'string' && p.thought !== true)
-      .map((p) => p.text)
-      .join('');
+    const text = textOf(parts);
     const calls = parts
       .filter((p) => p.functionCall?.name)
       .map((p, i) => ({ id: p.functionCall!.id ?? `call-${i}`, name: p.functionCall!.name!, arguments: p.functionCall!.args ?? {} }));
-    const usage = response.usageMetadata;
     return {
       text,
       calls,
-      usage: { inputTokens: usage?.promptTokenCount ?? 0, outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) },
+      usage: usageOf(response.usageMetadata),
       finishReason: candidate?.finishReason ?? response.promptFeedback?.blockReason,
     };
   }
+}
 
-  /** The SDK's fetch, with HTTP errors and network faults turned into our typed errors. */
-  private async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+/**
+ * The Gemini client both the synchronous provider and the batch backend use: explicit
+ * `vertexai: false`, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute the calls, and
+ * {@link geminiFetch} under it. With `signal`, every request of the client carries it too (for the
+ * SDK calls that take none, such as `files.upload`).
+ */
+export function createGeminiClient(options: Pick<GeminiProviderOptions, 'apiKey' | 'baseUrl' | 'apiVersion'>, signal?: AbortSignal): GoogleGenAIClient {
+  const fetchFn = geminiFetch(options.apiKey, signal);
+  return new GoogleGenAI({
+    apiKey: options.apiKey,
+    vertexai: false,
+    apiVersion: options.apiVersion,
+    httpOptions: { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), fetch: fetchFn },
+  });
+}
+
+/**
+ * The SDK's fetch, with HTTP errors and network faults turned into our typed errors: the server's
+ * requested wait (the SDK's `ApiError` drops it), a bad key as fatal, a daily quota as exhausted.
+ */
+export function geminiFetch(apiKey: string, signal?: AbortSignal): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return async (input, requestInit) => {
+    const init = signal ? { ...requestInit, signal: requestInit?.signal ? AbortSignal.any([requestInit.signal, signal]) : signal } : requestInit;
     let res: Response;
     try {
       res = await fetch(input, init);
@@ -178,13 +210,33 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
     const badKey = /API_KEY_INVALID|API key not valid|API key expired/i.test(bodyText);
     throw new LlmHttpError({
       status: res.status,
-      message: redact(clip(`Gemini ${res.status}: ${detail}`), [this.apiKey]),
+      message: redact(clip(`Gemini ${res.status}: ${detail}`), [apiKey]),
       retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) ?? googleRetryDelayMs(body),
       fatal: badKey || res.status === 401 || res.status === 403 || res.status === 404,
       // Daily quotas show in the QuotaFailure details (`…PerDayPerProjectPerModel…`), not the message.
       quotaExhausted: namesExhaustedQuota(bodyText),
     });
-  }
+  };
+}
+
+/**
+ * What an SDK call's failure means: our typed errors and cancellations pass through; anything else
+ * is a 2xx whose body the SDK could not read, so the server misbehaved: a 502, retried.
+ */
+export function unreadableReplyError(e: unknown, signal: AbortSignal | undefined, apiKey: string): unknown {
+  if (e instanceof LlmHttpError || e instanceof LlmNetworkError || signal?.aborted || isAbortError(e)) return e;
+  return new LlmHttpError({ status: 502, message: redact(`Gemini returned an unreadable response: ${(e as Error).message}`, [apiKey]) });
+}
+
+function textOf(parts: readonly Part[] | undefined): string {
+  return (parts ?? [])
+    .filter((p) => typeof p.text === 'string' && p.thought !== true)
+    .map((p) => p.text)
+    .join('');
+}
+
+function usageOf(usage: GenerateContentResponseUsageMetadata | undefined): ChatReply['usage'] {
+  return { inputTokens: usage?.promptTokenCount ?? 0, outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) };
 }
 
 function originOf(input: string | URL | Request): string {

@@ -40,7 +40,9 @@ async function fakeEngine(client: Client, options: { itemErrorShare?: number } =
   assert.ok(spec.ok);
   const responder = createResponder({ spec: spec.spec });
   const fake: FakeLlmServer =
-    client === 'openai' ? await startFakeOpenAIBatch({ apiKey: KEY, pollsPerState: 1 }) : await startFakeGeminiBatch({ apiKey: KEY, pendingPolls: 1, runningPolls: 1 });
+    client === 'openai'
+      ? await startFakeOpenAIBatch({ apiKey: KEY, pollsPerState: 1 })
+      : await startFakeGeminiBatch({ apiKey: KEY, pendingPolls: 1, runningPolls: 1 });
   cleanups.push(() => fake.close());
   // An item's first answer fails for a seeded share of items (by content): a 500 or a 429 inside
   // the job, as a provider reports them; its retry, in a later job, is answered.
@@ -58,13 +60,11 @@ async function fakeEngine(client: Client, options: { itemErrorShare?: number } =
 }
 
 function env(client: Client, fake: FakeLlmServer): NodeJS.ProcessEnv {
-  const base = { ...process.env, AGENT_SEER_BATCH_POLL_MS: '20' };
+  const base: NodeJS.ProcessEnv = { ...process.env, AGENT_SEER_BATCH_POLL_MS: '20' };
   delete base.GEMINI_API_KEY;
   delete base.GOOGLE_API_KEY;
   delete base.OPENAI_API_KEY;
-  return client === 'openai'
-    ? { ...base, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.url }
-    : { ...base, GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.url };
+  return client === 'openai' ? { ...base, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.url } : { ...base, GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.url };
 }
 
 const MODEL: Record<Client, string> = { openai: 'gpt-4o-mini', gemini: 'gemini-2.5-flash-lite' };
