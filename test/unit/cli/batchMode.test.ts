@@ -17,6 +17,7 @@ import type { FakeLlmServer, FakeReply, FakeRequest } from '../../fakes/fakeLlmS
 import { cli } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
 import { createResponder } from '../pipelineResponder';
+import { schemaFreeModel } from '../../fakes/schemaOnly';
 
 const KEY = 'batch-mode-test-key';
 const SPEC = join(specsDir, 'illustrator-ie3jp-1.2.12.json');
@@ -34,11 +35,17 @@ async function tempDir(): Promise<string> {
 
 type Client = 'openai' | 'gemini';
 
-/** A fake batch engine of `client` answering like the unit tests' cooperative model, with optional item faults. */
-async function fakeEngine(client: Client, options: { itemErrorShare?: number } = {}): Promise<FakeLlmServer> {
+/**
+ * A fake batch engine of `client`: generation answered like the unit tests' cooperative model, the
+ * judge by the free-choice schema model (any reply its schema allows, chosen by the request's
+ * content, so a synchronous and a batch run get the same replies); optional item faults.
+ */
+async function fakeEngine(client: Client, options: { itemErrorShare?: number; judge?: boolean } = {}): Promise<FakeLlmServer> {
   const spec = loadSpecText(await readFile(SPEC, 'utf8'), SPEC);
   assert.ok(spec.ok);
   const responder = createResponder({ spec: spec.spec });
+  const free = schemaFreeModel(7);
+  const answer = (req: FakeRequest): FakeReply | Promise<FakeReply> => (options.judge ? free(req) : responder.respond(req));
   const fake: FakeLlmServer =
     client === 'openai'
       ? await startFakeOpenAIBatch({ apiKey: KEY, pollsPerState: 1 })
@@ -54,7 +61,7 @@ async function fakeEngine(client: Client, options: { itemErrorShare?: number } =
       failedOnce.add(key);
       return { status: parseInt(key.slice(8, 10), 16) % 2 ? 500 : 429, message: 'fake item fault' };
     }
-    return responder.respond(req);
+    return answer(req);
   });
   return fake;
 }
@@ -107,10 +114,9 @@ for (const client of ['openai', 'gemini'] as const) {
       assert.match(b.out, /batch: \d+ jobs? submitted/);
       assert.deepEqual(await recordsOf(batchOut), await recordsOf(syncOut));
 
-      const judgeSync = await cli(['judge', syncOut, '--judge', `${client}:${MODEL[client]}`], root, env(client, sync));
+      const judgeSync = await cli(['judge', syncOut, '--judge', `${client}:${MODEL[client]}`], root, env(client, await fakeEngine(client, { judge: true })));
       assert.equal(judgeSync.code, 0, judgeSync.err);
-      batch.reset();
-      const judged = await fakeEngine(client);
+      const judged = await fakeEngine(client, { judge: true });
       const j = await cli(['judge', batchOut, '--judge', `${client}:${MODEL[client]}`, '--batch'], root, env(client, judged));
       assert.equal(j.code, 0, j.err);
       assert.equal(syncCalls(judged), 0, 'no synchronous judge call in batch mode');
