@@ -6,6 +6,7 @@
  * `status` shows the jobs.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { startFakeOpenAIBatch, type FakeOpenAIBatchServer } from '../../fakes/fa
 import { startFakeGeminiBatch } from '../../fakes/fakeGeminiBatch';
 import type { FakeLlmServer, FakeReply, FakeRequest } from '../../fakes/fakeLlmServer';
 import { cli } from '../cliRunner';
-import { specsDir } from '../fixturePaths';
+import { repoRoot, specsDir } from '../fixturePaths';
 import { createResponder } from '../pipelineResponder';
 import { schemaFreeModel } from '../../fakes/schemaOnly';
 
@@ -170,6 +171,51 @@ for (const client of ['openai', 'gemini'] as const) {
     });
   });
 }
+
+/** The journal entries of a harness's batch folder (one folder per provider and model). */
+async function journaledJobs(harness: string): Promise<{ job?: string; items: string[] }[]> {
+  const root = join(harness, '.cache', 'batch');
+  const jobs: { job?: string; items: string[] }[] = [];
+  for (const engine of await readdir(root).catch(() => [] as string[])) {
+    const jobsDir = join(root, engine, 'jobs');
+    for (const f of (await readdir(jobsDir).catch(() => [] as string[])).filter((x) => x.endsWith('.json')))
+      jobs.push(JSON.parse(await readFile(join(jobsDir, f), 'utf8')) as { job?: string; items: string[] });
+  }
+  return jobs;
+}
+
+describe('batch mode survives a kill', () => {
+  for (const client of ['openai', 'gemini'] as const) {
+    it(`${client}: the CLI SIGKILLed after its job is journaled; the re-run collects it and submits no item twice`, async () => {
+      const root = await tempDir();
+      const fake = await fakeEngine(client);
+      const out = join(root, 'h');
+      // The first process polls only after a minute: it is killed long before, with its job running.
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...generateArgs(client, out, ['--batch'])], {
+        cwd: root,
+        env: { ...env(client, fake), AGENT_SEER_BATCH_POLL_MS: '60000' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      const deadline = Date.now() + 60_000;
+      while (!(await journaledJobs(out)).some((j) => j.job !== undefined)) {
+        assert.ok(Date.now() < deadline, 'the child journaled no job within a minute');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.kill('SIGKILL');
+      assert.equal(await exited, 'SIGKILL');
+      const before = batchItems(fake).length;
+      assert.equal(before, 0, 'the fake answers items only when a job ends');
+
+      const again = await cli(generateArgs(client, out, ['--batch']), root, env(client, fake));
+      assert.equal(again.code, 0, again.err);
+      assert.match(again.err, /batch: resumed /);
+      const items = batchItems(fake).map((r) => r.contentHash);
+      assert.equal(new Set(items).size, items.length, 'no item was answered twice');
+      assert.equal(syncCalls(fake), 0);
+    });
+  }
+});
 
 describe('batch options', () => {
   it('refuses --batch with the offline provider, and --no-wait without --batch', async () => {
