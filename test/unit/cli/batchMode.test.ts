@@ -114,6 +114,13 @@ for (const client of ['openai', 'gemini'] as const) {
       assert.ok(batchItems(batch).length > 0);
       assert.match(b.out, /batch: \d+ jobs? submitted/);
       assert.deepEqual(await recordsOf(batchOut), await recordsOf(syncOut));
+      // An unchanged re-run: every reply is cached, so no call and no job.
+      const seen = batch.requests.length;
+      const jobs = (await journaledJobs(batchOut)).length;
+      const again = await cli(generateArgs(client, batchOut, ['--batch']), root, env(client, batch));
+      assert.equal(again.code, 0, again.err);
+      assert.equal(batch.requests.length, seen, 'the re-run asked the provider nothing');
+      assert.equal((await journaledJobs(batchOut)).length, jobs, 'the re-run submitted no job');
 
       const judgeSync = await cli(['judge', syncOut, '--judge', `${client}:${MODEL[client]}`], root, env(client, await fakeEngine(client, { judge: true })));
       assert.equal(judgeSync.code, 0, judgeSync.err);
