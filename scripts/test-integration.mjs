@@ -327,6 +327,8 @@ async function runOne(spec, host, chromium) {
     AGENT_SEER_TEST_SUITE: spec.name,
     AGENT_SEER_TEST_SCREENSHOTS: shotsDir,
     AGENT_SEER_SHARED: process.env.AGENT_SEER_SHARED ?? resolve(repoRoot, '..', 'shared'),
+    // The fake batch APIs end a job within a few polls: poll them every 20 ms, not from 5 s.
+    AGENT_SEER_BATCH_POLL_MS: '20',
   });
   // Note: PATH puts Node 24 first for code-server; an MCP fixture server started as `node`
   // from the extension host therefore runs on Node 24 too.

@@ -2,7 +2,7 @@
  * The batch options `generate` and `judge` share (`--batch`, `--no-wait`, `--batch-retry`), their
  * help lines, and the lines that report batch jobs while a run waits and after it ends.
  */
-import { batchMode, type BatchMode } from '../core/app/batchMode';
+import { batchMode, describeBatchEvent, type BatchMode } from '../core/app/batchMode';
 import { LlmConfigError, type ChatProvider, type ProviderConfig } from '../core/llm';
 import type { BatchEvent, BatchSummary } from '../core/llm/batch';
 import { BATCH_RETRIES, DEFAULT_BATCH_RETRY, type BatchRetry } from '../core/workspace/defaults';
@@ -63,42 +63,17 @@ export function startBatchMode(
   where: { cacheDir: string; statusFolder: string },
   io: Io,
 ): BatchMode {
-  const poll = pollOverride(io.env.AGENT_SEER_BATCH_POLL_MS);
   try {
-    return batchMode({ config, sync, ...where, ...settings, onEvent: (e) => io.err(batchEventLine(e)), ...(poll ? { pollMs: poll } : {}) });
+    return batchMode({ config, sync, ...where, ...settings, onEvent: (e) => io.err(batchEventLine(e)), env: io.env });
   } catch (e) {
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
   }
 }
 
-/**
- * `AGENT_SEER_BATCH_POLL_MS`: the wait between polls of a job, for batch endpoints that answer at
- * once (a local server, the tests' fakes); the providers' own jobs take minutes, polled from 5 s.
- */
-function pollOverride(raw: string | undefined): { first: number; max: number } | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`AGENT_SEER_BATCH_POLL_MS takes a whole number of milliseconds ≥ 1, got "${raw}"`);
-  return { first: ms, max: ms };
-}
-
 /** One stderr line for an event of the batch engine. */
 export function batchEventLine(e: BatchEvent): string {
-  return `batch: ${describeEvent(e)}`;
-}
-
-function describeEvent(e: BatchEvent): string {
-  switch (e.type) {
-    case 'submitted':
-      return `submitted ${e.job} (${e.items} item${e.items === 1 ? '' : 's'})`;
-    case 'resumed':
-      return `resumed ${e.job} (${e.items} item${e.items === 1 ? '' : 's'})`;
-    case 'polled':
-      return `${e.job} is ${e.state}`;
-    case 'ended':
-      return `${e.job} ended ${e.state} (${e.counts.succeeded} succeeded, ${e.counts.failed} failed)`;
-  }
+  return `batch: ${describeBatchEvent(e)}`;
 }
 
 /** The summary line of a run's batch jobs, or undefined when none was used. */

@@ -4,7 +4,7 @@
  * with the key from SecretStorage or the environment.
  */
 import * as vscode from 'vscode';
-import { batchMode, type BatchMode } from '../core/app/batchMode';
+import { batchMode, describeBatchEvent, type BatchMode } from '../core/app/batchMode';
 import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, type ChatProvider, type ProviderConfig } from '../core/llm';
 import { DEFAULT_BATCH_RETRY } from '../core/workspace/defaults';
 import { readConfig } from './config';
@@ -86,7 +86,8 @@ export async function runProviderFor(
     cacheDir,
     wait: true,
     retry: DEFAULT_BATCH_RETRY,
-    onEvent: (e) => services.log.info(`batch: ${JSON.stringify(e)}`),
+    onEvent: (e) => services.log.info(`batch: ${describeBatchEvent(e)}`),
+    env: process.env,
   });
   return { chat: batch.chat, batch };
 }

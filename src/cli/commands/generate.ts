@@ -335,7 +335,7 @@ Options:
                        generator's template, labelled in the record and counted; it still
                        counts as degraded)
   --cache-dir DIR      the LLM reply cache (default <out>/.cache)
-\${BATCH_USAGE}
+${BATCH_USAGE}
   --force              write into a folder that is not this spec's harness
   --only-stale         the spec changed since the harness in --out was generated: diff the two
                        snapshots (the harness's spec.json and this one), regenerate only the

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { PipelineResult } from '../../../../src/core/pipeline/runner';
 import type { HarnessNode } from '../../../../src/extension/harnessTree';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
+import { startFakeGeminiBatch } from '../../../fakes/fakeGeminiBatch';
 import { createResponder } from '../../../unit/pipelineResponder';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { activateApi } from '../../api';
@@ -105,6 +106,39 @@ describe('Generate Evals', () => {
     } finally {
       await fake.close();
       await vscode.workspace.getConfiguration('agentSeer').update('gemini.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('gemini in batch mode (agentSeer.llm.batch): every call goes as an item of a batch job, none synchronously', async function () {
+    this.timeout(180_000);
+    const api = await activateApi();
+    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
+    const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
+    assert.ok(load.ok);
+    const responder = createResponder({ spec: load.spec });
+    const fake = await startFakeGeminiBatch({ apiKey: 'integration-test-key' });
+    const config = vscode.workspace.getConfiguration('agentSeer');
+    try {
+      fake.respondWith((req) => responder.respond(req));
+      await config.update('gemini.baseUrl', fake.url, vscode.ConfigurationTarget.Workspace);
+      await config.update('llm.batch', true, vscode.ConfigurationTarget.Workspace);
+      await config.update('generation.simple', 2, vscode.ConfigurationTarget.Workspace);
+      await config.update('generation.complex', 2, vscode.ConfigurationTarget.Workspace);
+      await api.secrets.store('agentSeer.geminiApiKey', 'integration-test-key');
+
+      const result = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), {
+        provider: { kind: 'gemini' },
+      });
+      assert.equal(result.status, 'complete', JSON.stringify(result).slice(0, 500));
+      assert.ok(fake.batch.jobs.length > 0, 'batch jobs were created');
+      assert.equal(fake.requests.filter((r) => r.viaBatch === undefined).length, 0, 'no synchronous generateContent call');
+      assert.ok(fake.requests.length > 0);
+      assert.ok(existsSync(join(harnessDir(), '.cache', 'batch')), 'the jobs are journaled in the harness cache');
+      assert.ok(records().every((r) => r.provenance.provider === 'gemini'));
+    } finally {
+      await fake.close();
+      await config.update('gemini.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('llm.batch', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 });
