@@ -325,6 +325,18 @@ describe('batch mode over the OpenAI batch API', () => {
     assert.equal(fourth.summary().items.fromJournal, 1);
   });
 
+  it('wait: false stops a round split into several jobs only after all of them are journaled', async () => {
+    const s = await setup({ pollsPerState: 'manual' }, { maxItems: 4 });
+    const provider = s.provider({ wait: false, statusFolder: 'out' });
+    const outcomes = await Promise.allSettled(range(10).map((i) => provider.complete(batchRequest(i))));
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [4, 4, 2]);
+    for (const o of outcomes) {
+      assert.ok(o.status === 'rejected' && o.reason instanceof BatchPendingError);
+      assert.match((o.reason as Error).message, /^3 batch jobs are still running \(10 items\)/);
+    }
+    assert.equal((await readBatchJournal(s.dir)).jobs.filter((j) => j.job !== undefined).length, 3);
+  });
+
   it('a job created but not journaled (killed in between) is found by its name, not submitted again', async () => {
     const s = await setup();
     // A backend whose process "dies" right after the provider created the job.
@@ -408,6 +420,18 @@ describe('batch mode over the OpenAI batch API', () => {
     );
     assert.equal(s.fake.batch.syncCalls, 0);
     assert.equal(s.fake.requests.length, 5);
+  });
+
+  it('find pages through the batch list (newest first) to the job with the display name', async () => {
+    const s = await setup();
+    const signal = new AbortController().signal;
+    const ids: string[] = [];
+    for (const i of range(105)) ids.push(await s.backend.submit([{ id: `item-${i}`, request: batchRequest(i) }], `agent-seer-paging-${i}`, signal));
+    assert.equal(await s.backend.find('agent-seer-paging-0', signal), ids[0], 'on the second page');
+    assert.equal(await s.backend.find('agent-seer-paging-104', signal), ids[104]);
+    assert.equal(await s.backend.find('agent-seer-never', signal), undefined);
+    const listed = s.fake.requests.length;
+    assert.equal(listed, 0, 'listing is no chat call');
   });
 
   it('refreshBatchJobs polls running jobs once; cancelBatchJobs cancels them at the provider, on request only', async () => {
