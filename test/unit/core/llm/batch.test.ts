@@ -422,6 +422,23 @@ describe('batch mode over the OpenAI batch API', () => {
     assert.equal(s.fake.requests.length, 5);
   });
 
+  it('a job the provider refuses (file too large, too many lines) fails its calls with the 400 and leaves no intent behind', async () => {
+    for (const refusal of [{ maxFileBytes: 500 }, { maxLines: 2 }]) {
+      const s = await setup(refusal);
+      const provider = s.provider();
+      const outcomes = await Promise.allSettled(range(3).map((i) => provider.complete(batchRequest(i))));
+      for (const o of outcomes) {
+        assert.ok(o.status === 'rejected' && o.reason instanceof LlmHttpError, JSON.stringify(refusal));
+        assert.equal(o.reason.status, 400);
+        assert.equal(o.reason.fatal, false, 'a counted discard, not a stop');
+      }
+      assert.equal(s.fake.batch.refused, 1);
+      assert.equal(s.fake.batch.jobs.length, 0);
+      assert.deepEqual((await readBatchJournal(s.dir)).jobs, [], 'the intent is removed');
+      assert.equal(provider.summary().jobs.submitted, 0);
+    }
+  });
+
   it('find pages through the batch list (newest first) to the job with the display name', async () => {
     const s = await setup();
     const signal = new AbortController().signal;
