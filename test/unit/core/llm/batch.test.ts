@@ -32,6 +32,7 @@ import {
   type BatchProviderOptions,
   type ChatReply,
 } from '../../../../src/core/llm';
+import { ManualClock } from '../../../fakes/manualClock';
 import { BATCH_POLL_FAILURES } from '../../../../src/core/workspace/defaults';
 import { startFakeOpenAIBatch, type FakeOpenAIBatchOptions, type FakeOpenAIBatchServer } from '../../../fakes/fakeOpenAIBatch';
 import type { FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
@@ -124,6 +125,37 @@ describe('batch mode over the OpenAI batch API', () => {
       s.events.map((e) => e.type).filter((t) => t !== 'polled'),
       ['submitted', 'ended'],
     );
+  });
+
+  it('polls a running job with backoff: each wait 1.5 times the last, up to maxPollMs', async () => {
+    const s = await setup({ pollsPerState: 'manual' });
+    const clock = new ManualClock();
+    const polledAt: number[] = [];
+    const provider = s.provider({
+      clock,
+      firstPollMs: 1000,
+      maxPollMs: 3000,
+      flushMs: 100,
+      onEvent: (e) => {
+        if (e.type === 'polled') polledAt.push(clock.now());
+      },
+    });
+    const reply = provider.complete(batchRequest(4));
+    while (polledAt.length < 6) {
+      // Real HTTP between the manual clock's steps: wait for the engine to sleep again.
+      await until('the engine to wait', () => clock.sleeping > 0);
+      await clock.advance(50);
+    }
+    const submittedAt = 100;
+    assert.deepEqual(
+      polledAt.map((t, i) => t - (i === 0 ? submittedAt : polledAt[i - 1]!)),
+      [1000, 1500, 2250, 3000, 3000, 3000],
+    );
+    await s.fake.batch.finishAll();
+    while (!(await Promise.race([reply.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5))]))) {
+      if (clock.sleeping > 0) await clock.advance(50);
+    }
+    assert.equal(nOf(await reply), 4);
   });
 
   it('sends a batch item with exactly the body of a synchronous call', async () => {
