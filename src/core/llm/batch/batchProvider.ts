@@ -30,7 +30,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { canonicalJson, sha256 } from '../cache';
-import { LlmHttpError, LlmNetworkError, LlmStopError, LlmTimeoutError } from '../errors';
+import { LlmHttpError, LlmNetworkError, LlmStopError, LlmTimeoutError, namesExhaustedQuota } from '../errors';
 import { abortReason, systemClock, type Clock } from '../limits';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from '../types';
 import { BATCH_FIRST_POLL_MS, BATCH_FLUSH_MS, BATCH_MAX_POLL_MS, BATCH_POLL_FAILURES } from '../../workspace/defaults';
@@ -616,8 +616,15 @@ export class BatchProvider implements ChatProvider {
         continue;
       }
       failed++;
+      // An item's own 4xx is about its content, never the account's (that would have failed the
+      // upload): not fatal. An unanswered item is a transient 503, for the guard to send again.
       const error = result
-        ? new LlmHttpError({ status: result.status, message: `batch item: ${result.message}` })
+        ? new LlmHttpError({
+            status: result.status,
+            message: `batch item: ${result.message}`,
+            fatal: false,
+            quotaExhausted: namesExhaustedQuota(result.message),
+          })
         : new LlmHttpError({
             status: 503,
             message: `batch job ${job} ${status.state}${status.error ? ` (${status.error})` : ''} without answering this item`,

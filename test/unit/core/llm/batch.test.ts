@@ -287,6 +287,24 @@ describe('batch mode over the OpenAI batch API', () => {
     });
   }
 
+  it("an item's own 4xx is a non-fatal content error; a 429 naming an exhausted quota stops the run", async () => {
+    const s = await setup();
+    s.fake.respondWith((r) =>
+      itemOf(r) === 1
+        ? { status: 404, message: 'The model does not exist for this item' }
+        : itemOf(r) === 2
+          ? { status: 429, message: 'You exceeded your current quota (insufficient_quota)' }
+          : counting(r),
+    );
+    const provider = s.provider();
+    const [notFound, quota] = await Promise.allSettled([provider.complete(batchRequest(1)), provider.complete(batchRequest(2))]);
+    assert.ok(notFound.status === 'rejected' && notFound.reason instanceof LlmHttpError);
+    assert.equal(notFound.reason.status, 404);
+    assert.equal(notFound.reason.fatal, false);
+    assert.match(notFound.reason.message, /model does not exist/);
+    assert.ok(quota.status === 'rejected' && quota.reason instanceof LlmHttpError && quota.reason.quotaExhausted);
+  });
+
   it('a failed job rejects its calls with a retryable 503 that carries the provider words', async () => {
     const s = await setup();
     s.fake.batch.faultNext({ kind: 'fail', message: 'input file malformed' });
