@@ -30,7 +30,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { canonicalJson, sha256 } from '../cache';
-import { LlmHttpError, LlmNetworkError, LlmStopError, LlmTimeoutError } from '../errors';
+import { LlmHttpError, LlmNetworkError, LlmStopError, LlmTimeoutError, namesExhaustedQuota } from '../errors';
 import { abortReason, systemClock, type Clock } from '../limits';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from '../types';
 import { BATCH_FIRST_POLL_MS, BATCH_FLUSH_MS, BATCH_MAX_POLL_MS, BATCH_POLL_FAILURES } from '../../workspace/defaults';
@@ -403,7 +403,7 @@ export class BatchProvider implements ChatProvider {
   private armFlush(): void {
     if (this.closer.signal.aborted) return;
     this.lastCallAt = this.clock.now();
-    if (this.pending.size >= this.backend.limits.maxItems) this.startFlush();
+    if (this.pending.size >= this.backend.limits.maxItems) this.startFlush(false);
     if (this.flushArmed) return;
     this.flushArmed = true;
     void this.flushWhenQuiet();
@@ -425,22 +425,23 @@ export class BatchProvider implements ChatProvider {
     } finally {
       this.flushArmed = false;
     }
-    this.startFlush();
+    this.startFlush(true);
   }
 
-  private startFlush(): void {
-    this.flushing = this.flushing.then(() => this.flush()).catch(() => undefined);
+  /** Queues a flush; `quiet` when calls stopped coming (only then may a `wait: false` round stop). */
+  private startFlush(quiet: boolean): void {
+    this.flushing = this.flushing.then(() => this.flush(quiet)).catch(() => undefined);
   }
 
-  /** Submits the items waiting to be submitted; with `wait: false`, then stops the round. */
-  private async flush(): Promise<void> {
+  /** Submits the items waiting to be submitted; with `wait: false`, after a quiet window, then stops the round. */
+  private async flush(quiet: boolean): Promise<void> {
     const items = [...this.pending.values()];
     this.pending.clear();
     for (const chunk of this.split(items)) {
       if (this.closer.signal.aborted) return;
       await this.submit(chunk);
     }
-    if (!this.wait && this.pending.size === 0) await this.stopRound();
+    if (!this.wait && quiet && this.pending.size === 0) await this.stopRound();
   }
 
   /** Items in jobs within the backend's limits, in order. */
@@ -615,8 +616,15 @@ export class BatchProvider implements ChatProvider {
         continue;
       }
       failed++;
+      // An item's own 4xx is about its content, never the account's (that would have failed the
+      // upload): not fatal. An unanswered item is a transient 503, for the guard to send again.
       const error = result
-        ? new LlmHttpError({ status: result.status, message: `batch item: ${result.message}` })
+        ? new LlmHttpError({
+            status: result.status,
+            message: `batch item: ${result.message}`,
+            fatal: false,
+            quotaExhausted: namesExhaustedQuota(result.message),
+          })
         : new LlmHttpError({
             status: 503,
             message: `batch job ${job} ${status.state}${status.error ? ` (${status.error})` : ''} without answering this item`,

@@ -32,6 +32,7 @@ import {
   type BatchProviderOptions,
   type ChatReply,
 } from '../../../../src/core/llm';
+import { ManualClock } from '../../../fakes/manualClock';
 import { BATCH_POLL_FAILURES } from '../../../../src/core/workspace/defaults';
 import { startFakeOpenAIBatch, type FakeOpenAIBatchOptions, type FakeOpenAIBatchServer } from '../../../fakes/fakeOpenAIBatch';
 import type { FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
@@ -124,6 +125,37 @@ describe('batch mode over the OpenAI batch API', () => {
       s.events.map((e) => e.type).filter((t) => t !== 'polled'),
       ['submitted', 'ended'],
     );
+  });
+
+  it('polls a running job with backoff: each wait 1.5 times the last, up to maxPollMs', async () => {
+    const s = await setup({ pollsPerState: 'manual' });
+    const clock = new ManualClock();
+    const polledAt: number[] = [];
+    const provider = s.provider({
+      clock,
+      firstPollMs: 1000,
+      maxPollMs: 3000,
+      flushMs: 100,
+      onEvent: (e) => {
+        if (e.type === 'polled') polledAt.push(clock.now());
+      },
+    });
+    const reply = provider.complete(batchRequest(4));
+    while (polledAt.length < 6) {
+      // Real HTTP between the manual clock's steps: wait for the engine to sleep again.
+      await until('the engine to wait', () => clock.sleeping > 0);
+      await clock.advance(50);
+    }
+    const submittedAt = 100;
+    assert.deepEqual(
+      polledAt.map((t, i) => t - (i === 0 ? submittedAt : polledAt[i - 1]!)),
+      [1000, 1500, 2250, 3000, 3000, 3000],
+    );
+    await s.fake.batch.finishAll();
+    while (!(await Promise.race([reply.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 5))]))) {
+      if (clock.sleeping > 0) await clock.advance(50);
+    }
+    assert.equal(nOf(await reply), 4);
   });
 
   it('sends a batch item with exactly the body of a synchronous call', async () => {
@@ -255,6 +287,24 @@ describe('batch mode over the OpenAI batch API', () => {
     });
   }
 
+  it("an item's own 4xx is a non-fatal content error; a 429 naming an exhausted quota stops the run", async () => {
+    const s = await setup();
+    s.fake.respondWith((r) =>
+      itemOf(r) === 1
+        ? { status: 404, message: 'The model does not exist for this item' }
+        : itemOf(r) === 2
+          ? { status: 429, message: 'You exceeded your current quota (insufficient_quota)' }
+          : counting(r),
+    );
+    const provider = s.provider();
+    const [notFound, quota] = await Promise.allSettled([provider.complete(batchRequest(1)), provider.complete(batchRequest(2))]);
+    assert.ok(notFound.status === 'rejected' && notFound.reason instanceof LlmHttpError);
+    assert.equal(notFound.reason.status, 404);
+    assert.equal(notFound.reason.fatal, false);
+    assert.match(notFound.reason.message, /model does not exist/);
+    assert.ok(quota.status === 'rejected' && quota.reason instanceof LlmHttpError && quota.reason.quotaExhausted);
+  });
+
   it('a failed job rejects its calls with a retryable 503 that carries the provider words', async () => {
     const s = await setup();
     s.fake.batch.faultNext({ kind: 'fail', message: 'input file malformed' });
@@ -323,6 +373,18 @@ describe('batch mode over the OpenAI batch API', () => {
     const fourth = s.provider({ wait: false });
     assert.equal(nOf(await fourth.complete(batchRequest(2))), 2);
     assert.equal(fourth.summary().items.fromJournal, 1);
+  });
+
+  it('wait: false stops a round split into several jobs only after all of them are journaled', async () => {
+    const s = await setup({ pollsPerState: 'manual' }, { maxItems: 4 });
+    const provider = s.provider({ wait: false, statusFolder: 'out' });
+    const outcomes = await Promise.allSettled(range(10).map((i) => provider.complete(batchRequest(i))));
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [4, 4, 2]);
+    for (const o of outcomes) {
+      assert.ok(o.status === 'rejected' && o.reason instanceof BatchPendingError);
+      assert.match((o.reason as Error).message, /^3 batch jobs are still running \(10 items\)/);
+    }
+    assert.equal((await readBatchJournal(s.dir)).jobs.filter((j) => j.job !== undefined).length, 3);
   });
 
   it('a job created but not journaled (killed in between) is found by its name, not submitted again', async () => {
@@ -408,6 +470,35 @@ describe('batch mode over the OpenAI batch API', () => {
     );
     assert.equal(s.fake.batch.syncCalls, 0);
     assert.equal(s.fake.requests.length, 5);
+  });
+
+  it('a job the provider refuses (file too large, too many lines) fails its calls with the 400 and leaves no intent behind', async () => {
+    for (const refusal of [{ maxFileBytes: 500 }, { maxLines: 2 }]) {
+      const s = await setup(refusal);
+      const provider = s.provider();
+      const outcomes = await Promise.allSettled(range(3).map((i) => provider.complete(batchRequest(i))));
+      for (const o of outcomes) {
+        assert.ok(o.status === 'rejected' && o.reason instanceof LlmHttpError, JSON.stringify(refusal));
+        assert.equal(o.reason.status, 400);
+        assert.equal(o.reason.fatal, false, 'a counted discard, not a stop');
+      }
+      assert.equal(s.fake.batch.refused, 1);
+      assert.equal(s.fake.batch.jobs.length, 0);
+      assert.deepEqual((await readBatchJournal(s.dir)).jobs, [], 'the intent is removed');
+      assert.equal(provider.summary().jobs.submitted, 0);
+    }
+  });
+
+  it('find pages through the batch list (newest first) to the job with the display name', async () => {
+    const s = await setup();
+    const signal = new AbortController().signal;
+    const ids: string[] = [];
+    for (const i of range(105)) ids.push(await s.backend.submit([{ id: `item-${i}`, request: batchRequest(i) }], `agent-seer-paging-${i}`, signal));
+    assert.equal(await s.backend.find('agent-seer-paging-0', signal), ids[0], 'on the second page');
+    assert.equal(await s.backend.find('agent-seer-paging-104', signal), ids[104]);
+    assert.equal(await s.backend.find('agent-seer-never', signal), undefined);
+    const listed = s.fake.requests.length;
+    assert.equal(listed, 0, 'listing is no chat call');
   });
 
   it('refreshBatchJobs polls running jobs once; cancelBatchJobs cancels them at the provider, on request only', async () => {
