@@ -241,11 +241,13 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         item.iconPath =
           m?.status === 'running'
             ? new vscode.ThemeIcon('sync')
-            : m?.status !== 'complete'
-              ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
-              : runState
-                ? new vscode.ThemeIcon('beaker', new vscode.ThemeColor(STATE_ICONS[runState].color))
-                : new vscode.ThemeIcon('beaker');
+            : m?.status === 'pending'
+              ? new vscode.ThemeIcon('watch') // batch jobs still running at the provider (--no-wait)
+              : m?.status !== 'complete'
+                ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+                : runState
+                  ? new vscode.ThemeIcon('beaker', new vscode.ThemeColor(STATE_ICONS[runState].color))
+                  : new vscode.ThemeIcon('beaker');
         item.contextValue = HARNESS_CONTEXT.run;
         item.resourceUri = vscode.Uri.file(node.harness.dir);
         item.id = `hrun:${node.harness.dir}`;
