@@ -80,6 +80,8 @@ describe('the schema-only model makes the harness, not the offline generator', (
         const all = JSON.stringify(f);
         assert.ok(f.multiTurn > 0, `${f.multiTurn} of ${f.multiCall} multi-call scenarios expanded: ${all}`);
         assert.equal(f.discarded['turns:structure'], undefined, all);
+        // What the schema cannot rule out (a turn ending before the one before it) is fixed by the code and counted.
+        assert.ok((f.repaired['turns:turn-end-not-after-previous-dropped'] ?? 0) > 0, all);
         assert.deepEqual([f.status, f.exitCode], ['complete', 0], all);
       });
     }
