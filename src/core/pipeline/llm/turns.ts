@@ -146,8 +146,9 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
     if (split.turns.length === 1) return [];
     const problems: Problem[] = [];
     for (const p of checkTurns(split.turns, calls, ctx.spec).problems) problems.push({ category: 'structure', message: p.message });
+    // Its own category: `structure` is what turn ends cannot express, so it stays 0 for any model that keeps to the schema.
     split.turns.forEach((t, k) => {
-      if (!t.prompt.trim()) problems.push({ category: 'structure', message: `turn ${k} has an empty prompt` });
+      if (!t.prompt.trim()) problems.push({ category: 'empty-prompt', message: `turn ${k} has an empty prompt` });
     });
     if (problems.length) return problems;
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, turns: split.turns, spec: ctx.spec })) {

@@ -464,6 +464,26 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     }
   });
 
+  it('a turn with an empty prompt is re-asked with the turn named, and counted as such, not as a structure problem', async () => {
+    const silent = rule(
+      (r) => stageOf(r) === 'turns',
+      (_req, base) => {
+        const split = structuredClone((base as { json: LlmTurnEnds }).json);
+        split.turns[1]!.prompt = ' ';
+        return { json: split };
+      },
+    );
+    serve(fake, responder, [silent]);
+    const res = await run(fake, slack);
+    const reask = reaskOf(fake, fake.requests[silent.hits[0]!]!);
+    assert.ok(reask, 're-asked');
+    assert.match(reask.messages[reask.messages.length - 1]!.content, /turn 1 has an empty prompt/);
+    assert.equal(res.counts.repaired['turns:empty-prompt'], 1);
+    assert.equal(res.counts.repaired['turns:structure'], undefined);
+    assert.equal(res.multiTurnRate, 1);
+    await assertSoundHarness(res);
+  });
+
   it('an invalid key stops the run: status failed, the manifest says why', async () => {
     serve(fake, responder);
     const res = await run(fake, slack, {}, new GeminiProvider({ apiKey: 'wrong-key', baseUrl: fake.url }));
