@@ -10,7 +10,9 @@
  *
  * ## Which values
  * Every string and number leaf of the arguments (dotted paths, array elements by index).
- * Booleans and nulls are switches, not data: they are not listed. Each value gets a class:
+ * Booleans and nulls are switches, not data: they are not listed, and neither are the numbers
+ * `1`, `0` and `-1` directly under a `projection` or `sort` object (MongoDB's `{name: 1}`
+ * includes a field, `{created_at: -1}` orders by it: a switch per field, not an amount). Each value gets a class:
  * `id` (identifier-like, by the rules of `idLikeReason` in `integrity.ts`, or an integer under an
  * ID-like name), `path` (starts with `/`, `~/`, `./`, `../` or a drive), `date` (ISO date or
  * date-time), `setting` (a number under a paging or limit knob: a name with `page`, `per`, `limit`,
@@ -371,8 +373,16 @@ const sameValue = (a: unknown, v: string | number): boolean => a === v || (typeo
 /** Which keyword of the parameter's own schema supplies the value, if any. */
 function fromSchema(spec: Spec | undefined, callName: string, param: string, value: string | number): 'enum' | 'const' | 'default' | undefined {
   const tool = spec ? findTool(spec, callName) : undefined;
-  if (!tool) return undefined;
-  for (const node of schemaAt(tool.inputSchema ?? {}, param.split('.'))) {
+  return tool ? schemaKeyword(tool.inputSchema ?? {}, param, value) : undefined;
+}
+
+/**
+ * Which keyword (`enum`, `const`, `default`) of the parameter's own schema inside a tool's
+ * `inputSchema` supplies a value, if any: the rule that a value the schema itself offers needs no
+ * other source. `param` is the dotted argument path, array items by index (`stops.1.color.k`).
+ */
+export function schemaKeyword(inputSchema: unknown, param: string, value: string | number): 'enum' | 'const' | 'default' | undefined {
+  for (const node of schemaAt(inputSchema, param.split('.'))) {
     if (Array.isArray(node.enum) && node.enum.some((e) => sameValue(e, value))) return 'enum';
     if (Object.hasOwn(node, 'const') && sameValue(node.const, value)) return 'const';
     if (Object.hasOwn(node, 'default') && sameValue(node.default, value)) return 'default';
@@ -384,13 +394,22 @@ function fromSchema(spec: Spec | undefined, callName: string, param: string, val
 
 // ---------------------------------------------------------------------------------------------
 
+/** Objects whose values switch a field on or off or order by it (`projection: {name: 1}`, `sort: {created_at: -1}`). */
+const SWITCH_OBJECTS = new Set(['projection', 'sort']);
+
+/** Whether a leaf is a per-field switch: `1`, `0` or `-1` right under a projection or sort object. */
+function isFieldSwitch(path: readonly string[], value: string | number): boolean {
+  const parent = path[path.length - 2];
+  return (value === 1 || value === 0 || value === -1) && parent !== undefined && SWITCH_OBJECTS.has(parent.toLowerCase());
+}
+
 /** String and number leaves of an arguments object, with dotted paths and the name that classes them. */
 function valueLeaves(args: unknown): { param: string; name: string; value: string | number }[] {
   const out: { param: string; name: string; value: string | number }[] = [];
   const walk = (v: unknown, path: string[], name: string, depth: number): void => {
     if (depth > 64) return;
     if ((typeof v === 'string' && v.trim() !== '') || (typeof v === 'number' && Number.isFinite(v))) {
-      if (path.length) out.push({ param: path.join('.'), name, value: v });
+      if (path.length && !isFieldSwitch(path, v)) out.push({ param: path.join('.'), name, value: v });
     } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, String(i)], name, depth + 1));
     else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k], k, depth + 1);
   };
