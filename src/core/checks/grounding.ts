@@ -39,6 +39,8 @@
  *   "$1,000" and "1_000"; a number as an output leaf (`42` or `"42"`) matches by value; inside a
  *   text a number must stand on its own (not `2` in `page-2` or `ISS-204`, not a digit of a date);
  *   the words `zero` to `twenty` count for their numbers in the user's words ("the last five").
+ * - **A JSON text in an output is read as its document**: `{"result": "{\"value\":25}"}` has the
+ *   leaf `25` (at `result.value`), as an agent reading the text would see it.
  * - **Dates compare by calendar day**: an ISO date or date-time value matches the same day
  *   written as ISO (`2026-03-05`) or with the month's name ("March 5, 2026", "5 Mar 2026"); a
  *   date-time must also have its time (`HH:MM`) in the same text unless it is midnight.
@@ -300,10 +302,18 @@ export function foundInText(text: string, value: string | number, cls: ValueClas
 // ---------------------------------------------------------------------------------------------
 // Outputs
 
-/** Every scalar leaf and object key of an output, with its path (`items.0.id`; a key's path is the key's own). */
+/**
+ * Every scalar leaf and object key of an output, with its path (`items.0.id`; a key's path is the
+ * key's own). A text that is a JSON object or array (what many tools return as text content) is
+ * also read as that document, its leaves under the text's path.
+ */
 function outputLeaves(value: unknown, path: string[] = [], out: { path: string; leaf: string | number; isKey: boolean }[] = [], depth = 0): typeof out {
   if (depth > 64) return out;
-  if (typeof value === 'string' || typeof value === 'number') out.push({ path: path.join('.'), leaf: value, isKey: false });
+  if (typeof value === 'string') {
+    out.push({ path: path.join('.'), leaf: value, isKey: false });
+    const doc = jsonDocument(value);
+    if (doc !== undefined) outputLeaves(doc, path, out, depth + 1);
+  } else if (typeof value === 'number') out.push({ path: path.join('.'), leaf: value, isKey: false });
   else if (typeof value === 'boolean') out.push({ path: path.join('.'), leaf: String(value), isKey: false });
   else if (Array.isArray(value)) value.forEach((v, i) => outputLeaves(v, [...path, String(i)], out, depth + 1));
   else if (isRecord(value)) {
@@ -313,6 +323,17 @@ function outputLeaves(value: unknown, path: string[] = [], out: { path: string; 
     }
   }
   return out;
+}
+
+/** The JSON object or array a text holds, or undefined (plain text, a JSON scalar, or not JSON). */
+function jsonDocument(text: string): unknown {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    const doc: unknown = JSON.parse(text);
+    return isRecord(doc) || Array.isArray(doc) ? doc : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where in one output a value occurs (the JSON path), or undefined. */

@@ -288,7 +288,7 @@ export function plantValue(
     if (!leaf) return false;
     const holder = leaf.holder as Record<string | number, unknown>;
     const cur = holder[leaf.key] as string;
-    holder[leaf.key] = appendToText(cur, firstKey, value);
+    holder[leaf.key] = appendToText(cur, firstKey, value, keep);
     return true;
   };
   const attempts: ((o: unknown) => boolean)[] = [
@@ -358,15 +358,17 @@ function hostsText(key: string | number, text: string): boolean {
 }
 
 /**
- * Adds a value to a text output: as a field when the text is a JSON object, as a listing entry
+ * Adds a value to a text output: as a field when the text is a JSON object (its same-named field
+ * unless that holds a value in `keep`, planted for another call), as a listing entry
  * when it is a `[FILE]`/`[DIR]` listing, else as a new line.
  */
-function appendToText(text: string, key: string, value: string | number): string {
+function appendToText(text: string, key: string, value: string | number, keep: ReadonlySet<string>): string {
   if (!text) return String(value);
   try {
     const doc: unknown = JSON.parse(text);
     if (isRecord(doc)) {
-      const k = Object.hasOwn(doc, key) ? `${key}_2` : key;
+      // The same-named field is the value asked for (`hget` → `{"value": …}`), unless it holds one planted for another call.
+      const k = Object.hasOwn(doc, key) && keep.has(String(doc[key])) ? `${key}_2` : key;
       setKey(doc, k, value);
       return JSON.stringify(doc);
     }
@@ -449,7 +451,9 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
   const plant = (i: number, param: string, v: string | number, textOk: boolean): boolean => {
     const r = results[i];
     if (!r) return false;
-    const planted = plantValue(r.output, plantKeys(param, infos[i], analysis), v, validFor(i), kept, textOk);
+    // Nor is the echo of the producer's own arguments overwritten: its output still talks about what it was asked.
+    const own = Object.values(calls[i]?.arguments ?? {}).filter((a) => typeof a === 'string' || typeof a === 'number');
+    const planted = plantValue(r.output, plantKeys(param, infos[i], analysis), v, validFor(i), new Set([...kept, ...own.map(String)]), textOk);
     if (planted === undefined) return false;
     r.output = planted;
     kept.add(String(v));

@@ -257,3 +257,24 @@ test("schemaKeyword: the value must be the parameter's own enum, const or defaul
   assert.equal(schemaKeyword(schema, 'stops.1.k', 50), 'default');
   assert.equal(schemaKeyword(schema, 'stops.1.k', 10), undefined);
 });
+
+test('a JSON text in an output is read as its document: a number in it is found by value, at its path inside the text', () => {
+  const input = single(
+    'Copy the stored value to the field:2002 hash field.',
+    [
+      { name: 'search_issues', arguments: { query: 'stored value' } },
+      { name: 'update_issue', arguments: { issueId: 'field:2002', minutes: 25 } },
+    ],
+    [{ result: '{"name":"migration-value","key":"value:4918","value":25,"status":"ok"}' }],
+  );
+  assert.deepEqual(one(input, 'minutes').source, { kind: 'output', call: 0, path: 'result.value' });
+  const prose = single(
+    'Do it',
+    [
+      { name: 'search_issues', arguments: {} },
+      { name: 'update_issue', arguments: { minutes: 25 } },
+    ],
+    [{ result: 'value:25ms' }],
+  );
+  assert.equal(one(prose, 'minutes').source.kind, 'none', 'a text that is no JSON document is read as text');
+});
