@@ -34,7 +34,7 @@ import {
 import { buildView, viewFacts, type JudgeMode, type RecordView } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
-export const JUDGE_VERSION = 'judge-4';
+export const JUDGE_VERSION = 'judge-5';
 /** The judge samples at temperature 0, as the paper does, for repeatable scores. */
 export const JUDGE_TEMPERATURE = 0;
 /** Judge id of the offline judge. */
