@@ -10,6 +10,10 @@
  * prompt tokens), the table holds the ≤200k tier: no request of ours comes near 200k.
  */
 import { z } from 'zod';
+import { formatEstimateUsd, formatUsd } from './usd';
+
+// The words for amounts live in usd.ts (import-free, for the report page); re-exported here.
+export { formatEstimateUsd, formatUsd };
 
 /** Synchronous or batch calls. */
 export const CostMode = z.enum(['sync', 'batch']);
@@ -160,19 +164,6 @@ export function costOf(usage: TokenUsage, price: ModelPrice | undefined, mode: C
   if (!price) return null;
   const [i, o] = mode === 'batch' ? [price.batchInput, price.batchOutput] : [price.input, price.output];
   return (usage.inputTokens * i + usage.outputTokens * o) / 1e6;
-}
-
-/** `$0.0123` under ten cents, `$0.47`, `$1.20`, `$1,234.50`; `unknown price` for null. */
-export function formatUsd(usd: number | null): string {
-  if (usd === null) return 'unknown price';
-  if (usd > 0 && usd < 0.1) return `$${usd.toFixed(4)}`;
-  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-}
-
-/** `≈$1.20 (batch ≈$0.60)`; `unknown price` when the model has none. */
-export function formatEstimateUsd(sync: number | null, batch: number | null): string {
-  if (sync === null) return 'unknown price';
-  return `≈${formatUsd(sync)}${batch === null ? '' : ` (batch ≈${formatUsd(batch)})`}`;
 }
 
 /** What one stage of a run is expected to take. */

@@ -171,4 +171,43 @@ describe('cost on the command line', () => {
     assert.equal(after.code, 0, after.err);
     assert.match(after.out, /^estimate: 0 calls, 0 in \/ 0 out tokens, ≈\$0\.00/);
   });
+
+  it('the report shows what generation and each LLM judge cost, in Markdown, HTML and JSON', async () => {
+    useSchemaOnly();
+    const dir = join(root, 'reported');
+    assert.equal(
+      (await cli(['generate', SLACK, '--provider', 'gemini', '--base-url', fake.url, '--out', dir, '--simple', '2', '--complex', '2'], KEY)).code,
+      0,
+    );
+    fake.reset();
+    scriptJudge(fake);
+    const judged = await cli(['judge', dir, '--judge', 'gemini', '--base-url', fake.url, '--json'], KEY);
+    assert.equal(judged.code, 0, judged.err);
+    const judgeCost = (JSON.parse(judged.out) as { cost: { actual: { usd: number } }[] }).cost[0]!.actual.usd;
+    const m = HarnessManifest.parse(JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')));
+    const generationCost = m.cost!.actual.usd!;
+
+    const json = await cli(['report', dir, '--format', 'json']);
+    assert.equal(json.code, 0, json.err);
+    const rows = (JSON.parse(json.out) as { cost: { what: string; usd: number; calls: number | null; estimate: unknown }[] }).cost;
+    assert.deepEqual(
+      rows.map((r) => r.what),
+      ['generation', 'gemini:gemini-2.5-flash'],
+    );
+    assert.equal(rows[0]!.usd, generationCost);
+    assert.equal(rows[0]!.calls, m.tokens.calls);
+    assert.ok(rows[0]!.estimate);
+    assert.ok(Math.abs(rows[1]!.usd - judgeCost) < 1e-12, 'the judge priced from its stored usage = what the judge run reported');
+
+    const md = await cli(['report', dir, '--format', 'md']);
+    assert.equal(md.code, 0, md.err);
+    assert.match(md.out, /^## Cost$/m);
+    const row = md.out.split('\n').find((l) => l.startsWith('| Slack MCP Server | generation | gemini-2.5-flash-lite | '));
+    assert.ok(row?.includes(`| ${m.tokens.calls} | `) && row.includes(`| $${generationCost.toFixed(4)} (sync) | ≈$`), row);
+    assert.match(md.out, /^\| Slack MCP Server \| gemini:gemini-2\.5-flash \| gemini-2\.5-flash \| — \| /m);
+    const html = await cli(['report', dir, '--format', 'html', '--out', join(root, 'report.html')]);
+    assert.equal(html.code, 0, html.err);
+    const page = await readFile(join(root, 'report.html'), 'utf8');
+    assert.ok(page.includes('Cost of generation and judging'));
+  });
 });
