@@ -10,7 +10,8 @@ import { priceEstimate, type CostEstimate, type Prices, type StageEstimate } fro
 import type { Spec } from '../spec/model';
 import { estimateTokens } from '../util/estimateTokens';
 import { isCurrentJudgment, judgedViews } from './judgeHarness';
-import { judgePrompts, judgePromptVersions, judgmentInputHash, JUDGE_TEMPERATURE } from './judgeRecord';
+import { specHash } from '../harness/hash';
+import { judgePrompts, judgePromptVersions, judgmentInputHashOf, JUDGE_TEMPERATURE } from './judgeRecord';
 import { buildView, viewFacts, type RecordView } from './view';
 
 /**
@@ -60,13 +61,14 @@ export function estimateJudging(
     }
     return { record, tc, coh };
   });
+  const hashOfSpec = specHash(spec);
   return judges.map((judge) => {
     const stages: Record<string, StageEstimate> = {
       'judge-tc': { calls: 0, inputTokens: 0, outputTokens: 0 },
       'judge-coh': { calls: 0, inputTokens: 0, outputTokens: 0 },
     };
     for (const r of perRecord) {
-      const hash = judgmentInputHash(r.record, spec, { id: judge.id, promptVersions, temperature: JUDGE_TEMPERATURE, mode });
+      const hash = judgmentInputHashOf(r.record, hashOfSpec, { id: judge.id, promptVersions, temperature: JUDGE_TEMPERATURE, mode });
       if (!options.force && isCurrentJudgment(r.record.judgments?.[judge.id], hash)) continue;
       for (const [key, s] of [
         ['judge-tc', r.tc],
