@@ -7,6 +7,7 @@ import type { HarnessManifest, HarnessRecord } from '../harness/format';
 import { BUILT_IN, costOf, priceOf } from '../llm/pricing';
 import { StoredJudgment } from '../judge/schemas';
 import type { CostRow } from './schema';
+import { byCodeUnit } from '../util/byCodeUnit';
 
 /** Cost rows of one harness: generation first, then its LLM judges by id. */
 export function costRowsOf(server: string, manifest: HarnessManifest | undefined, records: readonly HarnessRecord[]): CostRow[] {
@@ -41,7 +42,7 @@ export function costRowsOf(server: string, manifest: HarnessManifest | undefined
       judges.set(id, t);
     }
   }
-  for (const [id, t] of [...judges].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [id, t] of [...judges].sort(([a], [b]) => byCodeUnit(a, b))) {
     rows.push({
       server,
       what: id,

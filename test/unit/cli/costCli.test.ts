@@ -116,11 +116,12 @@ describe('cost on the command line', () => {
       KEY,
     );
     assert.equal(again.code, 0, again.err);
-    const summary = JSON.parse(again.out) as { cost: NonNullable<HarnessManifest['cost']> };
+    const summary = JSON.parse(again.out) as { cost: NonNullable<HarnessManifest['cost']>; llm: { costUsd: number } };
     const m2 = HarnessManifest.parse(JSON.parse(await readFile(join(root, 'run2', 'manifest.json'), 'utf8')));
     assert.deepEqual(summary.cost, m2.cost);
     assert.ok(Math.abs((m2.cost?.actual.usd ?? NaN) - (m2.tokens.input * 1 + m2.tokens.output * 2) / 1e6) < 1e-9);
     assert.deepEqual(m2.cost?.actual.prices, { source: 'prices.json', date: '2027-02-01' });
+    assert.ok(Math.abs(summary.llm.costUsd - (m2.cost?.actual.usd ?? NaN)) < 1e-9, 'the running figures are priced from the same table');
     assert.match(again.err, /agent-seer: estimate: .* prices of 2027-02-01 from prices\.json/);
   });
 
