@@ -36,6 +36,8 @@ export interface Config {
   generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined; fallback: GenerationFallback };
   gemini: { model?: string; judgeModel?: string; baseUrl?: string };
   openai: { model?: string; baseUrl?: string };
+  /** Estimated USD above which a run asks first (0: never); a price file relative to the workspace folder. */
+  cost: { confirmAbove: number; pricesFile?: string };
   lint: LintConfig;
 }
 
@@ -97,6 +99,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
+    cost: { confirmAbove: num(c.get('cost.confirmAbove'), SETTING_DEFAULTS['cost.confirmAbove']), ...defined({ pricesFile: str(c.get('cost.pricesFile')) }) },
     lint: lintConfig(c),
   };
 }

@@ -15,6 +15,7 @@ import { errorText } from '../app/errorText';
 import { DEFAULT_COMPLEX, DEFAULT_FALLBACK, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
 import { isAbortError, LlmQuotaError, LlmStopError, type StructuredLlm } from '../llm';
 import { PromptLibrary } from '../llm/prompts';
+import { runCost } from './runCost';
 import type { Tool } from '../spec/model';
 import { assembleRecord } from './assembleRecord';
 import { discarded, type StageContext } from './llm/context';
@@ -335,6 +336,7 @@ export class LlmRun {
       },
       status: verdict.status,
       items,
+      cost: runCost(this.writer.current, this.tokens(), this.options.cost),
     };
     if (verdict.reason !== undefined) manifest.error = verdict.reason;
     return manifest;
