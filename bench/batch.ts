@@ -39,7 +39,12 @@ interface ModeFigures {
   usdPerRecord: number | null;
 }
 
-async function runMode(mode: 'sync' | 'batch', specFile: string, client: 'gemini' | 'openai', o: { simple: number; complex: number; latency: number }): Promise<ModeFigures> {
+async function runMode(
+  mode: 'sync' | 'batch',
+  specFile: string,
+  client: 'gemini' | 'openai',
+  o: { simple: number; complex: number; latency: number },
+): Promise<ModeFigures> {
   const loaded = loadSpecText(await readFile(specFile, 'utf8'), specFile);
   if (!loaded.ok) throw new Error(loaded.problem.message);
   const responder = createResponder({ spec: loaded.spec });
@@ -56,7 +61,21 @@ async function runMode(mode: 'sync' | 'batch', specFile: string, client: 'gemini
     const env: NodeJS.ProcessEnv = { ...process.env, AGENT_SEER_BATCH_POLL_MS: '20' };
     if (client === 'gemini') Object.assign(env, { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.url });
     else Object.assign(env, { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.url });
-    const args = ['generate', specFile, '--provider', client, '--model', model, '--out', join(dir, 'h'), '--simple', String(o.simple), '--complex', String(o.complex), '--json'];
+    const args = [
+      'generate',
+      specFile,
+      '--provider',
+      client,
+      '--model',
+      model,
+      '--out',
+      join(dir, 'h'),
+      '--simple',
+      String(o.simple),
+      '--complex',
+      String(o.complex),
+      '--json',
+    ];
     const started = Date.now();
     const r = await cli(mode === 'batch' ? [...args, '--batch'] : args, dir, env);
     const wallMs = Date.now() - started;

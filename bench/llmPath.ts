@@ -1,8 +1,8 @@
 /**
  * The LLM path on real fixture specs (`test/unit/llmPath.ts` measures one run):
- * `node out/bench/llmPath.js [spec.json…] [--openai] [--faults] [--smart] [--simple N] [--complex N]`
+ * `node out/bench/llmPath.js [spec.json…] [--openai] [--faults] [--smart | --free SEED] [--simple N] [--complex N]`
  * (specs are names in the shared fixtures; `--smart` answers with the cooperative responder of
- * the unit tests instead of the schema-only model). Prints one JSON line per run; the README's
+ * the unit tests instead of the schema-only model, `--free SEED` with its free-choice twin). Prints one JSON line per run; the README's
  * "Benchmarks" section records the figures.
  */
 import { measureLlmPath } from '../test/unit/llmPath';
@@ -13,13 +13,14 @@ if (require.main === module) {
     const i = args.indexOf(flag);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  const specs = args.filter((a, i) => a.endsWith('.json') && !/^--(simple|complex)$/.test(args[i - 1] ?? ''));
+  const specs = args.filter((a, i) => a.endsWith('.json') && !/^--(simple|complex|free)$/.test(args[i - 1] ?? ''));
   void (async () => {
     for (const spec of specs.length ? specs : ['filesystem.json']) {
       const figures = await measureLlmPath(spec, {
         client: args.includes('--openai') ? 'openai' : 'gemini',
         faults: args.includes('--faults'),
         smart: args.includes('--smart'),
+        ...(args.includes('--free') ? { free: value('--free', 1) } : {}),
         simple: value('--simple', 10),
         complex: value('--complex', 10),
       });

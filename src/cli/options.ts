@@ -1,6 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { FileReadError, readBoundedFile } from '../core/boundedRead';
+import { BUILT_IN, parsePriceOverride, type Prices } from '../core/llm/pricing';
 import { UsageError } from './errors';
 
 /** A whole-number option (`--name N`) in [`min`, `max`]; the fallback when absent. */
@@ -70,4 +71,13 @@ export function providerModelOption(flag: string, raw: string, expected: string)
   if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`${flag} takes ${expected}, got "${raw}"`);
   if (model === '') throw new UsageError(`${flag} ${raw}: the model after ':' is empty`);
   return { provider, ...(model ? { model } : {}) };
+}
+
+/** `--prices FILE`: a price table merged over the built-in one; the built-in table when absent. Bad file: one line naming it. */
+export async function pricesOption(raw: string | undefined, cwd: string): Promise<Prices> {
+  if (raw === undefined) return BUILT_IN;
+  const { text } = await readInputFile('--prices', raw, cwd);
+  const parsed = parsePriceOverride(text, raw);
+  if (!parsed.ok) throw new UsageError(`${raw}: ${parsed.message}`);
+  return parsed.prices;
 }

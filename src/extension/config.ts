@@ -38,6 +38,8 @@ export interface Config {
   openai: { model?: string; baseUrl?: string };
   /** Send Gemini and OpenAI calls as batch jobs (`agentSeer.llm.batch`). */
   llm: { batch: boolean };
+  /** Estimated USD above which a run asks first (0: never); a price file relative to the workspace folder. */
+  cost: { confirmAbove: number; pricesFile?: string };
   lint: LintConfig;
 }
 
@@ -100,6 +102,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
     llm: { batch: c.get('llm.batch') === true },
+    cost: { confirmAbove: num(c.get('cost.confirmAbove'), SETTING_DEFAULTS['cost.confirmAbove']), ...defined({ pricesFile: str(c.get('cost.pricesFile')) }) },
     lint: lintConfig(c),
   };
 }

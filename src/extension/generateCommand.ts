@@ -17,8 +17,12 @@ import { OutputFolderError } from '../core/harness/outputFolder';
 import { resolveInside } from '../core/util/insideFolder';
 import { readConfig, type Config } from './config';
 import { errorMessage, showError, showWarning } from './log';
-import { pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
+import { modelFor, pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
 import type { BatchMode } from '../core/app/batchMode';
+import { confirmCost, timedEstimate, workspacePrices, type CostAnswer } from './costEstimate';
+import { estimateGeneration } from '../core/pipeline/estimate';
+import { formatUsd, priceEstimate, type CostEstimate, type Prices } from '../core/llm/pricing';
+import { PromptLibrary } from '../core/llm/prompts';
 import type { ExtensionServices } from './services';
 import type { SnapshotOutcome } from './snapshotCommand';
 import type { SpecsNode } from './specsTree';
@@ -26,6 +30,8 @@ import { requireTrust } from './trust';
 
 export interface GenerateArgs {
   provider?: ProviderChoice;
+  /** Answers the cost question (above agentSeer.cost.confirmAbove) instead of the modal. */
+  answerCost?: CostAnswer;
 }
 
 export type GenerateOutcome = { status: 'cancelled-before-start' | 'no-spec' | 'untrusted' } | { status: 'failed'; message: string } | PipelineResult;
@@ -125,13 +131,34 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   const found = await specOf(target, services);
   if (!found) return { status: 'no-spec' };
   const { spec, folder, harnessName } = found;
-  const choice = args.provider ?? (await pickProvider('generate'));
-  if (!choice) return { status: 'cancelled-before-start' };
   const config = readConfig(folder.uri);
+  // The estimate is priced per model; its calls and tokens are the run's, made once.
+  const prices = await workspacePrices(folder.uri, services.log);
+  // Not made for a run that was told to go offline (it calls no model).
+  const base =
+    args.provider?.kind === 'offline'
+      ? undefined
+      : timedEstimate(services.log, `the generation of "${spec.name}" (${spec.tools.length} tools)`, () =>
+          estimateGeneration(spec, {
+            provider: 'gemini',
+            model: modelFor('gemini', 'generate', config),
+            prices,
+            simple: config.generation.simple,
+            complex: config.generation.complex,
+            prompts: PromptLibrary.load(vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath),
+          }),
+        );
+  const choice =
+    args.provider ??
+    (await pickProvider(
+      'generate',
+      base ? { gemini: base, openai: priceEstimate(base.stages, 'openai', modelFor('openai', 'generate', config), prices) } : {},
+    ));
+  if (!choice) return { status: 'cancelled-before-start' };
   // The setting as the user wrote it is checked first (the message names it); then the harness's
   // own folder, which a symlink inside the harness folder could still lead elsewhere.
-  const base = await resolveInside(folder.uri.fsPath, config.harnessFolder, 'agentSeer.harnessFolder');
-  const out = base.ok ? await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, harnessName), 'the harness folder') : base;
+  const harnessBase = await resolveInside(folder.uri.fsPath, config.harnessFolder, 'agentSeer.harnessFolder');
+  const out = harnessBase.ok ? await resolveInside(folder.uri.fsPath, path.join(config.harnessFolder, harnessName), 'the harness folder') : harnessBase;
   if (!out.ok) {
     void showError(services.log, `Agent Seer: ${out.message}`);
     return { status: 'failed', message: out.message };
@@ -140,11 +167,20 @@ export async function generateEvals(services: ExtensionServices, target: unknown
 
   const provider = await pipelineProvider(services, choice, folder.uri, outDir);
   if ('status' in provider) return provider;
+  // Priced for the model the provider really uses; asked about before any call is made.
+  const chat = provider.provider === 'offline' || !('chat' in provider.provider) ? undefined : provider.provider.chat;
+  const estimate = chat && base ? priceEstimate(base.stages, chat.id, chat.model, prices) : undefined;
+  if (!(await confirmCost(estimate, folder.uri, services.log, args.answerCost, provider.batch ? 'batch' : 'sync'))) return { status: 'cancelled-before-start' };
 
   services.log.info(`Generating evals for "${spec.name}" with ${choice.kind}${provider.batch ? ' in batch mode' : ''} into ${outDir}`);
   let result: PipelineResult;
   try {
-    result = await runWithProgress(services, { spec, ...provider, outDir, config }, runPipeline, `Generating evals for "${spec.name}"`);
+    result = await runWithProgress(
+      services,
+      { spec, ...provider, outDir, config, ...(chat ? { cost: { prices, ...(estimate ? { estimate } : {}) } } : {}) },
+      runPipeline,
+      `Generating evals for "${spec.name}"`,
+    );
   } catch (err) {
     // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
     if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
@@ -180,7 +216,14 @@ export async function pipelineProvider(
 /** Runs the pipeline (or a stale-only regeneration) under a cancellable progress notification. */
 export function runWithProgress<R extends PipelineResult>(
   services: ExtensionServices,
-  run: { spec: Spec; provider: RunPipelineOptions['provider']; batch?: BatchMode; outDir: string; config: Config },
+  run: {
+    spec: Spec;
+    provider: RunPipelineOptions['provider'];
+    batch?: BatchMode;
+    outDir: string;
+    config: Config;
+    cost?: { prices: Prices; estimate?: CostEstimate };
+  },
   runner: (options: RunPipelineOptions) => Promise<R>,
   title: string,
 ): Thenable<R> {
@@ -200,6 +243,7 @@ export function runWithProgress<R extends PipelineResult>(
         concurrency: batch?.concurrency ?? config.generation.concurrency,
         ...(config.generation.rpm && !batch ? { rpm: config.generation.rpm } : {}),
         fallback: config.generation.fallback,
+        ...(run.cost ? { cost: { ...run.cost, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
         signal: abort.signal,
         // Progress arrives on every counter change: show at most a few updates a second.
         onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),
@@ -214,8 +258,9 @@ export function runWithProgress<R extends PipelineResult>(
 export function reportOutcome<R extends PipelineResult>(services: ExtensionServices, result: R): R {
   const c = result.counts;
   const summary = `${c.records} records (${c.byTier.simple} simple, ${c.byTier.complex} complex, ${c.multiTurn} multi-turn), coverage ${(c.coverage.ratio * 100).toFixed(0)}%`;
+  const cost = result.manifest.cost ? `, ${formatUsd(result.manifest.cost.actual.usd)}` : '';
   services.log.info(
-    `Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens, ${(result.wallTimeMs / 1000).toFixed(1)} s`,
+    `Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens${cost}, ${(result.wallTimeMs / 1000).toFixed(1)} s`,
   );
   if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
   else if (result.status === 'cancelled') void showWarning(services.log, `Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);

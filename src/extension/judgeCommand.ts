@@ -18,14 +18,18 @@ import type { LoadedHarness } from './harnessModel';
 import { errorMessage, showError, showWarning } from './log';
 import { recordVerdict, type RecordVerdict } from '../core/judge/verdict';
 import { countWords } from '../core/pipeline/progressWords';
-import { pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
+import { modelFor, pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
 import type { BatchMode } from '../core/app/batchMode';
+import { confirmCost, timedEstimate, workspacePrices, type CostAnswer } from './costEstimate';
+import { estimateJudging } from '../core/judge/estimate';
 import type { ExtensionServices } from './services';
 import { readConfig } from './config';
 import { requireTrust } from './trust';
 
 export interface JudgeArgs {
   provider?: ProviderChoice;
+  /** Answers the cost question (above agentSeer.cost.confirmAbove) instead of the modal. */
+  answerCost?: CostAnswer;
 }
 
 export type JudgeOutcome =
@@ -69,7 +73,26 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   for (const w of found.warnings) services.log.warn(w);
   const spec = found.spec;
 
-  const choice = args.provider ?? (await pickProvider('judge'));
+  const scenario = node?.kind === 'scenario' ? node.record : undefined;
+  const scope = vscode.Uri.file(harness.dir);
+  const config = readConfig(scope);
+  const prices = await workspacePrices(folder?.uri ?? scope, services.log);
+  const promptLibrary = (): PromptLibrary => PromptLibrary.load(vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath);
+  // One scenario is always judged again; a harness skips its current judgments, as the run does.
+  const estimate = (judges: { id: string; provider: string; model: string }[]): ReturnType<typeof estimateJudging> =>
+    estimateJudging(scenario ? [scenario] : harness.records, spec, judges, { prices, force: scenario !== undefined, prompts: promptLibrary() });
+  const offered =
+    args.provider?.kind === 'offline'
+      ? []
+      : timedEstimate(services.log, `judging ${scenario ? 'one scenario' : `${harness.records.length} records`}`, () =>
+          estimate(
+            (['gemini', 'openai'] as const).map((kind) => {
+              const model = modelFor(kind, 'judge', config);
+              return { id: `${kind}:${model}`, provider: kind, model };
+            }),
+          ),
+        );
+  const choice = args.provider ?? (await pickProvider('judge', { gemini: offered[0], openai: offered[1] }));
   if (!choice) return { status: 'cancelled-before-start' };
   let llm: StructuredLlm | undefined;
   let batch: BatchMode | undefined;
@@ -77,15 +100,18 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
     if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
     try {
       const cacheDir = path.join(harness.dir, CACHE_DIR);
-      const made = await runProviderFor(choice, services, vscode.Uri.file(harness.dir), 'judge', cacheDir);
+      const made = await runProviderFor(choice, services, scope, 'judge', cacheDir);
       if (!made) return { status: 'cancelled-before-start' };
-      const config = readConfig(vscode.Uri.file(harness.dir));
       batch = made.batch;
+      const chat = made.chat;
+      // Asked before any call, priced for the model the judge really uses (at the batch price in batch mode).
+      const [chosen] = estimate([{ id: `${chat.id}:${chat.model}`, provider: chat.id, model: chat.model }]);
+      if (!(await confirmCost(chosen, scope, services.log, args.answerCost, batch ? 'batch' : 'sync'))) return { status: 'cancelled-before-start' };
       ({ llm } = createLlmClient(
         batch
-          ? { chat: made.chat, role: 'judge', cacheDir, limits: batch.limits }
+          ? { chat, role: 'judge', cacheDir, limits: batch.limits }
           : {
-              chat: made.chat,
+              chat,
               role: 'judge',
               cacheDir,
               concurrency: config.generation.concurrency,
@@ -101,7 +127,6 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   const judgeId = llm ? judgeIdOf(llm) : OFFLINE_JUDGE_ID;
   const prompts = llm ? PromptLibrary.load(vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath) : undefined;
   const dir = harness.dir;
-  const scenario = node?.kind === 'scenario' ? node.record : undefined;
 
   services.log.info(`Judging ${scenario ? `scenario ${scenario.id} of ` : ''}${dir} with ${judgeId}`);
   const outcome = await vscode.window.withProgress(

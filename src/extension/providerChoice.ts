@@ -5,9 +5,10 @@
  */
 import * as vscode from 'vscode';
 import { batchMode, describeBatchEvent, type BatchMode } from '../core/app/batchMode';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, type ChatProvider, type ProviderConfig } from '../core/llm';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL, type ChatProvider, type ProviderConfig } from '../core/llm';
+import { pickerCostText, type CostEstimate } from '../core/llm/pricing';
 import { DEFAULT_BATCH_RETRY } from '../core/workspace/defaults';
-import { readConfig } from './config';
+import { readConfig, type Config } from './config';
 import { SECRET_FOR_PROVIDER } from './secrets';
 import type { ExtensionServices } from './services';
 import { listChatModels, VsCodeLmProvider } from './vscodeLm';
@@ -18,7 +19,25 @@ export type ProviderChoice = { kind: 'offline' } | { kind: 'gemini' } | { kind: 
 /** What the model is for: the judge defaults to Gemini Flash, generation to Flash Lite. */
 export type ModelPurpose = 'generate' | 'judge';
 
-export async function pickProvider(purpose: ModelPurpose): Promise<ProviderChoice | undefined> {
+/** The model a Gemini or OpenAI-compatible choice will use for `purpose`, from the settings (as `chatProviderFor` builds it). */
+export function modelFor(kind: 'gemini' | 'openai', purpose: ModelPurpose, config: Config): string {
+  if (kind === 'openai') return config.openai.model ?? DEFAULT_OPENAI_MODEL;
+  return purpose === 'judge' ? (config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL) : (config.gemini.model ?? DEFAULT_GEMINI_MODEL);
+}
+
+/** The estimate's line under a model in the picker: `≈$0.47 · batch ≈$0.24 — 46 calls, gemini-2.5-flash-lite`. */
+function costDetail(e: CostEstimate | undefined): { detail?: string } {
+  return e ? { detail: `${pickerCostText(e)} — ${e.calls.toLocaleString('en-US')} calls, ${e.model}` } : {};
+}
+
+/**
+ * Asks which model to use. `estimates`: the run's estimate for Gemini and the OpenAI-compatible
+ * model (core's estimator), shown under each.
+ */
+export async function pickProvider(
+  purpose: ModelPurpose,
+  estimates: { gemini?: CostEstimate; openai?: CostEstimate } = {},
+): Promise<ProviderChoice | undefined> {
   const models = await listChatModels();
   type Item = vscode.QuickPickItem & { choice?: ProviderChoice };
   const offline =
@@ -29,11 +48,17 @@ export async function pickProvider(purpose: ModelPurpose): Promise<ProviderChoic
   const untrusted = vscode.workspace.isTrusted ? '' : ' — needs a trusted workspace';
   const items: Item[] = [
     { label: '$(beaker) Offline', description: offline, choice: { kind: 'offline' } },
-    { label: '$(sparkle) Gemini', description: `Google AI Studio key (stored in SecretStorage)${untrusted}`, choice: { kind: 'gemini' } },
+    {
+      label: '$(sparkle) Gemini',
+      description: `Google AI Studio key (stored in SecretStorage)${untrusted}`,
+      choice: { kind: 'gemini' },
+      ...costDetail(estimates.gemini),
+    },
     {
       label: '$(server) OpenAI-compatible',
       description: `OpenAI, Ollama, vLLM, LM Studio, llama.cpp (settings: agentSeer.openai.*)${untrusted}`,
       choice: { kind: 'openai' },
+      ...costDetail(estimates.openai),
     },
   ];
   if (models.length) {
@@ -116,8 +141,8 @@ async function providerFor(
     apiKey = await services.secrets.get(secretKey);
   }
   const settings = choice.kind === 'gemini' ? config.gemini : config.openai;
-  const judgeModel = choice.kind === 'gemini' && purpose === 'judge' ? (config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL) : undefined;
-  const model = judgeModel ?? settings.model;
+  // Unset, the factory picks the default (and an OpenAI-compatible local server needs a model named).
+  const model = choice.kind === 'gemini' || settings.model ? modelFor(choice.kind, purpose, config) : undefined;
   const providerConfig: ProviderConfig = {
     provider: choice.kind,
     ...(apiKey ? { apiKey } : {}),

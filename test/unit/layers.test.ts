@@ -81,13 +81,13 @@ test('activation is lazy: no "*" activation event', () => {
   assert.ok(pkg.activationEvents.includes('onView:agentSeer.specs'));
 });
 
-test('in Restricted Mode every setting that names a folder, an endpoint or a model is the user’s only', () => {
+test('in Restricted Mode every setting that names a folder, a file, an endpoint or a model is the user’s only', () => {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
     capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations?: string[] } };
     contributes: { configuration: { properties: Record<string, { type: string }> } };
   };
   const sensitive = Object.entries(pkg.contributes.configuration.properties)
-    .filter(([name, p]) => p.type === 'string' && /(folder|url|model|command|path)$/i.test(name))
+    .filter(([name, p]) => p.type === 'string' && /(folder|url|model|command|path|file)$/i.test(name))
     .map(([name]) => name)
     .sort();
   assert.ok(sensitive.length >= 7, sensitive.join(', '));

@@ -14,7 +14,7 @@
 import type { FakeReply, FakeRequest } from '../fakes/fakeLlmServer';
 import { generateOffline, mockOffline } from '../../src/core/pipeline/offline';
 import { idLikeValues, textLeaves } from '../../src/core/checks/integrity';
-import type { Scenario, TurnSplit } from '../../src/core/pipeline/schemas';
+import type { LlmTurnEnds, Scenario } from '../../src/core/pipeline/schemas';
 import type { LlmScenarioSlots } from '../../src/core/pipeline/llm/scenarioRequest';
 import type { Spec } from '../../src/core/spec/model';
 
@@ -191,14 +191,13 @@ export function createResponder(options: ResponderOptions): Responder {
         const workflow = workflowOf(prompt);
         const user = userPrompt(prompt);
         const n = workflow.length;
-        const all = workflow.map((_, i) => i);
-        const split: TurnSplit =
+        const split: LlmTurnEnds =
           options.singleTurn?.(user) || n < 2
-            ? { turns: [{ prompt: user, calls: all, followup: 'All done.' }] }
+            ? { turns: [{ prompt: user, last_call: n - 1, followup: 'All done.' }] }
             : {
                 turns: [
-                  { prompt: user, calls: all.slice(0, Math.ceil(n / 2)), followup: 'Here is what I found.' },
-                  { prompt: 'Thanks, now carry on with the rest.', calls: all.slice(Math.ceil(n / 2)), followup: 'Done.' },
+                  { prompt: user, last_call: Math.ceil(n / 2) - 1, followup: 'Here is what I found.' },
+                  { prompt: 'Thanks, now carry on with the rest.', last_call: n - 1, followup: 'Done.' },
                 ],
               };
         return { json: split };

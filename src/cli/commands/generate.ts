@@ -2,7 +2,9 @@ import { join, relative, resolve } from 'node:path';
 import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
 import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
-import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
+import { createProvider, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, type ChatProvider } from '../../core/llm';
+import { estimateLine, formatEstimateUsd, formatUsd, type CostEstimate } from '../../core/llm/pricing';
+import { estimateGeneration } from '../../core/pipeline/estimate';
 import { diffSummary } from '../../core/harness/specDiff';
 import { regenerateStale, type StaleRegeneration } from '../../core/pipeline/regenerateStale';
 import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../../core/pipeline/runner';
@@ -24,7 +26,7 @@ import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem } from '../format';
-import { intOption, outputFolderOption, pathOption, readInputFile } from '../options';
+import { intOption, outputFolderOption, pathOption, pricesOption, readInputFile } from '../options';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
 export interface GenerateArgs extends BatchArgs {
@@ -47,6 +49,10 @@ export interface GenerateArgs extends BatchArgs {
   force?: boolean;
   /** Regenerate only the records whose tools changed (and add records for new tools). */
   onlyStale?: boolean;
+  /** Print the cost estimate and exit without calling anything. */
+  estimate?: boolean;
+  /** A price table (JSON) merged over the built-in one. */
+  prices?: string;
   json: boolean;
 }
 
@@ -126,6 +132,7 @@ export function summaryJson(r: PipelineResult | StaleRegeneration): Record<strin
     skipped: c.skipped,
     llm: r.llm,
     ...(r.items ? { items: r.items } : {}),
+    ...(r.manifest.cost ? { cost: r.manifest.cost } : {}),
     wallTimeMs: r.wallTimeMs,
     groups: r.groups,
     chainDepth: r.chainDepth,
@@ -156,10 +163,11 @@ export function summaryText(r: PipelineResult, io: Io): string {
     );
   }
   if (r.manifest.provider !== 'offline') {
-    const cost = r.llm.costUsd !== undefined ? `, ~$${r.llm.costUsd.toFixed(4)}` : '';
     lines.push(
-      `  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out${cost}`,
+      `  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out`,
     );
+    const cost = r.manifest.cost;
+    if (cost) lines.push(`  ${costText(cost, r.manifest.model)}`);
   }
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
@@ -182,6 +190,25 @@ export function generateExitCode(status: PipelineResult['status']): number {
   return status === 'complete' ? EXIT.ok : status === 'partial' ? EXIT.partial : status === 'pending' ? EXIT.pending : EXIT.failed;
 }
 
+/** `cost: $0.0123 (sync; gemini-2.5-flash-lite, prices of 2026-12-02); estimated ≈$0.0150 (batch ≈$0.0075) for 46 calls` */
+export function costText(cost: NonNullable<PipelineResult['manifest']['cost']>, model: string): string {
+  const a = cost.actual;
+  const prices = a.prices.source === 'built-in' ? `prices of ${a.prices.date}` : `prices of ${a.prices.date} from ${a.prices.source}`;
+  const e = cost.estimate;
+  const estimate = e ? `; estimated ${formatEstimateUsd(e.usd, e.batchUsd)} for ${e.calls.toLocaleString('en-US')} calls` : '';
+  return `cost: ${formatUsd(a.usd)} (${a.mode}; ${model}, ${prices})${estimate}`;
+}
+
+/** The estimate of a full run, before it starts (no call made). */
+function generationEstimate(
+  spec: ResolvedSpec['spec'],
+  provider: 'gemini' | 'openai',
+  model: string,
+  options: { simple: number; complex: number; prices: Awaited<ReturnType<typeof pricesOption>> },
+): CostEstimate {
+  return estimateGeneration(spec, { provider, model, prices: options.prices, simple: options.simple, complex: options.complex });
+}
+
 /** `agent-seer generate <spec-or-config> [options]` */
 export async function generateCommand(args: GenerateArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.input) throw new UsageError('generate needs a spec snapshot or an MCP config file');
@@ -189,6 +216,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai')
     throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
   if (args.onlyStale && args.force) throw new UsageError('--only-stale keeps the harness in --out and cannot be combined with --force');
+  if (args.onlyStale && args.estimate) throw new UsageError('--estimate estimates a full run and cannot be combined with --only-stale');
   if (args.onlyStale && (args.simple !== undefined || args.complex !== undefined))
     io.err('agent-seer: warning: --simple and --complex are not used with --only-stale (the stale records decide how many scenarios are asked for)');
   const simple = intOption('simple', args.simple, DEFAULT_SIMPLE, 0, MAX_OPTION.scenarios)!;
@@ -207,6 +235,19 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, HARNESS_FOLDER, harnessName);
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : undefined;
   const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
+  const prices = await pricesOption(args.prices, io.cwd);
+
+  if (args.estimate) {
+    // Nothing is built that could call out: no provider, no key needed.
+    if (provider === 'offline') {
+      io.out(args.json ? JSON.stringify({ estimate: null, provider }, null, 2) : 'estimate: 0 calls, $0.00 — the offline generator makes no LLM call');
+      return EXIT.ok;
+    }
+    const model = args.model ?? (provider === 'gemini' ? DEFAULT_GEMINI_MODEL : DEFAULT_OPENAI_MODEL);
+    const estimate = generationEstimate(spec, provider, model, { simple, complex, prices });
+    io.out(args.json ? JSON.stringify({ estimate }, null, 2) : estimateLine(estimate));
+    return EXIT.ok;
+  }
 
   let chat: ChatProvider | undefined;
   let batch: BatchMode | undefined;
@@ -248,6 +289,8 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     ...(args.force ? { force: true } : {}),
     ...(signal ? { signal } : {}),
     onProgress,
+    // Batch items are billed at the batch price (retries sent synchronously at the full one).
+    ...(chat ? { cost: { prices, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
   };
   let result: PipelineResult | StaleRegeneration;
   try {
@@ -258,6 +301,11 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
       result = r;
     } else {
       io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}${batch ? ' in batch mode' : ''}…`);
+      if (chat) {
+        const estimate = generationEstimate(spec, provider as 'gemini' | 'openai', chat.model, { simple, complex, prices });
+        io.err(`agent-seer: ${estimateLine(estimate)}`);
+        pipelineOptions.cost = { ...pipelineOptions.cost, prices, estimate };
+      }
       result = await runPipeline(pipelineOptions);
     }
   } finally {
@@ -291,6 +339,8 @@ export const options = {
   fallback: { type: 'string' },
   force: { type: 'boolean', default: false },
   'only-stale': { type: 'boolean', default: false },
+  estimate: { type: 'boolean', default: false },
+  prices: { type: 'string' },
   json: { type: 'boolean', default: false },
   ...BATCH_OPTIONS,
 } as const satisfies OptionTable;
@@ -300,7 +350,8 @@ export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] 
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
                      [--fallback none|offline] [--batch [--no-wait] [--batch-retry R]]
-                     [--cache-dir DIR] [--force] [--only-stale] [--json]
+                     [--cache-dir DIR] [--force] [--only-stale] [--estimate]
+                     [--prices FILE] [--json]
                                              generate an evaluation harness (default: offline,
                                              into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
                                              OPENAI_API_KEY; re-run to resume; --force: write
@@ -342,6 +393,10 @@ ${BATCH_USAGE}
                        records using a changed or removed tool, add scenarios for added tools,
                        and keep every other record file as it is (no LLM call for it). The
                        counts follow the stale records (--simple and --complex are not used)
+  --estimate           print the estimated calls, tokens and price (synchronous and batch) of
+                       the run and exit 0 without calling anything (no key needed)
+  --prices FILE        a price table (JSON, USD per 1M tokens; see the README's "Cost") whose
+                       models replace or add to the built-in prices
   --json               print the summary as JSON
   -h, --help           this text
 
@@ -369,6 +424,8 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       fallback: values.fallback,
       force: values.force,
       onlyStale: values['only-stale'],
+      estimate: values.estimate,
+      prices: values.prices,
       json: values.json,
       ...batchArgs(values),
     },

@@ -6,13 +6,15 @@ import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessRes
 import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/app/llmClient';
 import { throttleProgress } from '../../core/app/throttle';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, LlmConfigError, LlmStopError, type ChatProvider } from '../../core/llm';
+import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, LlmStopError, type ChatProvider } from '../../core/llm';
 import { BatchPendingError } from '../../core/llm/batch';
+import { costOf, estimateLine, formatEstimateUsd, formatUsd, priceOf, type CostEstimate, type CostMode, type Prices } from '../../core/llm/pricing';
+import { estimateJudging, type JudgeToEstimate } from '../../core/judge/estimate';
 import { BATCH_CONCURRENCY, CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
 import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
-import { intOption, pathOption, providerModelOption } from '../options';
+import { intOption, pathOption, pricesOption, providerModelOption } from '../options';
 import { renderTable } from '../table';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { BatchProvider } from '../../core/llm/batch';
@@ -28,6 +30,10 @@ export interface JudgeArgs extends BatchArgs {
   rpm?: string;
   cacheDir?: string;
   force: boolean;
+  /** Print the cost estimate and exit without calling anything. */
+  estimate?: boolean;
+  /** A price table (JSON) merged over the built-in one. */
+  prices?: string;
   json: boolean;
 }
 
@@ -81,6 +87,38 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
   return lines.join('\n');
 }
 
+/** One LLM judge's cost: the estimate made before, and its requests priced after. */
+export interface JudgeCost {
+  judge: string;
+  estimate?: CostEstimate;
+  actual: { usd: number | null; mode: CostMode; prices: Prices['from'] };
+}
+
+/** The cost of each LLM judge of a finished run, from its summary's tokens. */
+export function judgeCosts(
+  r: JudgeHarnessResult,
+  judges: readonly JudgeToEstimate[],
+  prices: Prices,
+  estimates: readonly CostEstimate[],
+  mode: CostMode = 'sync',
+): JudgeCost[] {
+  return judges.flatMap((j, i) => {
+    const s = r.judges.find((x) => x.id === j.id);
+    if (!s) return [];
+    const usd = costOf(s, priceOf(prices.table, j.model, j.provider), mode);
+    const estimate = estimates[i];
+    return [{ judge: j.id, ...(estimate ? { estimate } : {}), actual: { usd, mode, prices: prices.from } }];
+  });
+}
+
+/** `cost (gemini:gemini-2.5-flash): $0.0123 (sync, prices of 2026-12-02); estimated ≈$0.0150 (batch ≈$0.0075) for 40 calls` */
+export function judgeCostText(c: JudgeCost): string {
+  const p = c.actual.prices;
+  const prices = p.source === 'built-in' ? `prices of ${p.date}` : `prices of ${p.date} from ${p.source}`;
+  const e = c.estimate;
+  return `cost (${c.judge}): ${formatUsd(c.actual.usd)} (${c.actual.mode}, ${prices})${e ? `; estimated ${formatEstimateUsd(e.usd, e.batchUsd)} for ${e.calls.toLocaleString('en-US')} calls` : ''}`;
+}
+
 /**
  * The exit code of a judge run, by the rule generation follows: a judge that judged nothing it
  * tried (an outage) fails the run (1); some records not judged make it partial (3). Stricter than
@@ -120,12 +158,19 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   );
   if (batchSettings && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
   const batches: BatchProvider[] = [];
+  const prices = await pricesOption(args.prices, io.cwd);
   const judges: HarnessJudge[] = [];
+  const llmJudges: JudgeToEstimate[] = [];
   for (const raw of wanted) {
     const parsed = parseJudgeOption(raw);
     let judge: HarnessJudge;
     if (parsed.provider === 'offline') judge = { id: OFFLINE_JUDGE_ID };
-    else {
+    else if (args.estimate) {
+      // Nothing is built that could call out: no provider, no key needed.
+      const model = parsed.model ?? DEFAULT_OPENAI_MODEL;
+      judge = { id: `${parsed.provider}:${model}` };
+      llmJudges.push({ id: judge.id, provider: parsed.provider, model });
+    } else {
       let provider: ChatProvider;
       const config = { provider: parsed.provider, model: parsed.model, baseUrl: args.baseUrl, env: io.env };
       try {
@@ -144,18 +189,33 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
         const { llm } = createLlmClient({ chat: provider, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
         judge = { id, llm };
       }
+      llmJudges.push({ id, provider: provider.id, model: provider.model });
     }
     if (judges.some((j) => j.id === judge.id)) throw new UsageError(`--judge ${raw} is given twice`);
     judges.push(judge);
   }
 
-  const { manifest } = await readHarness(dir);
+  const harness = await readHarness(dir);
+  const manifest = harness.manifest;
   const found = await findHarnessSpec(dir, manifest, {
     ...(args.spec !== undefined ? { specFile: pathOption('--spec', args.spec, io.cwd) } : {}),
     cwd: io.cwd,
   });
   if (!found.ok) throw new UsageError(found.notFound ? `${found.error}: pass --spec FILE` : found.error);
   for (const w of found.warnings) io.err(`agent-seer: warning: ${w}`);
+
+  const estimates = llmJudges.length ? estimateJudging(harness.records, found.spec, llmJudges, { prices, force: args.force }) : [];
+  if (args.estimate) {
+    if (args.json) io.out(JSON.stringify({ estimates: llmJudges.map((j, i) => ({ judge: j.id, estimate: estimates[i] })) }, null, 2));
+    else
+      io.out(
+        llmJudges.length
+          ? estimates.map((e, i) => `${estimateLine(e)} (judge ${llmJudges[i]!.id})`).join('\n')
+          : 'estimate: 0 calls, $0.00 — the offline judge makes no LLM call',
+      );
+    return EXIT.ok;
+  }
+  estimates.forEach((e, i) => io.err(`agent-seer: ${estimateLine(e)} (judge ${llmJudges[i]!.id})`));
 
   io.err(`agent-seer: judging ${rel(dir)} against ${rel(found.file)} with ${judges.map((j) => j.id).join(', ')}…`);
   const showProgress = throttleProgress(
@@ -196,6 +256,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     await Promise.all(batches.map((b) => b.close()));
   }
   for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
+  const costs = judgeCosts(result, llmJudges, prices, estimates, batches.length ? 'batch' : 'sync');
   const batchSummaries = batches.map((b) => ({ provider: `${b.id}:${b.model}`, ...b.summary() }));
   if (args.json) {
     io.out(
@@ -205,6 +266,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
           spec: found.file,
           records: result.records,
           judges: result.judges,
+          cost: costs,
           problems: result.problems,
           ...(batches.length ? { batch: batchSummaries } : {}),
         },
@@ -213,7 +275,13 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       ),
     );
   } else {
-    io.out([judgeSummaryText(result, rel(dir)), ...batches.map((b) => batchSummaryLine(b.summary())).filter((l) => l !== undefined)].join('\n'));
+    io.out(
+      [
+        judgeSummaryText(result, rel(dir)),
+        ...costs.map(judgeCostText),
+        ...batches.map((b) => batchSummaryLine(b.summary())).filter((l) => l !== undefined),
+      ].join('\n'),
+    );
   }
   // Files that could not be read were not judged: the run did not do all it was asked to.
   return result.problems.length > 0 ? EXIT.failed : judgeExitCode(result);
@@ -228,6 +296,8 @@ export const options = {
   rpm: { type: 'string' },
   'cache-dir': { type: 'string' },
   force: { type: 'boolean', default: false },
+  estimate: { type: 'boolean', default: false },
+  prices: { type: 'string' },
   json: { type: 'boolean', default: false },
   ...BATCH_OPTIONS,
 } as const satisfies OptionTable;
@@ -235,7 +305,8 @@ export const options = {
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
                      [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N]
-                     [--batch [--no-wait] [--batch-retry R]] [--cache-dir DIR] [--force] [--json]
+                     [--batch [--no-wait] [--batch-retry R]] [--cache-dir DIR] [--force]
+                     [--estimate] [--prices FILE] [--json]
                                              score each record (tool calling, coherence) and
                                              store the judgments in the record files (default
                                              judge: offline, exact checks only; --judge gemini
@@ -258,6 +329,10 @@ Options:
   --cache-dir DIR    the LLM reply cache (default <harness-dir>/${CACHE_DIR})
 ${BATCH_USAGE}
   --force            judge again records already judged with the same inputs
+  --estimate         print the estimated calls, tokens and price (synchronous and batch) of
+                     each LLM judge and exit 0 without calling anything (no key needed)
+  --prices FILE      a price table (JSON, USD per 1M tokens; see the README's "Cost") whose
+                     models replace or add to the built-in prices
   --json             print the summary as JSON
   -h, --help         this text
 
@@ -277,6 +352,8 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       rpm: values.rpm,
       cacheDir: values['cache-dir'],
       force: values.force,
+      estimate: values.estimate,
+      prices: values.prices,
       json: values.json,
       ...batchArgs(values),
     },

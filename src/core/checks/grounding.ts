@@ -10,7 +10,9 @@
  *
  * ## Which values
  * Every string and number leaf of the arguments (dotted paths, array elements by index).
- * Booleans and nulls are switches, not data: they are not listed. Each value gets a class:
+ * Booleans and nulls are switches, not data: they are not listed, and neither are the numbers
+ * `1`, `0` and `-1` directly under a `projection` or `sort` object (MongoDB's `{name: 1}`
+ * includes a field, `{created_at: -1}` orders by it: a switch per field, not an amount). Each value gets a class:
  * `id` (identifier-like, by the rules of `idLikeReason` in `integrity.ts`, or an integer under an
  * ID-like name), `path` (starts with `/`, `~/`, `./`, `../` or a drive), `date` (ISO date or
  * date-time), `setting` (a number under a paging or limit knob: a name with `page`, `per`, `limit`,
@@ -37,6 +39,8 @@
  *   "$1,000" and "1_000"; a number as an output leaf (`42` or `"42"`) matches by value; inside a
  *   text a number must stand on its own (not `2` in `page-2` or `ISS-204`, not a digit of a date);
  *   the words `zero` to `twenty` count for their numbers in the user's words ("the last five").
+ * - **A JSON text in an output is read as its document**: `{"result": "{\"value\":25}"}` has the
+ *   leaf `25` (at `result.value`), as an agent reading the text would see it.
  * - **Dates compare by calendar day**: an ISO date or date-time value matches the same day
  *   written as ISO (`2026-03-05`) or with the month's name ("March 5, 2026", "5 Mar 2026"); a
  *   date-time must also have its time (`HH:MM`) in the same text unless it is midnight.
@@ -298,10 +302,18 @@ export function foundInText(text: string, value: string | number, cls: ValueClas
 // ---------------------------------------------------------------------------------------------
 // Outputs
 
-/** Every scalar leaf and object key of an output, with its path (`items.0.id`; a key's path is the key's own). */
+/**
+ * Every scalar leaf and object key of an output, with its path (`items.0.id`; a key's path is the
+ * key's own). A text that is a JSON object or array (what many tools return as text content) is
+ * also read as that document, its leaves under the text's path.
+ */
 function outputLeaves(value: unknown, path: string[] = [], out: { path: string; leaf: string | number; isKey: boolean }[] = [], depth = 0): typeof out {
   if (depth > 64) return out;
-  if (typeof value === 'string' || typeof value === 'number') out.push({ path: path.join('.'), leaf: value, isKey: false });
+  if (typeof value === 'string') {
+    out.push({ path: path.join('.'), leaf: value, isKey: false });
+    const doc = jsonDocument(value);
+    if (doc !== undefined) outputLeaves(doc, path, out, depth + 1);
+  } else if (typeof value === 'number') out.push({ path: path.join('.'), leaf: value, isKey: false });
   else if (typeof value === 'boolean') out.push({ path: path.join('.'), leaf: String(value), isKey: false });
   else if (Array.isArray(value)) value.forEach((v, i) => outputLeaves(v, [...path, String(i)], out, depth + 1));
   else if (isRecord(value)) {
@@ -311,6 +323,17 @@ function outputLeaves(value: unknown, path: string[] = [], out: { path: string; 
     }
   }
   return out;
+}
+
+/** The JSON object or array a text holds, or undefined (plain text, a JSON scalar, or not JSON). */
+function jsonDocument(text: string): unknown {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    const doc: unknown = JSON.parse(text);
+    return isRecord(doc) || Array.isArray(doc) ? doc : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where in one output a value occurs (the JSON path), or undefined. */
@@ -371,8 +394,16 @@ const sameValue = (a: unknown, v: string | number): boolean => a === v || (typeo
 /** Which keyword of the parameter's own schema supplies the value, if any. */
 function fromSchema(spec: Spec | undefined, callName: string, param: string, value: string | number): 'enum' | 'const' | 'default' | undefined {
   const tool = spec ? findTool(spec, callName) : undefined;
-  if (!tool) return undefined;
-  for (const node of schemaAt(tool.inputSchema ?? {}, param.split('.'))) {
+  return tool ? schemaKeyword(tool.inputSchema ?? {}, param, value) : undefined;
+}
+
+/**
+ * Which keyword (`enum`, `const`, `default`) of the parameter's own schema inside a tool's
+ * `inputSchema` supplies a value, if any: the rule that a value the schema itself offers needs no
+ * other source. `param` is the dotted argument path, array items by index (`stops.1.color.k`).
+ */
+export function schemaKeyword(inputSchema: unknown, param: string, value: string | number): 'enum' | 'const' | 'default' | undefined {
+  for (const node of schemaAt(inputSchema, param.split('.'))) {
     if (Array.isArray(node.enum) && node.enum.some((e) => sameValue(e, value))) return 'enum';
     if (Object.hasOwn(node, 'const') && sameValue(node.const, value)) return 'const';
     if (Object.hasOwn(node, 'default') && sameValue(node.default, value)) return 'default';
@@ -384,13 +415,22 @@ function fromSchema(spec: Spec | undefined, callName: string, param: string, val
 
 // ---------------------------------------------------------------------------------------------
 
+/** Objects whose values switch a field on or off or order by it (`projection: {name: 1}`, `sort: {created_at: -1}`). */
+const SWITCH_OBJECTS = new Set(['projection', 'sort']);
+
+/** Whether a leaf is a per-field switch: `1`, `0` or `-1` right under a projection or sort object. */
+function isFieldSwitch(path: readonly string[], value: string | number): boolean {
+  const parent = path[path.length - 2];
+  return (value === 1 || value === 0 || value === -1) && parent !== undefined && SWITCH_OBJECTS.has(parent.toLowerCase());
+}
+
 /** String and number leaves of an arguments object, with dotted paths and the name that classes them. */
 function valueLeaves(args: unknown): { param: string; name: string; value: string | number }[] {
   const out: { param: string; name: string; value: string | number }[] = [];
   const walk = (v: unknown, path: string[], name: string, depth: number): void => {
     if (depth > 64) return;
     if ((typeof v === 'string' && v.trim() !== '') || (typeof v === 'number' && Number.isFinite(v))) {
-      if (path.length) out.push({ param: path.join('.'), name, value: v });
+      if (path.length && !isFieldSwitch(path, v)) out.push({ param: path.join('.'), name, value: v });
     } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, String(i)], name, depth + 1));
     else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k], k, depth + 1);
   };

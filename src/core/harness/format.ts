@@ -9,6 +9,7 @@
  * files; run times live in the manifest.
  */
 import { z } from 'zod';
+import { CostMode } from '../llm/pricing';
 
 /** The one format version this code writes and reads. */
 export const FORMAT_VERSION = 1;
@@ -264,6 +265,37 @@ export const SpecDrift = z
   .describe('What a stale-only regeneration (generate --only-stale) found changed in the spec and what it did.');
 export type SpecDrift = z.infer<typeof SpecDrift>;
 
+/** What a run was expected to cost before it started, and what its requests cost. */
+export const RunCost = z
+  .object({
+    estimate: z
+      .object({
+        calls: z.number().int().nonnegative().describe('LLM requests expected.'),
+        inputTokens: z.number().int().nonnegative().describe('Input tokens expected (characters ÷ 4 of the prompts).'),
+        outputTokens: z.number().int().nonnegative().describe('Output tokens expected.'),
+        usd: z.number().nonnegative().nullable().describe('Expected USD with synchronous calls; null when the model has no price.'),
+        batchUsd: z.number().nonnegative().nullable().describe('Expected USD as a batch job; null when the model has no price.'),
+      })
+      .describe('The estimate made before the run (absent when none was made).')
+      .optional(),
+    actual: z.object({
+      usd: z
+        .number()
+        .nonnegative()
+        .nullable()
+        .describe("The run's requests priced: tokens.input and tokens.output at the model's price for the mode; null when the model has no price."),
+      mode: CostMode.describe('How the requests were made: sync (one by one) or batch (a batch job, priced at its batch prices).'),
+      prices: z
+        .object({
+          source: z.string().describe('built-in (the table in src/core/llm/pricing.ts), or the price file given.'),
+          date: z.string().describe('The date of the price table.'),
+        })
+        .describe('Where the prices came from.'),
+    }),
+  })
+  .describe('Cost of an LLM run in USD: the estimate before, the requests made after.');
+export type RunCost = z.infer<typeof RunCost>;
+
 /** The run manifest (`manifest.json`): everything about a run that is not one record. */
 export const HarnessManifest = z
   .object({
@@ -307,6 +339,7 @@ export const HarnessManifest = z
     items: ItemOutcomes.describe('LLM runs: what became of the items (absent for offline runs).').optional(),
     error: z.string().describe('Why the run failed or is partial, when it is.').optional(),
     drift: SpecDrift.describe('Set by a stale-only regeneration: the spec changes it found and what it did; a full run drops it.').optional(),
+    cost: RunCost.describe('LLM runs: the cost estimate and the cost of the requests made (absent for offline runs and older manifests).').optional(),
   })
   .describe('Agent Seer harness run manifest.');
 export type HarnessManifest = z.infer<typeof HarnessManifest>;

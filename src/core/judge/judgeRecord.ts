@@ -14,7 +14,7 @@ import { canonicalJson, sha256, specHash } from '../harness/hash';
 import { groundingCounts } from '../checks/grounding';
 import type { HarnessRecord } from '../harness/format';
 import type { StructuredLlm, StructuredResult } from '../llm';
-import { PromptLibrary } from '../llm/prompts';
+import { PromptLibrary, type RenderedPrompt } from '../llm/prompts';
 import type { Spec } from '../spec/model';
 import { aggregate, scoreCohTurn, scoreTcTurn, type ScoredCohTurn, type ScoredTcTurn } from './aggregate';
 import { reconcileCohReply, reconcileTcReply } from './reconcile';
@@ -31,10 +31,10 @@ import {
   type Trajectory,
   type TurnDetail,
 } from './schemas';
-import { buildView, viewFacts, type JudgeMode, type RecordView } from './view';
+import { buildView, viewFacts, type JudgeMode, type JudgeView, type RecordView, type ViewFacts } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
-export const JUDGE_VERSION = 'judge-4';
+export const JUDGE_VERSION = 'judge-5';
 /** The judge samples at temperature 0, as the paper does, for repeatable scores. */
 export const JUDGE_TEMPERATURE = 0;
 /** Judge id of the offline judge. */
@@ -126,6 +126,32 @@ export function hasNotJudged(j: StoredJudgment): boolean {
   return views.some((v) => v.status.tc === 'not-judged' || v.status.coh === 'not-judged');
 }
 
+/** The judge's prompts for one view: tool calling always, coherence when the view has assistant replies (also what the cost estimate renders). */
+export function judgePrompts(
+  view: JudgeView,
+  spec: Spec,
+  facts: ViewFacts,
+  mode: JudgeMode,
+  prompts: PromptLibrary,
+): { tcName: string; tc: RenderedPrompt; coh: RenderedPrompt | undefined } {
+  const tcName = mode === 'oracle' ? JUDGE_PROMPTS.tcOracle : JUDGE_PROMPTS.tc;
+  const toolNames = [...view.calls.map((c) => c.name), ...(view.reference?.calls.map((c) => c.name) ?? [])];
+  const tc = prompts.render(tcName, {
+    turn_count: view.turns.length,
+    turn_plan: tcTurnPlan(view),
+    tool_catalog: toolCatalog(spec),
+    tool_schemas: toolSchemas(spec, toolNames),
+    transcript: transcript(view),
+    facts: factsText(view, facts),
+    reference: mode === 'oracle' ? referenceText(view) : '',
+  });
+  const hasReplies = view.turns.some((t) => t.response.trim() !== '');
+  const coh = hasReplies
+    ? prompts.render(JUDGE_PROMPTS.coh, { turn_count: view.turns.length, turn_plan: cohTurnPlan(view), transcript: transcript(view) })
+    : undefined;
+  return { tcName, tc, coh };
+}
+
 async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecordOptions, as?: RecordView): Promise<StoredViewJudgment> {
   const mode = options.mode ?? 'unsupervised';
   const llm = options.llm;
@@ -182,17 +208,9 @@ async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecord
 
   if (llm && prompts) {
     const signal = options.signal;
-    const tcName = mode === 'oracle' ? JUDGE_PROMPTS.tcOracle : JUDGE_PROMPTS.tc;
-    const toolNames = [...view.calls.map((c) => c.name), ...(view.reference?.calls.map((c) => c.name) ?? [])];
-    const tcPrompt = prompts.render(tcName, {
-      turn_count: view.turns.length,
-      turn_plan: tcTurnPlan(view),
-      tool_catalog: toolCatalog(spec),
-      tool_schemas: toolSchemas(spec, toolNames),
-      transcript: transcript(view),
-      facts: factsText(view, facts),
-      reference: mode === 'oracle' ? referenceText(view) : '',
-    });
+    const rendered = judgePrompts(view, spec, facts, mode, prompts);
+    const tcName = rendered.tcName;
+    const tcPrompt = rendered.tc;
     // The rendered prompt is hashed into the key already; this adds what shapes the reading of the reply.
     const cacheInputs = { logic: JUDGE_VERSION, mode };
     const shape: ReplyShape = { turns: view.turns.length, calls: view.calls.map((c) => c.index) };
@@ -208,9 +226,9 @@ async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecord
       },
       signal,
     );
-    const cohCall = hasReplies
+    const cohPrompt = rendered.coh;
+    const cohCall = cohPrompt
       ? (() => {
-          const cohPrompt = prompts.render(JUDGE_PROMPTS.coh, { turn_count: view.turns.length, turn_plan: cohTurnPlan(view), transcript: transcript(view) });
           return llm.generate(
             {
               stage: JUDGE_PROMPTS.coh,

@@ -43,8 +43,17 @@ export function cohTurnPlan(view: JudgeView): string {
     .join('\n');
 }
 
+/** Catalogs by spec object: every record of a harness shows the same one (a 197-tool catalog rendered per record was a third of a judge estimate). */
+const catalogs = new WeakMap<Spec, string>();
+
 /** One line per tool: name and the first sentence of its description. */
 export function toolCatalog(spec: Spec): string {
+  let text = catalogs.get(spec);
+  if (text === undefined) catalogs.set(spec, (text = renderCatalog(spec)));
+  return text;
+}
+
+function renderCatalog(spec: Spec): string {
   const lines = spec.tools.slice(0, MAX_CATALOG_TOOLS).map((t) => {
     const d = (t.description ?? '').replace(/\s+/g, ' ').trim();
     const first = /^(.{20,}?[.!?])\s/.exec(d)?.[1] ?? d;

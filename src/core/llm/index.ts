@@ -45,6 +45,7 @@ export * from './types';
 export * from './errors';
 export * from './limits';
 export * from './stats';
+export * from './pricing';
 export * from './cache';
 export * from './jsonSchema';
 export * from './structured';

@@ -2,46 +2,11 @@
  * Per-run accounting: requests, cache hits, retries by cause, re-asks, discards by reason,
  * tokens and an estimated cost. One `LlmStats` per run, shared by every `StructuredLlm` in it.
  */
+import { BUILT_IN_PRICES, costOf, priceOf, type PriceTable } from './pricing';
 import type { DiscardReason, Usage } from './types';
 
 /** Why a transport-level retry happened. */
 export type RetryCause = 'rate-limit' | 'server' | 'timeout' | 'network';
-
-/** USD per million tokens. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-}
-
-/**
- * List prices (USD per 1M tokens, standard tier, short prompts) used for the estimate. They go
- * stale; pass your own table to `LlmStats` to override. Matched by longest model-name prefix.
- */
-export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4 },
-  'gemini-2.5-flash': { input: 0.3, output: 2.5 },
-  'gemini-2.5-pro': { input: 1.25, output: 10 },
-  'gemini-2.0-flash-lite': { input: 0.075, output: 0.3 },
-  'gemini-2.0-flash': { input: 0.1, output: 0.4 },
-  'gpt-4o-mini': { input: 0.15, output: 0.6 },
-  'gpt-4o': { input: 2.5, output: 10 },
-  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
-  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
-  'gpt-4.1': { input: 2, output: 8 },
-  'gpt-5-nano': { input: 0.05, output: 0.4 },
-  'gpt-5-mini': { input: 0.25, output: 2 },
-  'gpt-5': { input: 1.25, output: 10 },
-};
-
-/** The price of `model` in `table` by longest prefix (ignoring a `models/` prefix), if any. */
-export function priceFor(model: string, table: Readonly<Record<string, ModelPrice>>): ModelPrice | undefined {
-  const name = model.replace(/^models\//, '');
-  let best: string | undefined;
-  for (const key of Object.keys(table)) {
-    if (name.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
-  }
-  return best === undefined ? undefined : table[best];
-}
 
 /** Counters for one model. */
 export interface ModelStats {
@@ -103,7 +68,8 @@ export class LlmStats {
   };
   private readonly models = new Map<string, { requests: number; inputTokens: number; outputTokens: number }>();
 
-  constructor(private readonly prices: Readonly<Record<string, ModelPrice>> = DEFAULT_PRICES) {}
+  /** `prices`: the table costs are read from (synchronous prices; a batch run's real cost is priced by its caller). */
+  constructor(private readonly prices: PriceTable = BUILT_IN_PRICES) {}
 
   private model(name: string): { requests: number; inputTokens: number; outputTokens: number } {
     let m = this.models.get(name);
@@ -171,9 +137,8 @@ export class LlmStats {
     const byModel: Record<string, ModelStats> = {};
     let costUsd: number | undefined = 0;
     for (const [name, m] of this.models) {
-      const price = priceFor(name, this.prices);
       const spent = m.inputTokens + m.outputTokens > 0;
-      const cost = !spent ? 0 : price ? (m.inputTokens * price.input + m.outputTokens * price.output) / 1e6 : undefined;
+      const cost = !spent ? 0 : (costOf(m, priceOf(this.prices, name), 'sync') ?? undefined);
       byModel[name] = { ...m, costUsd: cost };
       costUsd = cost === undefined || costUsd === undefined ? undefined : costUsd + cost;
     }

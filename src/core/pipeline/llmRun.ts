@@ -14,8 +14,9 @@ import { specHash, toolHashes as specToolHashes } from '../harness/hash';
 import { errorText } from '../app/errorText';
 import { DEFAULT_COMPLEX, DEFAULT_FALLBACK, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
 import { isAbortError, LlmQuotaError, LlmStopError, type StructuredLlm } from '../llm';
-import { BatchPendingError } from '../llm/batch';
+import { BatchPendingError, BatchProvider } from '../llm/batch';
 import { PromptLibrary } from '../llm/prompts';
+import { runCost } from './runCost';
 import type { Tool } from '../spec/model';
 import { assembleRecord } from './assembleRecord';
 import { discarded, type StageContext } from './llm/context';
@@ -339,6 +340,7 @@ export class LlmRun {
       },
       status: verdict.status,
       items,
+      cost: runCost(this.writer.current, this.tokens(), { ...this.options.cost, ...this.syncShare() }),
     };
     if (verdict.reason !== undefined) manifest.error = verdict.reason;
     return manifest;
@@ -367,6 +369,14 @@ export class LlmRun {
       coverageRound: this.coverageRound,
       skipped: this.skipped,
     });
+  }
+
+  /** In batch mode, the tokens of items retried synchronously (`--batch-retry sync`): billed at the full price. */
+  private syncShare(): { syncTokens?: { input: number; output: number } } {
+    const provider = this.llm.provider;
+    if (!(provider instanceof BatchProvider)) return {};
+    const sync = provider.summary().usage.sync;
+    return sync.inputTokens + sync.outputTokens > 0 ? { syncTokens: { input: sync.inputTokens, output: sync.outputTokens } } : {};
   }
 
   private tokens(): HarnessManifest['tokens'] {

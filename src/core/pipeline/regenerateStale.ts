@@ -214,6 +214,8 @@ function mergedManifest(
     next.temperature = run.temperature;
     next.promptVersions = run.promptVersions;
     next.tokens = run.tokens;
+    if (run.cost) next.cost = run.cost;
+    else delete next.cost;
     next.timings = run.timings;
     if (run.items) next.items = run.items;
     // The harness is no better than its kept records: an earlier partial (or worse) status stands

@@ -4,6 +4,7 @@
  */
 import type { HarnessManifest, ItemOutcomes, ManifestCounts, RunStatus } from '../harness/format';
 import type { CallLimits, ChatProvider, StructuredLlm } from '../llm';
+import type { CostEstimate, CostMode, Prices } from '../llm/pricing';
 import type { Spec } from '../spec/model';
 import type { GenerationFallback } from '../workspace/defaults';
 import type { TurnsMode } from './llm/turns';
@@ -67,6 +68,12 @@ export interface RunPipelineOptions {
    * labelled in the record's provenance and counted in the manifest.
    */
   fallback?: GenerationFallback;
+  /**
+   * LLM runs: how the manifest's `cost` is priced. `prices` default the built-in table; `mode`
+   * `sync` (default) or `batch` (a batch run's caller says so); `estimate` the one made before
+   * the run (`estimateGeneration`), kept beside the actual figures.
+   */
+  cost?: { prices?: Prices; mode?: CostMode; estimate?: CostEstimate };
 }
 
 /** What a run produced. */

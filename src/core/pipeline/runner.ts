@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import type { SkippedTool } from '../harness/format';
 import { createLlmClient } from '../app/llmClient';
 import { CACHE_DIR } from '../workspace/layout';
-import type { CallLimits, LlmStats, ChatProvider, StructuredLlm } from '../llm';
+import { LlmStats, type CallLimits, type ChatProvider, type StructuredLlm } from '../llm';
 import type { Spec, Tool } from '../spec/model';
 import { generateScenarios } from './llm/scenarios';
 import { skipIfDuplicate } from './duplicateTools';
@@ -105,6 +105,8 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       concurrency: options.concurrency,
       rpm: options.rpm,
       limits: p.limits,
+      // The progress and summary figures are priced from the same table as the manifest's cost.
+      ...(options.cost?.prices ? { stats: new LlmStats(options.cost.prices.table) } : {}),
     });
     return await runLlm(options, built.llm, built.cacheDir, claim.earlierRecordIds);
   } finally {

@@ -98,3 +98,24 @@ export const LlmMockOutputs = z.strictObject({
   expected_response: MockResult.shape.expected_response,
 });
 export type LlmMockOutputs = z.infer<typeof LlmMockOutputs>;
+
+/**
+ * Stage 4's reply as parsed: the turns in order, each naming the workflow call it ends with
+ * (the turn holds the calls after the previous turn's end up to its own), so any reply is a
+ * contiguous split (see `llm/turns.ts`).
+ */
+export const LlmTurnEnds = z.strictObject({
+  turns: z.array(
+    z.strictObject({
+      prompt: Turn.shape.prompt,
+      last_call: z
+        .number()
+        .int()
+        .describe(
+          "0-based index of the last workflow call the agent makes in this turn; the turn holds every call after the previous turn's last call up to this one.",
+        ),
+      followup: Turn.shape.followup,
+    }),
+  ),
+});
+export type LlmTurnEnds = z.infer<typeof LlmTurnEnds>;

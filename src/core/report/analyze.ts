@@ -11,6 +11,7 @@ import type { AgentRuns } from '../agents/readRuns';
 import { specHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { leaderboardOf } from './leaderboard';
+import { costRowsOf } from './cost';
 import { exactArgumentsOf, modelJudgeHint } from './exactArguments';
 import { agreementOf } from './agreement';
 import { finite, summarize, type Bootstrap } from './common';
@@ -640,6 +641,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     agreement,
     leaderboard: board.rows,
     specChanges: inputs.flatMap((input, i) => (input.manifest?.drift ? [{ server: servers[i]?.name ?? '', ...input.manifest.drift }] : [])),
+    cost: inputs.flatMap((input, i) => costRowsOf(servers[i]?.name ?? '', input.manifest, input.records)),
     warnings,
   };
 }

@@ -397,6 +397,28 @@ export const LeaderboardRow = z
   .meta({ id: 'LeaderboardRow' });
 export type LeaderboardRow = z.infer<typeof LeaderboardRow>;
 
+/** What one LLM activity on a harness cost: its generation run, or one LLM judge over its records. */
+export const CostRow = z
+  .object({
+    server: z.string().describe('Server (spec) name, as in structure.'),
+    what: z.string().describe('generation, or the judge id (provider:model).'),
+    model: z.string(),
+    calls: Count.nullable().describe('LLM requests made (generation: from the manifest); null for judging, whose records keep tokens, not requests.'),
+    inputTokens: Count,
+    outputTokens: Count,
+    usd: Num.describe('USD of those tokens at the price of the mode; null when the model has no price.'),
+    mode: z.enum(['sync', 'batch']),
+    prices: z
+      .object({ source: z.string(), date: z.string() })
+      .describe('Where the prices came from (generation: as its manifest says; judging: the built-in table).'),
+    estimate: z
+      .object({ calls: Count, usd: Num, batchUsd: Num })
+      .nullable()
+      .describe('The estimate made before the run (generation, from the manifest); null when none was kept.'),
+  })
+  .meta({ id: 'CostRow' });
+export type CostRow = z.infer<typeof CostRow>;
+
 /** The whole report. */
 export const ReportModel = z
   .object({
@@ -420,6 +442,11 @@ export const ReportModel = z
     specChanges: z
       .array(SpecDrift.extend({ server: z.string().describe('Server (spec) name, as in structure.') }))
       .describe('Harnesses whose last run was a stale-only regeneration: the spec changes it found (from the manifest) and what it did; empty otherwise.'),
+    cost: z
+      .array(CostRow)
+      .describe(
+        "What the LLM work on each harness cost: its last generation run (from the manifest's cost) and each LLM judge (the tokens its stored judgments record, at the built-in prices); empty when no model was used.",
+      ),
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
   })
   .describe("Agent Seer report: the paper's tables and figures for one or more harnesses.");

@@ -16,6 +16,7 @@ import {
   REPORT_ASPECT_ORDER,
   TC_DIMENSIONS,
 } from '../vocabulary';
+import { formatEstimateUsd, formatUsd } from '../llm/usd';
 import type { AgentScores, JudgePair, JudgeReport, LeaderboardRow, PairedAgreement, ReportModel, ScoreSummary, ServerReport } from './schema';
 
 /** One table. */
@@ -507,6 +508,35 @@ function specChangesSection(model: ReportModel): ReportSection {
   };
 }
 
+/** What the LLM work on each harness cost (generation from its manifest, judges from their stored usage). */
+function costSection(model: ReportModel): ReportSection {
+  const tokens = (n: number): string => n.toLocaleString('en-US');
+  return {
+    id: 'cost',
+    title: 'Cost',
+    tables: [
+      table(
+        'cost',
+        'Cost of generation and judging',
+        'USD of the tokens each activity used, at the price of its mode (sync or batch) from the table named; the estimate is the one made before the generation run (batch price in parentheses). Judges are priced at the built-in table from the tokens their judgments record.',
+        ['Server', 'What', 'Model', 'Calls', 'Tokens in', 'Tokens out', 'Cost', 'Estimate', 'Prices'],
+        model.cost.map((c) => [
+          c.server,
+          c.what,
+          c.model,
+          c.calls === null ? '—' : count(c.calls),
+          tokens(c.inputTokens),
+          tokens(c.outputTokens),
+          `${formatUsd(c.usd)} (${c.mode})`,
+          c.estimate ? `${formatEstimateUsd(c.estimate.usd, c.estimate.batchUsd)}, ${count(c.estimate.calls)} calls` : '—',
+          c.prices.source === 'built-in' ? `built-in, ${c.prices.date}` : `${c.prices.source}, ${c.prices.date}`,
+        ]),
+        [L, L, L, R, R, R, R, L, L],
+      ),
+    ],
+  };
+}
+
 /** Every table of a report, grouped into sections, in reading order. */
 export function reportTables(model: ReportModel): ReportSection[] {
   return [
@@ -515,6 +545,7 @@ export function reportTables(model: ReportModel): ReportSection[] {
     ...model.judges.map((j) => judgeSection(j, model)),
     structureSection(model),
     ...(model.specChanges.length ? [specChangesSection(model)] : []),
+    ...(model.cost.length ? [costSection(model)] : []),
     ...model.agreement.map(agreementSection),
   ];
 }

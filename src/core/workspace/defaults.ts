@@ -87,6 +87,9 @@ export const DEFAULT_LINT_SCOPE = 'openFiles';
 export const DEFAULT_LINT_CLIENTS: readonly ('gemini' | 'openai' | 'vscode')[] = Object.freeze(['gemini', 'vscode']);
 
 /** The editor's `agentSeer.*` settings' defaults, by setting name (without the `agentSeer.` prefix). */
+/** Estimated USD above which the editor asks before a run (setting `agentSeer.cost.confirmAbove`; 0 = never). */
+export const DEFAULT_CONFIRM_ABOVE_USD = 1;
+
 export const SETTING_DEFAULTS = Object.freeze({
   snapshotFolder: SNAPSHOT_FOLDER,
   harnessFolder: HARNESS_FOLDER,
@@ -108,6 +111,8 @@ export const SETTING_DEFAULTS = Object.freeze({
   'gemini.judgeModel': '',
   'openai.model': '',
   'openai.baseUrl': '',
+  'cost.confirmAbove': DEFAULT_CONFIRM_ABOVE_USD,
+  'cost.pricesFile': '',
 });
 
 /**

@@ -98,7 +98,7 @@ export interface ScenarioStageResult {
 
 const MAX_PROBLEMS = 30;
 /** Most scenarios a coverage batch asks for. */
-const MAX_COVERAGE_COUNT = 10;
+export const MAX_COVERAGE_COUNT = 10;
 /** Added to a batch's round for its top-up (a new sample, never the cached reply of the batch). */
 const TOP_UP_ROUND = 100;
 
@@ -164,7 +164,7 @@ interface BatchResult {
 }
 
 /** The slots of a batch as the prompt lists them. */
-function slotList(slots: readonly ScenarioSlot[]): string {
+export function slotList(slots: readonly ScenarioSlot[]): string {
   return slots.map((s, i) => `- ${slotKey(i)}: its focus_call is a call of ${s.focus}`).join('\n');
 }
 
@@ -248,8 +248,8 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
   return { accepted, missing: batch.slots.filter((_, i) => !answered.has(i)) };
 }
 
-/** Tokens the template takes around its tool list (rendered with empty lists). */
-function overheadTokens(ctx: StageContext): number {
+/** Tokens the template takes around its tool list (rendered with empty lists); also the cost estimate's. */
+export function overheadTokens(ctx: Pick<StageContext, 'prompts' | 'spec'>): number {
   // The slot list: at most one line per scenario of a batch.
   const slots = slotList(planSlots(['x'.repeat(40)], MAX_COVERAGE_COUNT));
   const base = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, tool_count: 999, count: 99, tool_summaries: '', slots };
@@ -282,6 +282,11 @@ function withinBudget(parts: readonly string[], budget: number): string {
   return out.join('\n\n');
 }
 
+/** Complex scenarios that span two groups: a quarter of the complex ones when the tools are grouped. */
+export function crossGroupCount(groups: number, complex: number): number {
+  return groups > 1 && complex > 0 ? Math.max(1, Math.round(complex * 0.25)) : 0;
+}
+
 const pad = (n: number): string => String(n).padStart(2, '0');
 
 /**
@@ -300,7 +305,7 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
   const groups = groupTools(ctx.spec, tools, { promptTokenBudget: options.promptTokenBudget, maxGroupTools: options.maxGroupTools, overheadTokens: overhead });
   const listBudget = Math.max(200, options.promptTokenBudget - overhead);
   const grouped = groups.length > 1;
-  const crossCount = grouped && options.complex > 0 ? Math.max(1, Math.round(options.complex * 0.25)) : 0;
+  const crossCount = crossGroupCount(groups.length, options.complex);
   const pairs = groupPairs(ctx.spec, groups, Math.min(crossCount, groups.length - 1));
   const crossCounts = apportion(
     crossCount,

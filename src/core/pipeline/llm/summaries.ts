@@ -14,10 +14,10 @@ import { deref, objectShape, typeList, type SchemaNode } from '../../checks/json
 import type { ToolInterpretation } from '../schemas';
 import { isRecord } from '../../util/isRecord';
 
-/** Rough token count of a text: 4 characters per token, rounded up. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
+import { estimateTokens } from '../../util/estimateTokens';
+
+// The one rough token count lives in util/; re-exported for the stages that import it from here.
+export { estimateTokens };
 
 /** Clip lengths of the interpretation fields in a full summary. */
 const CLIP = { does: 320, usedFor: 200, needs: 240, param: 110 } as const;

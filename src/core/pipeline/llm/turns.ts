@@ -3,18 +3,23 @@
  * mock-data-grounded mode (the outputs are shown and later turns react to them) or standard
  * mode (no outputs shown).
  *
- * Turns refer to workflow calls by index (an enum of the call numbers in the reply schema), so a
- * split can only reuse the workflow's own calls with their own arguments. The model decides how
- * many turns. What has one right answer is fixed and counted (`normaliseSplit`: duplicates,
- * unplaced calls, order within a turn, empty turns); the checks that remain (re-asked with exact
- * messages): turns in workflow order, no empty prompts, and no value a call needs that neither an
- * earlier output nor the prompts up to its turn contain (a split must not hide an ID the original
- * request stated). A reply with a single turn is not re-asked: as in the paper, it means the
- * scenario had no natural split, and the scenario stays single-turn (counted `turns:single-turn`).
+ * The model names turn boundaries, not turn membership: each turn gives the index of its last
+ * call (an enum of the workflow's call numbers), and a turn holds the calls after the previous
+ * turn's end up to its own. A split is therefore contiguous and in workflow order whatever the
+ * reply, using only the workflow's own calls with their own arguments; asking for membership let
+ * a reply interleave turns (a later turn holding an earlier call), which no rule could repair.
+ * The model decides how many turns. What the schema cannot rule out has one right answer and is
+ * fixed and counted (`splitAtTurnEnds`): a turn that does not end after the one before it is
+ * dropped, and the last turn is extended to the workflow's last call. The checks that remain
+ * (re-asked with exact messages): no empty prompts, and no value a call needs that neither an
+ * earlier output nor the prompts up to its turn contain (a split must not hide an ID the
+ * original request stated). A reply with a single turn is not re-asked: as in the paper, it
+ * means the scenario had no natural split, and the scenario stays single-turn (counted
+ * `turns:single-turn`).
  */
 import type { ConversationTurn } from '../../harness/format';
 import { checkIntegrity } from '../../checks/integrity';
-import { TurnSplit, type MockResult, type Scenario } from '../schemas';
+import { LlmTurnEnds, type MockResult, type Scenario, type Turn } from '../schemas';
 import { checkTurns } from '../../checks/turns';
 import { ask, type Problem } from './ask';
 import { count, discarded, settle, STAGES, type StageContext } from './context';
@@ -35,11 +40,11 @@ export interface TurnsOutcome {
 const MAX_OUTPUT_CHARS = 1500;
 
 /**
- * Stage 4's reply schema for `calls` calls: one to `calls` turns, each naming its calls by index
- * from the enum of the workflow's call numbers.
+ * Stage 4's reply schema for `calls` calls: one to `calls` turns in order, each ending with a call
+ * named by index from the enum of the workflow's call numbers.
  */
 export function turnSplitSchema(calls: number): Record<string, unknown> {
-  const index = { type: 'integer', enum: Array.from({ length: calls }, (_, i) => i) };
+  const turn = LlmTurnEnds.shape.turns.element.shape;
   return {
     type: 'object',
     properties: {
@@ -47,21 +52,15 @@ export function turnSplitSchema(calls: number): Record<string, unknown> {
         type: 'array',
         minItems: 1,
         maxItems: calls,
-        description: 'The conversation turns in order; every workflow call appears in exactly one turn.',
+        description: `The conversation turns in order. Each turn ends with a later call than the turn before it, and the last turn ends with call ${calls - 1}.`,
         items: {
           type: 'object',
           properties: {
-            prompt: { type: 'string', description: TurnSplit.shape.turns.element.shape.prompt.description },
-            calls: {
-              type: 'array',
-              minItems: 1,
-              maxItems: calls,
-              items: index,
-              description: 'The indices of the calls the agent makes in this turn, in order.',
-            },
-            followup: { type: 'string', description: TurnSplit.shape.turns.element.shape.followup.description },
+            prompt: { type: 'string', description: turn.prompt.description },
+            last_call: { type: 'integer', enum: Array.from({ length: calls }, (_, i) => i), description: turn.last_call.description },
+            followup: { type: 'string', description: turn.followup.description },
           },
-          required: ['prompt', 'calls', 'followup'],
+          required: ['prompt', 'last_call', 'followup'],
           additionalProperties: false,
         },
       },
@@ -71,52 +70,47 @@ export function turnSplitSchema(calls: number): Record<string, unknown> {
   };
 }
 
-/** What the code fixed in a split before checking it. */
+/** A reply made into a split, and what the code fixed on the way. */
 interface Normalised {
-  turns: TurnSplit['turns'];
+  turns: Turn[];
   /** Repair reasons, one entry per fix. */
   fixes: string[];
 }
 
 /**
- * Fixes what has one right answer: a call listed twice keeps its first place, a call listed in no
- * turn joins the turn of the call before it (the first turn for call 0), calls within a turn are
- * put in workflow order, and a turn left without calls is dropped. Interleaved turns (a later
- * turn holding an earlier call) have no such answer and are left for the checks.
+ * Makes a reply into contiguous turns: each turn holds the calls after the previous kept turn's
+ * end up to its own `last_call`. A turn whose end is not after the previous kept turn's (or is
+ * no call of the workflow) is dropped with its prompt, as the calls it would name already have a
+ * turn; the last kept turn also takes the calls after its end. No turn is left only when no end
+ * names a workflow call, which a reply within the schema cannot do.
  */
-export function normaliseSplit(split: TurnSplit, calls: number): Normalised {
+export function splitAtTurnEnds(reply: LlmTurnEnds, calls: number): Normalised {
   const fixes: string[] = [];
-  const placed = new Map<number, number>();
-  const turns = split.turns.map((t, k) => {
-    const kept: number[] = [];
-    for (const c of t.calls) {
-      if (!Number.isInteger(c) || c < 0 || c >= calls) continue;
-      if (placed.has(c)) {
-        fixes.push('duplicate-call-dropped');
-        continue;
-      }
-      placed.set(c, k);
-      kept.push(c);
+  const turns: Turn[] = [];
+  let end = -1;
+  for (const t of reply.turns) {
+    if (!Number.isInteger(t.last_call) || t.last_call < 0 || t.last_call >= calls) {
+      fixes.push('turn-end-out-of-range-dropped');
+      continue;
     }
-    return { ...t, calls: kept };
-  });
-  if (turns.length) {
-    for (let c = 0; c < calls; c++) {
-      if (placed.has(c)) continue;
-      const k = c === 0 ? 0 : (placed.get(c - 1) ?? 0);
-      turns[k]!.calls.push(c);
-      placed.set(c, k);
-      fixes.push('missing-call-placed');
+    if (t.last_call <= end) {
+      fixes.push('turn-end-not-after-previous-dropped');
+      continue;
     }
+    turns.push({ prompt: t.prompt, calls: range(end + 1, t.last_call), followup: t.followup });
+    end = t.last_call;
   }
-  for (const t of turns) {
-    const sorted = [...t.calls].sort((a, b) => a - b);
-    if (sorted.some((c, i) => c !== t.calls[i])) fixes.push('calls-ordered');
-    t.calls = sorted;
+  const last = turns[turns.length - 1];
+  if (last && end < calls - 1) {
+    last.calls.push(...range(end + 1, calls - 1));
+    fixes.push('last-turn-extended');
   }
-  const nonEmpty = turns.filter((t) => t.calls.length > 0);
-  if (nonEmpty.length < turns.length) fixes.push('empty-turn-dropped');
-  return { turns: nonEmpty, fixes };
+  return { turns, fixes };
+}
+
+/** The integers from `from` to `to`, both included. */
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 }
 
 /** An output as shown in the prompt: as is when small, else its text clipped. */
@@ -137,17 +131,24 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
     ...(mode === 'grounded' ? { output: shownOutput(outputs[index]) } : {}),
   }));
   const template = mode === 'grounded' ? 'turns-grounded' : 'turns-standard';
-  const rendered = ctx.prompts.render(template, { prompt: scenario.prompt, call_count: calls.length, workflow_json: JSON.stringify(workflow, null, 2) });
+  const rendered = ctx.prompts.render(template, {
+    prompt: scenario.prompt,
+    call_count: calls.length,
+    last_index: calls.length - 1,
+    workflow_json: JSON.stringify(workflow, null, 2),
+  });
   // Values the single-turn record already lacks are the mock stage's problem, not the split's.
   const before = new Set(checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec }).map((v) => `${v.callIndex}|${v.param}`));
 
-  const check = (raw: TurnSplit): Problem[] => {
-    const split = normaliseSplit(raw, calls.length);
+  const check = (raw: LlmTurnEnds): Problem[] => {
+    const split = splitAtTurnEnds(raw, calls.length);
+    if (split.turns.length === 0) return [{ category: 'structure', message: `no turn ends with a call of the workflow (0–${calls.length - 1})` }];
     if (split.turns.length === 1) return [];
     const problems: Problem[] = [];
     for (const p of checkTurns(split.turns, calls, ctx.spec).problems) problems.push({ category: 'structure', message: p.message });
+    // Its own category: `structure` is what turn ends cannot express, so it stays 0 for any model that keeps to the schema.
     split.turns.forEach((t, k) => {
-      if (!t.prompt.trim()) problems.push({ category: 'structure', message: `turn ${k} has an empty prompt` });
+      if (!t.prompt.trim()) problems.push({ category: 'empty-prompt', message: `turn ${k} has an empty prompt` });
     });
     if (problems.length) return problems;
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, turns: split.turns, spec: ctx.spec })) {
@@ -166,13 +167,13 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
       stage: STAGES.turns,
       promptVersion: rendered.version,
       prompt: rendered.text,
-      schema: TurnSplit,
+      schema: LlmTurnEnds,
       jsonSchema: turnSplitSchema(calls.length),
       cacheInputs: { mode },
     },
     check,
-    accept: (raw) => normaliseSplit(raw, calls.length),
-    repairs: (raw) => normaliseSplit(raw, calls.length).fixes,
+    accept: (raw) => splitAtTurnEnds(raw, calls.length),
+    repairs: (raw) => splitAtTurnEnds(raw, calls.length).fixes,
   });
   count(ctx, outcome.counts);
   settle(ctx, STAGES.turns, outcome, 'discarded');

@@ -24,11 +24,13 @@ import { validateOutput } from '../../checks/validateCall';
 import { canHost, chainSources } from './chain';
 import { fakerFor, hash32, rngFor } from './rng';
 import { SampleLimitError, sampleSchema, setKey, type SampleContext } from './sampler';
-import { analysisOf, outputContext } from './scenarios';
+import { analysisOf, outputContext, takesFolder } from './scenarios';
 import { reportCall } from './text';
 import { plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { makeTheme, realisticString, title as makeTitle, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
+import { FILE_HEADS, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingEntries, listingKind, splitPath, withEntry } from './listing';
+import { groundWorkflow } from '../../checks/grounding';
 
 const snake = (s: string): string => nameWords(s).join('_');
 
@@ -120,30 +122,30 @@ function wrapperResult(info: ToolInfo, output: unknown, args: Record<string, unk
   return { ...output, result: text };
 }
 
-const FILE_HEADS = new Set(['file', 'directory', 'folder', 'path', 'tree', 'media']);
-
 /**
  * Text outputs of file tools (`{content: "…"}`): listings look like `[DIR] src` / `[FILE]
- * notes.md` lines, reads like file text; a sampled sentence would look like neither.
+ * notes.md` lines, reads like file text; a sampled sentence would look like neither. What a
+ * listing shows is `listing.ts`'s, which the scenario stage reads too.
  */
 function fileText(info: ToolInfo, output: unknown, args: Record<string, unknown>, theme: Theme): unknown {
   if (!FILE_HEADS.has(info.head) || !isRecord(output) || typeof output.content !== 'string') return output;
-  const base = typeof args.path === 'string' ? args.path.replace(/\/+$/, '') : theme.baseDir;
+  const base = listedFolder(args) ?? theme.baseDir;
+  const kind = listingKind(info);
   let content: string;
-  if (info.verbClass === 'discover') {
-    const search = /search|find/.test(info.verb ?? '');
-    const entries = ['docs', 'src', `${theme.topic}-notes.md`, 'package.json', `${theme.topic}-report.csv`];
-    content = search
-      ? entries
-          .slice(2)
-          .map((e) => `${base}/${e}`)
-          .join('\n')
-      : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
-  } else if (info.phase === 'read' && (info.head === 'tree' || info.head === 'directory')) {
+  if (kind === 'listing' || kind === 'search') {
+    const entries = listingEntries(theme.topic);
+    content =
+      kind === 'search'
+        ? entries
+            .filter((e) => e.includes('.'))
+            .map((e) => `${base}/${e}`)
+            .join('\n')
+        : entries.map((e) => `${e.includes('.') ? '[FILE]' : '[DIR]'} ${e}`).join('\n');
+  } else if (kind === 'tree') {
     // A tree of a folder is its entries, not a file's text.
     content = JSON.stringify([
-      { name: 'docs', type: 'directory', children: [{ name: `${theme.topic}-notes.md`, type: 'file' }] },
-      { name: 'package.json', type: 'file' },
+      { name: LISTED_FOLDERS[0], type: 'directory', children: [{ name: `${theme.topic}-notes.md`, type: 'file' }] },
+      { name: LISTED_FILE, type: 'file' },
     ]);
   } else if (info.phase === 'read') {
     content = `# ${theme.topic} notes\n\nOwner: ${theme.person}\nStatus: in review\n`;
@@ -286,7 +288,7 @@ export function plantValue(
     if (!leaf) return false;
     const holder = leaf.holder as Record<string | number, unknown>;
     const cur = holder[leaf.key] as string;
-    holder[leaf.key] = appendToText(cur, firstKey, value);
+    holder[leaf.key] = appendToText(cur, firstKey, value, keep);
     return true;
   };
   const attempts: ((o: unknown) => boolean)[] = [
@@ -339,13 +341,14 @@ const PROSE_KEY = /content|text|result|output|message|body|description|summary|l
 
 /**
  * Whether a text field can take a planted value as an entry of its own: a JSON object in a
- * string (the value becomes a field), a `[FILE]`/`[DIR]` listing (a new entry), or prose under a
+ * string (the value becomes a field; never a JSON array), a `[FILE]`/`[DIR]` listing (a new entry), or prose under a
  * prose-named key (a new line). Never an ID-like text or a value field such as a name or status.
  */
 function hostsText(key: string | number, text: string): boolean {
-  if (/^\s*\{/.test(text)) {
+  if (/^\s*[{[]/.test(text)) {
     try {
-      if (isRecord(JSON.parse(text))) return true;
+      // A JSON object takes a field; a JSON array (a tree's entries) takes nothing: a line after it is no JSON.
+      return isRecord(JSON.parse(text));
     } catch {
       // not JSON: judged as text below
     }
@@ -355,15 +358,17 @@ function hostsText(key: string | number, text: string): boolean {
 }
 
 /**
- * Adds a value to a text output: as a field when the text is a JSON object, as a listing entry
+ * Adds a value to a text output: as a field when the text is a JSON object (its same-named field
+ * unless that holds a value in `keep`, planted for another call), as a listing entry
  * when it is a `[FILE]`/`[DIR]` listing, else as a new line.
  */
-function appendToText(text: string, key: string, value: string | number): string {
+function appendToText(text: string, key: string, value: string | number, keep: ReadonlySet<string>): string {
   if (!text) return String(value);
   try {
     const doc: unknown = JSON.parse(text);
     if (isRecord(doc)) {
-      const k = Object.hasOwn(doc, key) ? `${key}_2` : key;
+      // The same-named field is the value asked for (`hget` → `{"value": …}`), unless it holds one planted for another call.
+      const k = Object.hasOwn(doc, key) && keep.has(String(doc[key])) ? `${key}_2` : key;
       setKey(doc, k, value);
       return JSON.stringify(doc);
     }
@@ -446,7 +451,9 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
   const plant = (i: number, param: string, v: string | number, textOk: boolean): boolean => {
     const r = results[i];
     if (!r) return false;
-    const planted = plantValue(r.output, plantKeys(param, infos[i], analysis), v, validFor(i), kept, textOk);
+    // Nor is the echo of the producer's own arguments overwritten: its output still talks about what it was asked.
+    const own = Object.values(calls[i]?.arguments ?? {}).filter((a) => typeof a === 'string' || typeof a === 'number');
+    const planted = plantValue(r.output, plantKeys(param, infos[i], analysis), v, validFor(i), new Set([...kept, ...own.map(String)]), textOk);
     if (planted === undefined) return false;
     r.output = planted;
     kept.add(String(v));
@@ -473,6 +480,24 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     }
   });
 
+  /** Whether the exact judge finds every occurrence of `v` under `param` of call j in the prompt or an earlier output. */
+  const judgeFinds = (j: number, param: string, v: string | number): boolean =>
+    groundWorkflow({
+      calls: calls.slice(0, j + 1),
+      outputs: results.slice(0, j).map((r) => r.output),
+      turns: [{ prompt: scenario.prompt, calls: calls.slice(0, j + 1).map((_, k) => k) }],
+      spec,
+    }).every((g) => g.callIndex !== j || g.value !== v || (g.param !== param && !g.param.startsWith(`${param}.`)) || g.source.kind !== 'none');
+  /** Adds a path's last entry to the listing of call i when that call listed the path's folder. */
+  const showEntry = (i: number, path: string, folder: boolean): void => {
+    const r = results[i];
+    const parts = splitPath(path);
+    const call = calls[i];
+    if (!r || !parts || !call || listingKind(infos[i]) !== 'listing' || listedFolder(call.arguments) !== parts.folder) return;
+    if (!isRecord(r.output) || typeof r.output.content !== 'string') return;
+    const shown = { ...r.output, content: withEntry(r.output.content, parts.entry, folder) };
+    if (validFor(i)(shown)) r.output = shown;
+  };
   const sources = chainSources(analysis, calls);
   calls.forEach((call, j) => {
     if (j === 0) return;
@@ -486,7 +511,10 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
         // Planted unless the producer already lists it under a matching field (an equal number
         // elsewhere, like a count, is a coincidence, not the reference).
         if (presentUnderKey(results[i]?.output, plantKeys(param, infos[i], analysis), v)) continue;
-        const grounded = appearsIn(v, earlierTexts(), [scenario.prompt]);
+        // A path into a listed folder is an entry of that listing (`[FILE] notes.md`), not a full path in it.
+        if (typeof v === 'string') showEntry(i, v, infos[j] !== undefined && takesFolder(infos[j]));
+        // Grounded as the judge says (`checks/grounding.ts`); the looser `appearsIn` also lets a stated path's prefix pass.
+        const grounded = appearsIn(v, earlierTexts(), [scenario.prompt]) && judgeFinds(j, param, v);
         plant(i, param, v, !grounded);
       }
     }

@@ -20,7 +20,7 @@
 import { skipIfDuplicate } from '../duplicateTools';
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { schemaLiterals } from '../../checks/integrity';
+import { schemaKeyword } from '../../checks/grounding';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
 import { validateToolArguments } from '../../checks/validateCall';
 import { chainSources } from './chain';
@@ -31,6 +31,7 @@ import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
 import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
+import { hasContentText, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingKind, splitPath } from './listing';
 
 const analyses = new WeakMap<Spec, SpecAnalysis>();
 
@@ -63,7 +64,7 @@ interface Shared {
 const FOLDER_HEADS = new Set(['directory', 'folder', 'tree']);
 
 /** Whether a tool's path names a folder (it lists, searches or makes one) rather than a file. */
-function takesFolder(info: ToolInfo): boolean {
+export function takesFolder(info: ToolInfo): boolean {
   return FOLDER_HEADS.has(info.head) || (info.head === 'file' && info.verbClass === 'discover');
 }
 
@@ -452,29 +453,32 @@ function categoryOf(info: ToolInfo): string {
 const LOCATION = /^(path|dir|directory|folder|file_?path|filepath)$/i;
 
 /**
- * Whether the user must state a value for the agent to know it: strings of 3+ characters and
- * numbers (an ID, an amount, a size, a limit), except those the schema itself lists (enum,
- * default), which wording may imply. Flags and short codes need not be spelled out.
+ * Whether the user must state a value for the agent to know it: every string (a short code such
+ * as an element ref `e7` too: the exact judge counts it) and number (an ID, an amount, a size, a
+ * limit), except those the parameter's own schema offers (its enum, const or default: the
+ * judge's rule, `schemaKeyword`), which wording may imply. Booleans are switches the wording
+ * implies. `path` is the argument's dotted path.
  */
-function mustState(value: unknown, literals: ReadonlySet<string>): value is string | number {
-  if (literals.has(String(value))) return false;
-  return (typeof value === 'string' && value.length >= 3) || typeof value === 'number';
+function mustState(value: unknown, inputSchema: unknown, path: string): value is string | number {
+  if ((typeof value !== 'string' || value.trim() === '') && typeof value !== 'number') return false;
+  return schemaKeyword(inputSchema, path, value) === undefined;
 }
 
 /** Leaves of an arguments object that the user must state, grouped by their parameter (array items together). */
-function statedLeaves(args: Record<string, unknown>, literals: ReadonlySet<string>): { top: string; name: string; values: (string | number)[] }[] {
+function statedLeaves(args: Record<string, unknown>, inputSchema: unknown): { top: string; name: string; values: (string | number)[] }[] {
   const groups = new Map<string, { top: string; name: string; values: (string | number)[] }>();
-  const walk = (v: unknown, path: string[], name: string): void => {
-    if (Array.isArray(v)) v.forEach((x) => walk(x, path, name));
-    else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k], k);
-    else if (mustState(v, literals)) {
+  // `path` groups array items together; `at` keeps their indices for the schema lookup.
+  const walk = (v: unknown, path: string[], at: string[], name: string): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, path, [...at, String(i)], name));
+    else if (isRecord(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k], [...at, k], k);
+    else if (mustState(v, inputSchema, at.join('.'))) {
       const key = path.join('.');
       const g = groups.get(key) ?? { top: path[0] ?? name, name, values: [] };
       if (!g.values.includes(v)) g.values.push(v);
       groups.set(key, g);
     }
   };
-  for (const [k, v] of Object.entries(args)) walk(v, [k], k);
+  for (const [k, v] of Object.entries(args)) walk(v, [k], [k], k);
   return [...groups.values()];
 }
 
@@ -484,12 +488,11 @@ function statedLeaves(args: Record<string, unknown>, literals: ReadonlySet<strin
  * and urls "a" and "b"`. Grounded by construction: the agent never has to invent a value.
  */
 function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: ReadonlySet<string>, already: Set<string>): string[] {
-  const literals = schemaLiterals(info.tool.inputSchema);
   const items: string[] = [];
   let location: string | undefined;
   // Required parameters first, then the optional ones the call fills.
   const order = new Map(info.params.map((p, i) => [p.name, p.required ? i : i + info.params.length]));
-  const leaves = statedLeaves(args, literals).sort((a, b) => (order.get(a.top) ?? 0) - (order.get(b.top) ?? 0));
+  const leaves = statedLeaves(args, info.tool.inputSchema ?? {}).sort((a, b) => (order.get(a.top) ?? 0) - (order.get(b.top) ?? 0));
   for (const { top, name, values } of leaves) {
     if (chained.has(top)) continue;
     const fresh = values.filter((v) => !already.has(String(v)));
@@ -534,6 +537,42 @@ export function joinClauses(clauses: readonly string[], rng: Rng): string {
   return `${opener} ${parts.join(', ')}${end}`;
 }
 
+/**
+ * A path a call takes from an earlier listing names an entry of that listing (`listing.ts`): a
+ * folder tool opens one of the folders it lists, a file tool keeps its file name inside the
+ * listed folder (the mock stage adds the file to the listing). After a search a folder tool takes
+ * the folder searched and a file tool a file in it; after a tree, an entry of the tree. So the
+ * path is grounded as the judge reads it: the listed folder, then an entry the listing shows. A
+ * value an earlier call already takes is left as it is (it is grounded where that one is), and
+ * so are arguments the tool's schema would refuse rewritten.
+ */
+function openListedEntries(calls: AgentCall[], infos: readonly ToolInfo[], sources: readonly ReadonlyMap<string, number>[], rng: Rng): void {
+  calls.forEach((call, j) => {
+    const consumer = infos[j];
+    if (!consumer || (!takesFolder(consumer) && !takesFile(consumer))) return;
+    const earlier = new Set(calls.slice(0, j).flatMap((c) => Object.values(c.arguments).flat()));
+    const args = { ...call.arguments };
+    for (const [param, i] of sources[j] ?? []) {
+      const producer = infos[i];
+      const kind = listingKind(producer);
+      const folder = listedFolder(calls[i]?.arguments ?? {});
+      if (!producer || !kind || !folder || !hasContentText(producer)) continue;
+      const open = (v: unknown): unknown => {
+        const own = typeof v === 'string' && !earlier.has(v) ? splitPath(v)?.entry : undefined;
+        if (own === undefined) return v;
+        if (takesFolder(consumer)) {
+          if (kind === 'search') return folder;
+          return `${folder}/${(LISTED_FOLDERS as readonly string[]).includes(own) ? own : (rng.pick(LISTED_FOLDERS) ?? LISTED_FOLDERS[0])}`;
+        }
+        return `${folder}/${kind === 'tree' ? LISTED_FILE : own}`;
+      };
+      const v = args[param];
+      args[param] = Array.isArray(v) ? v.map(open) : open(v);
+    }
+    if (validateToolArguments(consumer.tool, args).ok) call.arguments = args;
+  });
+}
+
 /** Builds the scenario text and arguments for a plan. Undefined when a call cannot get valid arguments. */
 export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number): BuiltScenario | undefined {
   const theme = makeTheme(fakerFor(seed, plan.key, 'theme'), rngFor(seed, plan.key, 'theme'));
@@ -548,6 +587,7 @@ export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number):
   }
   const infos = plan.tools;
   const sources = chainSources(analysis, calls);
+  openListedEntries(calls, infos, sources, rngFor(seed, plan.key, 'entries'));
   const rng = rngFor(seed, plan.key, 'text');
   const already = new Set<string>();
   const clauses = calls.map((c, j) => clauseFor(infos[j] as ToolInfo, c.arguments, sources[j] ?? new Map(), infos, already));

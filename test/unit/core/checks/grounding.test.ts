@@ -13,6 +13,7 @@ import {
   groundWorkflow,
   isUngroundedFinding,
   numbersIn,
+  schemaKeyword,
   valueClass,
   type GroundedValue,
   type GroundingInput,
@@ -228,4 +229,52 @@ test('classes: which ungrounded values are findings', () => {
     'free text and settings are counted but not findings',
   );
   assert.deepEqual(groundingCounts(all), { values: 4, user: 0, output: 0, schema: 0, none: 4, findings: 2 });
+});
+
+test('a projection or sort switch (1, 0, -1 per field) is not a value to ground; other numbers there and elsewhere still are', () => {
+  const input = single('Find the active invoices, newest first.', [
+    {
+      name: 'search_issues',
+      arguments: { query: 'invoices', projection: { name: 1, status: 0 }, sort: { created_at: -1, rank: 5 }, filter: { amount: 1 } },
+    },
+  ]);
+  const params = groundWorkflow({ ...input, spec }).map((g) => g.param);
+  assert.deepEqual(params, ['query', 'sort.rank', 'filter.amount']);
+  assert.equal(one(input, 'filter.amount').source.kind, 'none', 'a 1 outside a projection or sort is an amount like any other');
+});
+
+test("schemaKeyword: the value must be the parameter's own enum, const or default (array items by index), not another parameter's", () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      namespace: { type: 'string', default: 'default' },
+      resourceType: { type: 'string' },
+      stops: { type: 'array', items: { type: 'object', properties: { k: { type: 'number', default: 50 } } } },
+    },
+  };
+  assert.equal(schemaKeyword(schema, 'namespace', 'default'), 'default');
+  assert.equal(schemaKeyword(schema, 'resourceType', 'default'), undefined);
+  assert.equal(schemaKeyword(schema, 'stops.1.k', 50), 'default');
+  assert.equal(schemaKeyword(schema, 'stops.1.k', 10), undefined);
+});
+
+test('a JSON text in an output is read as its document: a number in it is found by value, at its path inside the text', () => {
+  const input = single(
+    'Copy the stored value to the field:2002 hash field.',
+    [
+      { name: 'search_issues', arguments: { query: 'stored value' } },
+      { name: 'update_issue', arguments: { issueId: 'field:2002', minutes: 25 } },
+    ],
+    [{ result: '{"name":"migration-value","key":"value:4918","value":25,"status":"ok"}' }],
+  );
+  assert.deepEqual(one(input, 'minutes').source, { kind: 'output', call: 0, path: 'result.value' });
+  const prose = single(
+    'Do it',
+    [
+      { name: 'search_issues', arguments: {} },
+      { name: 'update_issue', arguments: { minutes: 25 } },
+    ],
+    [{ result: 'value:25ms' }],
+  );
+  assert.equal(one(prose, 'minutes').source.kind, 'none', 'a text that is no JSON document is read as text');
 });

@@ -23,8 +23,8 @@ import {
   MemoryCache,
   parseJsonReply,
   parseRetryAfter,
-  priceFor,
-  DEFAULT_PRICES,
+  priceOf,
+  BUILT_IN_PRICES,
   RateLimiter,
   redact,
   seededRandom,
@@ -406,12 +406,18 @@ describe('cache keys and the disk cache', () => {
 
 describe('stats', () => {
   it('prices by longest model prefix and leaves unknown models unpriced', () => {
-    assert.deepEqual(priceFor('gemini-2.5-flash-lite', DEFAULT_PRICES), { input: 0.1, output: 0.4 });
-    assert.deepEqual(priceFor('models/gemini-2.5-flash-preview-09-2025', DEFAULT_PRICES), { input: 0.3, output: 2.5 });
-    assert.deepEqual(priceFor('gpt-4o-mini-2024-07-18', DEFAULT_PRICES), { input: 0.15, output: 0.6 });
-    assert.equal(priceFor('llama3.1:8b', DEFAULT_PRICES), undefined);
+    const io = (p: { input: number; output: number } | undefined): unknown => p && { input: p.input, output: p.output };
+    assert.deepEqual(io(priceOf(BUILT_IN_PRICES, 'gemini-2.5-flash-lite')), { input: 0.1, output: 0.4 });
+    assert.deepEqual(io(priceOf(BUILT_IN_PRICES, 'models/gemini-2.5-flash-preview-09-2025')), { input: 0.3, output: 2.5 });
+    assert.deepEqual(io(priceOf(BUILT_IN_PRICES, 'gpt-4o-mini-2024-07-18')), { input: 0.15, output: 0.6 });
+    assert.equal(priceOf(BUILT_IN_PRICES, 'llama3.1:8b'), undefined);
 
-    const stats = new LlmStats({ 'my-model': { input: 1, output: 2 } });
+    const table = {
+      date: '2026-01-01',
+      sources: [],
+      models: { 'my-model': { provider: 'openai' as const, input: 1, output: 2, batchInput: 0.5, batchOutput: 1 } },
+    };
+    const stats = new LlmStats(table);
     stats.recordRequest('my-model');
     stats.recordUsage('my-model', { inputTokens: 2_000_000, outputTokens: 1_000_000 });
     assert.equal(stats.snapshot().costUsd, 4);

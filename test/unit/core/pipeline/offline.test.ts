@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessRecord } from '../../../../src/core/harness/format';
@@ -13,6 +14,7 @@ import {
   callability,
   generateOffline,
   interpretOffline,
+  OFFLINE_MODEL,
   mockOffline,
   scenariosOffline,
   turnsOffline,
@@ -181,6 +183,27 @@ test('same seed → byte-identical records; another seed → other values', () =
     else assert.ok(/gitlab-broken|^(postgres|gdrive)\.json$/.test(file), `${file}: seed 2 produced the same arguments as seed 1`);
   }
   assert.ok(differing >= 29, `${differing} specs differ by seed`);
+});
+
+/**
+ * What each version label of the offline generator stands for: a fingerprint (SHA-256) of its
+ * records on the whole corpus at this file's sizes. Same seed → byte-identical output under one
+ * label, so a change of output needs a new label: bump `OFFLINE_MODEL` (and the stage versions in
+ * `OFFLINE_PROMPT_VERSIONS` whose output changed) and put the new fingerprint under the new label.
+ */
+const OUTPUT_FINGERPRINTS: Readonly<Record<string, string>> = {
+  'offline-v4': '5470443174e2b0d4df71ff8ff96aa29e5ba39f8a3308e36e392e4cc9c38dfbc3',
+};
+
+test('the version label changes when the output does: the corpus output matches the fingerprint of the current label', () => {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\n${JSON.stringify(results.get(file)!.records)}\n`);
+  const now = hash.digest('hex');
+  assert.equal(
+    now,
+    OUTPUT_FINGERPRINTS[OFFLINE_MODEL],
+    `output of ${OFFLINE_MODEL} changed (fingerprint ${now}): bump the label and record the fingerprint under it`,
+  );
 });
 
 test('the integrity check is not vacuous: removing a chained id from its producer breaks it', () => {

@@ -16,6 +16,7 @@ import { textLeaves } from '../../../../src/core/checks/integrity';
 import { MAX_EXTRA_ROUNDS } from '../../../../src/core/workspace/defaults';
 import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../../../src/core/pipeline/runner';
 import type { LlmScenarioSlots } from '../../../../src/core/pipeline/llm/scenarioRequest';
+import type { LlmTurnEnds } from '../../../../src/core/pipeline/schemas';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import type { Spec } from '../../../../src/core/spec/model';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
@@ -435,19 +436,50 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(res.counts.multiTurn, res.counts.multiCall - 1);
   });
 
-  it('a split that lists a call twice keeps its first place (a counted repair, no re-ask)', async () => {
-    const drop = rule(
+  it('a turn that does not end after the one before it is dropped with its prompt (a counted repair, no re-ask)', async () => {
+    const backwards = rule(
       (r) => stageOf(r) === 'turns',
       (_req, base) => {
-        const split = structuredClone((base as { json: { turns: { calls: number[] }[] } }).json);
-        split.turns[split.turns.length - 1]!.calls.unshift(0);
+        const split = structuredClone((base as { json: LlmTurnEnds }).json);
+        // A second turn ending at call 0 names no call that the first turn has not taken.
+        split.turns.splice(1, 0, { prompt: 'And the first one again?', last_call: 0, followup: 'Same as before.' });
         return { json: split };
       },
     );
-    serve(fake, responder, [drop]);
+    serve(fake, responder, [backwards]);
     const res = await run(fake, slack);
-    assert.equal(reaskOf(fake, fake.requests[drop.hits[0]!]!), undefined, 'nothing to ask: the code knows where the call goes');
-    assert.equal(res.counts.repaired['turns:duplicate-call-dropped'], 1);
+    assert.equal(reaskOf(fake, fake.requests[backwards.hits[0]!]!), undefined, 'nothing to ask: the code knows where the calls go');
+    assert.equal(res.counts.repaired['turns:turn-end-not-after-previous-dropped'], 1);
+    assert.equal(res.multiTurnRate, 1);
+    const records = await assertSoundHarness(res);
+    const conversations = records.filter((r) => r.conversation.length);
+    assert.equal(conversations.length, res.counts.multiCall);
+    for (const r of conversations) {
+      assert.ok(!r.conversation.some((t) => t.prompt === 'And the first one again?'), 'the dropped turn left no prompt behind');
+      assert.deepEqual(
+        r.conversation.flatMap((t) => t.calls),
+        r.expected_tools.map((_, i) => i),
+        'contiguous turns in workflow order',
+      );
+    }
+  });
+
+  it('a turn with an empty prompt is re-asked with the turn named, and counted as such, not as a structure problem', async () => {
+    const silent = rule(
+      (r) => stageOf(r) === 'turns',
+      (_req, base) => {
+        const split = structuredClone((base as { json: LlmTurnEnds }).json);
+        split.turns[1]!.prompt = ' ';
+        return { json: split };
+      },
+    );
+    serve(fake, responder, [silent]);
+    const res = await run(fake, slack);
+    const reask = reaskOf(fake, fake.requests[silent.hits[0]!]!);
+    assert.ok(reask, 're-asked');
+    assert.match(reask.messages[reask.messages.length - 1]!.content, /turn 1 has an empty prompt/);
+    assert.equal(res.counts.repaired['turns:empty-prompt'], 1);
+    assert.equal(res.counts.repaired['turns:structure'], undefined);
     assert.equal(res.multiTurnRate, 1);
     await assertSoundHarness(res);
   });

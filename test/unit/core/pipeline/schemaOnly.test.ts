@@ -68,19 +68,22 @@ describe('the schema-only model makes the harness, not the offline generator', (
   }
 
   // The issue's adversary as written: choices anywhere the schema allows (seeded by content),
-  // still no prose. Stage 4's schema lets the model choose how many turns; some splits have
-  // several, and those scenarios become conversations. Interleaved splits (a later turn holding an
-  // earlier call) cannot be repaired without moving a call away from the turn that asks for it:
-  // they are discarded and counted, and with half the splits lost the run says `partial`, not
-  // `complete` (issue 9 stays open on this: turns asked as boundaries would rule it out).
+  // still no prose. Stage 4's schema lets the model choose how many turns and where each ends, so
+  // some splits have several turns and those scenarios become conversations. Turns are asked as
+  // boundaries (each turn's last call), so no reply is an interleaved split: none is lost to
+  // `turns:structure` (when they were asked as call lists, 5 of 10 were, and the run was `partial`).
   for (const client of ['gemini', 'openai'] as const) {
-    it(`${client}: the free-choice adversary meets the counts and coverage, some multi-call scenarios become conversations, lost splits are counted`, async () => {
-      const f = await measureLlmPath('filesystem.json', { client, faults: false, free: 7, simple: 10, complex: 10 });
-      assertDoneWhen(f);
-      assert.ok(f.multiTurn > 0 && f.multiTurn < f.multiCall, `${f.multiTurn} of ${f.multiCall} multi-call scenarios expanded`);
-      assert.ok((f.discarded['turns:structure'] ?? 0) > 0, 'interleaved splits are counted as structure discards');
-      // The lost splits are more than the degraded share allows: the run says so, it is not `complete`.
-      assert.deepEqual([f.status, f.exitCode], ['partial', 3], JSON.stringify(f.items));
-    });
+    for (const faults of [false, true]) {
+      it(`${client}${faults ? ', with faults' : ''}: the free-choice adversary gets a complete run, some multi-call scenarios become conversations, no split is lost to its structure`, async () => {
+        const f = await measureLlmPath('filesystem.json', { client, faults, free: 7, simple: 10, complex: 10 });
+        assertDoneWhen(f);
+        const all = JSON.stringify(f);
+        assert.ok(f.multiTurn > 0, `${f.multiTurn} of ${f.multiCall} multi-call scenarios expanded: ${all}`);
+        assert.equal(f.discarded['turns:structure'], undefined, all);
+        // What the schema cannot rule out (a turn ending before the one before it) is fixed by the code and counted.
+        assert.ok((f.repaired['turns:turn-end-not-after-previous-dropped'] ?? 0) > 0, all);
+        assert.deepEqual([f.status, f.exitCode], ['complete', 0], all);
+      });
+    }
   }
 });

@@ -1,0 +1,79 @@
+/**
+ * Cost in the editor: Generate Evals with Gemini (fake server on 127.0.0.1, real client) asks
+ * before a run estimated above `agentSeer.cost.confirmAbove`; cancelling makes no call, continuing
+ * runs and writes the cost into the manifest. The question is answered through the command's
+ * `answerCost` argument (as `provider` skips the picker), which receives the modal's text.
+ */
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { PipelineResult } from '../../../../src/core/pipeline/runner';
+import { loadSpecText } from '../../../../src/core/spec/snapshot';
+import { startFakeGemini } from '../../../fakes/fakeGemini';
+import { createResponder } from '../../../unit/pipelineResponder';
+import { activateApi } from '../../api';
+import { workspaceRoot } from '../../helpers';
+
+describe('Cost', () => {
+  it('asks before a run estimated above agentSeer.cost.confirmAbove: Cancel sends nothing, Continue runs and records the cost', async function () {
+    this.timeout(120_000);
+    const api = await activateApi();
+    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
+    const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
+    assert.ok(load.ok);
+    const responder = createResponder({ spec: load.spec });
+    const fake = await startFakeGemini({ apiKey: 'integration-test-key' });
+    const config = vscode.workspace.getConfiguration('agentSeer');
+    try {
+      fake.respondWith((req) => responder.respond(req));
+      await config.update('gemini.baseUrl', fake.url, vscode.ConfigurationTarget.Workspace);
+      await config.update('generation.simple', 2, vscode.ConfigurationTarget.Workspace);
+      await config.update('generation.complex', 2, vscode.ConfigurationTarget.Workspace);
+      // Any real estimate is above a millionth of a dollar.
+      await config.update('cost.confirmAbove', 0.000001, vscode.ConfigurationTarget.Workspace);
+      await api.secrets.store('agentSeer.geminiApiKey', 'integration-test-key');
+
+      const questions: string[] = [];
+      const cancelled = await vscode.commands.executeCommand<{ status: string }>('agentSeer.generateEvals', vscode.Uri.file(specFile), {
+        provider: { kind: 'gemini' },
+        answerCost: (q: string) => {
+          questions.push(q);
+          return Promise.resolve(undefined);
+        },
+      });
+      assert.equal(cancelled.status, 'cancelled-before-start');
+      assert.equal(questions.length, 1);
+      assert.match(questions[0]!, /^This run is estimated at ≈\$[\d.]+ \(\d+ calls\)\. Continue\?$/);
+      assert.equal(fake.requests.length, 0, 'cancelled: no call made');
+
+      const result = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), {
+        provider: { kind: 'gemini' },
+        answerCost: () => Promise.resolve('Continue'),
+      });
+      assert.equal(result.status, 'complete', JSON.stringify(result).slice(0, 500));
+      assert.ok(fake.requests.length > 0);
+      const cost = result.manifest.cost;
+      assert.ok(cost?.estimate && cost.estimate.calls > 0);
+      assert.ok(cost.actual.usd !== null && cost.actual.usd > 0);
+      assert.deepEqual(cost.actual.prices.source, 'built-in');
+
+      // 0: never asked.
+      await config.update('cost.confirmAbove', 0, vscode.ConfigurationTarget.Workspace);
+      const asked: string[] = [];
+      const again = await vscode.commands.executeCommand<PipelineResult>('agentSeer.generateEvals', vscode.Uri.file(specFile), {
+        provider: { kind: 'gemini' },
+        answerCost: (q: string) => {
+          asked.push(q);
+          return Promise.resolve(undefined);
+        },
+      });
+      assert.equal(again.status, 'complete');
+      assert.deepEqual(asked, []);
+    } finally {
+      await fake.close();
+      for (const key of ['gemini.baseUrl', 'generation.simple', 'generation.complex', 'cost.confirmAbove'])
+        await config.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+});
