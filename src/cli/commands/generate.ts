@@ -1,13 +1,14 @@
-import { relative, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { resolveCorpus } from '../../core/app/resolveCorpus';
 import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
 import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
 import { createProvider, LlmConfigError, type ChatProvider } from '../../core/llm';
 import { diffSummary } from '../../core/harness/specDiff';
 import { regenerateStale, type StaleRegeneration } from '../../core/pipeline/regenerateStale';
+import { runCorpus, type CorpusEntry } from '../../core/pipeline/corpus';
 import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../../core/pipeline/runner';
-import { DEGRADED_SHARE_LIMIT } from '../../core/pipeline/runHealth';
-import { PAPER_MULTI_TURN_RATE } from '../../core/pipeline/llm/turns';
 import {
   CLI_PROGRESS_EVERY_MS,
   DEFAULT_COMPLEX,
@@ -20,8 +21,9 @@ import {
 } from '../../core/workspace/defaults';
 import { HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
-import { EXIT, UsageError, type Io } from '../errors';
+import { refusalText, UsageError, worstExit, type Io } from '../errors';
 import { formatProblem } from '../format';
+import { corpusSummaryJson, corpusSummaryText, outcomeExit, progressLine, runExit, summaryJson, summaryText, type CorpusLine } from '../generateSummary';
 import { intOption, outputFolderOption, pathOption, readInputFile } from '../options';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
@@ -80,102 +82,18 @@ async function readExamples(path: string, io: Io): Promise<Record<string, unknow
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
 }
 
-function kTokens(n: number): string {
-  return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+/** The settings of a generation run common to a single spec and a corpus, checked before any file is read. */
+interface GenerationSettings {
+  provider: 'offline' | 'gemini' | 'openai';
+  simple: number;
+  complex: number;
+  concurrency: number;
+  rpm: number | undefined;
+  seed: number;
+  fallback: GenerationFallback;
 }
 
-/** One progress line: stages, records, retries, tokens. */
-export function progressLine(p: PipelineProgress): string {
-  const llmStages = (['interpret', 'scenarios', 'mock', 'turns'] as const).filter((s) => p.stages[s].total > 0);
-  // Offline runs have no LLM stages: show the writing instead.
-  const stages = (llmStages.length ? llmStages : (['write'] as const)).map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
-  const llm =
-    p.llm.calls || p.llm.cacheHits
-      ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out`
-      : '';
-  return `generate: ${[...stages, ...(llmStages.length ? [`records ${p.records}`] : [])].join(' · ')}${llm}`;
-}
-
-const percent = (x: number): string => `${Math.round(x * 100)}%`;
-const countsText = (c: Record<string, number>): string =>
-  Object.entries(c)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ') || 'none';
-
-/** The JSON summary printed with `--json` (with `drift` after `--only-stale`). */
-export function summaryJson(r: PipelineResult | StaleRegeneration): Record<string, unknown> {
-  const c = r.counts;
-  return {
-    ...('diff' in r ? { drift: { ...r.diff, kept: r.kept, stale: r.stale } } : {}),
-    outputDir: r.outputDir,
-    status: r.status,
-    provider: r.manifest.provider,
-    model: r.manifest.model,
-    records: c.records,
-    byTier: c.byTier,
-    multiCall: c.multiCall,
-    multiTurn: c.multiTurn,
-    multiTurnRate: r.multiTurnRate,
-    paperMultiTurnRate: PAPER_MULTI_TURN_RATE,
-    coverage: c.coverage,
-    coverageRound: c.coverageRound,
-    repaired: c.repaired,
-    discarded: c.discarded,
-    skipped: c.skipped,
-    llm: r.llm,
-    ...(r.items ? { items: r.items } : {}),
-    wallTimeMs: r.wallTimeMs,
-    groups: r.groups,
-    chainDepth: r.chainDepth,
-    ...(r.stopped ? { stopped: r.stopped } : {}),
-    ...(r.error ? { error: r.error } : {}),
-  };
-}
-
-/** The text summary. */
-export function summaryText(r: PipelineResult, io: Io): string {
-  const c = r.counts;
-  const where = relative(io.cwd, r.outputDir) || r.outputDir;
-  const lines = [
-    `${r.status === 'complete' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
-    `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
-    `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)}; the paper: ${percent(PAPER_MULTI_TURN_RATE)})` : ''}`,
-    `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
-    `  repaired: ${countsText(c.repaired)}`,
-    `  discarded: ${countsText(c.discarded)}`,
-  ];
-  if (c.skipped.length) lines.push(`  skipped tools: ${c.skipped.map((s) => `${s.tool} (${s.reason})`).join('; ')}`);
-  if (r.items?.offlineRecords) lines.push(`  ${r.items.offlineRecords} of ${c.records} records are offline templates (--fallback offline)`);
-  if (r.items) {
-    const i = r.items;
-    const failedBy = countsText(i.failedBy);
-    lines.push(
-      `  LLM items: ${i.llm} of ${i.total} made by the model; ${i.failed} failed${i.failed ? ` (${failedBy})` : ''}, ${i.discarded} discarded, ${i.offline} filled offline (${i.offlineRecords} record${i.offlineRecords === 1 ? '' : 's'} with an offline stage); degraded ${percent(i.degradedShare)} (limit ${percent(DEGRADED_SHARE_LIMIT)})`,
-    );
-  }
-  if (r.manifest.provider !== 'offline') {
-    const cost = r.llm.costUsd !== undefined ? `, ~$${r.llm.costUsd.toFixed(4)}` : '';
-    lines.push(
-      `  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out${cost}`,
-    );
-  }
-  lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
-  if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
-  if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
-  if (r.stopped === 'quota')
-    lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
-  else if (r.stopped === 'outage')
-    lines.push(
-      'Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.',
-    );
-  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed))
-    lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
-  return lines.join('\n');
-}
-
-/** `agent-seer generate <spec-or-config> [options]` */
-export async function generateCommand(args: GenerateArgs, io: Io, signal?: AbortSignal): Promise<number> {
-  if (!args.input) throw new UsageError('generate needs a spec snapshot or an MCP config file');
+function generationSettings(args: GenerateArgs, io: Io): GenerationSettings {
   const provider = args.provider;
   if (provider !== 'offline' && provider !== 'gemini' && provider !== 'openai')
     throw new UsageError(`--provider takes offline, gemini or openai, got "${provider}"`);
@@ -191,26 +109,37 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (!(GENERATION_FALLBACKS as readonly string[]).includes(fallback))
     throw new UsageError(`--fallback takes ${GENERATION_FALLBACKS.join(' or ')}, got "${fallback}"`);
   if (provider === 'offline' && args.fallback !== undefined) io.err('agent-seer: warning: --fallback is ignored with --provider offline');
+  return { provider, simple, complex, concurrency, rpm, seed, fallback: fallback as GenerationFallback };
+}
+
+/** The chat provider of an LLM run (undefined offline); a missing key or model is bad input. */
+function chatProviderOf(args: GenerateArgs, provider: GenerationSettings['provider'], io: Io): ChatProvider | undefined {
+  if (provider === 'offline') {
+    if (args.model || args.baseUrl) io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
+    return undefined;
+  }
+  try {
+    return createProvider({ provider, model: args.model, baseUrl: args.baseUrl, env: io.env });
+  } catch (e) {
+    if (e instanceof LlmConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** `agent-seer generate <spec-or-config> [options]` */
+export async function generateCommand(args: GenerateArgs, io: Io, signal?: AbortSignal): Promise<number> {
+  if (!args.input) throw new UsageError('generate needs a spec snapshot or an MCP config file');
+  const settings = generationSettings(args, io);
+  const { simple, complex, concurrency, rpm, seed, fallback } = settings;
   const { spec, harnessName } = await resolveSpec(args.input, args.server, io);
   if (spec.tools.length === 0) throw new UsageError(`${args.input}: the spec has no tools`);
   const outDir = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, HARNESS_FOLDER, harnessName);
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : undefined;
   const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
-
-  let chat: ChatProvider | undefined;
-  if (provider !== 'offline') {
-    try {
-      chat = createProvider({ provider, model: args.model, baseUrl: args.baseUrl, env: io.env });
-    } catch (e) {
-      if (e instanceof LlmConfigError) throw new UsageError(e.message);
-      throw e;
-    }
-  } else if (args.model || args.baseUrl) {
-    io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
-  }
+  const chat = chatProviderOf(args, settings.provider, io);
 
   const onProgress = throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p)));
-  const generator = provider === 'offline' ? 'the offline generator' : `${chat?.id} ${chat?.model}`;
+  const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const pipelineOptions: RunPipelineOptions = {
     spec,
     provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}) } : 'offline',
@@ -219,7 +148,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     simple,
     complex,
     concurrency,
-    fallback: fallback as GenerationFallback,
+    fallback,
     ...(rpm !== undefined ? { rpm } : {}),
     ...(exampleOutputs ? { exampleOutputs } : {}),
     ...(args.force ? { force: true } : {}),
@@ -239,7 +168,83 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
   if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
   io.out(args.json ? JSON.stringify(summaryJson(result), null, 2) : summaryText(result, io));
-  return result.status === 'complete' ? EXIT.ok : result.status === 'partial' ? EXIT.partial : EXIT.failed;
+  return runExit(result);
+}
+
+/**
+ * `agent-seer generate <spec…|folder…> [options]`: a corpus, one harness folder per spec under
+ * --out (default the harness folder), every spec's run in this process on one provider and one
+ * call guard (`runCorpus`). Exit: the worst of the specs' codes.
+ */
+export async function generateCorpusCommand(inputs: readonly string[], args: GenerateArgs, io: Io, signal?: AbortSignal): Promise<number> {
+  const settings = generationSettings(args, io);
+  if (args.server !== undefined) throw new UsageError('--server names one server of a config: generate it alone (a corpus takes spec files and folders)');
+  if (args.onlyStale) throw new UsageError('--only-stale regenerates one harness: run it for each spec');
+  if (args.examples !== undefined) throw new UsageError("--examples names one spec's tools: generate that spec alone");
+  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const resolution = await resolveCorpus(
+    inputs.map((i) => pathOption('input', i, io.cwd)),
+    { workspaceRoots: [io.cwd] },
+  );
+  if (!resolution.ok) {
+    const d = resolution.duplicate;
+    if (d)
+      throw new UsageError(
+        `${rel(d.files[0])} and ${rel(d.files[1])} would both be generated into the harness folder "${d.harnessName}": generate one of them alone with --out`,
+      );
+    throw new UsageError(formatProblem(resolution.problem, rel));
+  }
+  for (const w of resolution.warnings) io.err(`agent-seer: warning: ${w}`);
+  for (const s of resolution.skipped) io.err(`agent-seer: skipped ${rel(s.file)}: ${s.reason}`);
+  const outRoot = args.out !== undefined ? await outputFolderOption('--out', args.out, io.cwd) : resolve(io.cwd, HARNESS_FOLDER);
+  const cacheRoot = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : undefined;
+  const chat = chatProviderOf(args, settings.provider, io);
+  const specs = resolution.specs;
+  const entries: CorpusEntry[] = specs.map((s) => ({
+    spec: s.spec,
+    outDir: join(outRoot, s.harnessName),
+    // Each spec's cache stays its own, as in a single run: under --cache-dir, a folder per harness.
+    ...(cacheRoot ? { cacheDir: join(cacheRoot, s.harnessName) } : {}),
+  }));
+  const progress = specs.map((s) => throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p, s.harnessName))));
+  const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
+  const tools = specs.reduce((n, s) => n + s.spec.tools.length, 0);
+  io.err(`agent-seer: generating for ${specs.length} specs (${tools} tools) into ${rel(outRoot)} with ${generator}…`);
+  const result = await runCorpus(entries, {
+    provider: chat ? { chat } : 'offline',
+    seed: settings.seed,
+    simple: settings.simple,
+    complex: settings.complex,
+    concurrency: settings.concurrency,
+    fallback: settings.fallback,
+    ...(settings.rpm !== undefined ? { rpm: settings.rpm } : {}),
+    ...(args.force ? { force: true } : {}),
+    ...(signal ? { signal } : {}),
+    onProgress: (i, p) => progress[i]?.(p),
+  });
+  const lines: CorpusLine[] = specs.map((s, i) => ({ file: rel(s.file), harness: s.harnessName, outcome: result.outcomes[i]! }));
+  for (const l of lines) {
+    const o = l.outcome;
+    if (o.kind === 'refused') io.err(`agent-seer: ${l.harness}: ${refusalText(o.error)}`);
+    else if (o.kind === 'error') io.err(`agent-seer: ${l.harness}: generation failed: ${o.message}`);
+    else if (o.result.status === 'failed') io.err(`agent-seer: ${l.harness}: generation failed: ${o.result.error ?? 'unknown error'}`);
+    else if (o.result.status === 'partial') io.err(`agent-seer: ${l.harness}: generation partial: ${o.result.error ?? 'unknown reason'}`);
+  }
+  io.out(
+    args.json
+      ? JSON.stringify(
+          corpusSummaryJson(
+            lines,
+            result,
+            outRoot,
+            resolution.skipped.map((s) => ({ file: rel(s.file), reason: s.reason })),
+          ),
+          null,
+          2,
+        )
+      : corpusSummaryText(lines, result, outRoot, generator, io),
+  );
+  return worstExit(result.outcomes.map(outcomeExit));
 }
 
 /** The option table of `agent-seer generate`. */
@@ -263,7 +268,8 @@ export const options = {
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] [--provider offline|gemini|openai]
+export const synopsis = `  agent-seer generate <spec-or-config | spec… | folder…> [--server NAME]
+                     [--provider offline|gemini|openai]
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
                      [--fallback none|offline]
@@ -273,15 +279,26 @@ export const synopsis = `  agent-seer generate <spec-or-config> [--server NAME] 
                                              OPENAI_API_KEY; re-run to resume; --force: write
                                              into a folder that is not this spec's harness;
                                              --only-stale: regenerate only the records whose
-                                             tools changed since the harness was made)`;
+                                             tools changed since the harness was made; several
+                                             specs or a folder: a corpus, one harness each
+                                             under --out, sharing the provider's limits)`;
 
 /** `agent-seer generate --help`. */
 export const usage = `Usage: agent-seer generate <spec-or-config> [options]
+       agent-seer generate <spec…|folder…> [options]
 
 Generates an evaluation harness (scenarios, expected calls, mock outputs, multi-turn dialogues)
 from a spec snapshot, or from an MCP config file through the snapshot of its server in the
 workspace's snapshot folder (agentSeer.snapshotFolder in .vscode/settings.json, default
 ${SNAPSHOT_FOLDER}). Re-run the same command to resume: finished LLM replies are cached.
+
+A corpus: several spec files, or a folder (every *.json directly in it that is a spec with
+tools; the other files are skipped, each said on stderr). One harness folder per spec under
+--out (default ${HARNESS_FOLDER}/), named as a single run names it; two specs with one name are
+refused. Every spec runs in this process on one provider: --concurrency and --rpm bound the
+whole corpus, and each spec keeps its own reply cache in its harness folder (or
+<cache-dir>/<harness>/). A line per spec and a total are printed; the exit code is the worst
+of the specs'. Config files, --server, --examples and --only-stale take one spec.
 
 Options:
   --server NAME        the server, when the config defines several enabled ones
@@ -290,54 +307,60 @@ Options:
   --base-url URL       the provider's endpoint (or GEMINI_BASE_URL / OPENAI_BASE_URL)
   --out DIR            the harness folder (default ${HARNESS_FOLDER}/<server>/, named after the
                        config's server, else the snapshot's file name in the snapshot folder,
-                       else the spec's name)
+                       else the spec's name); for a corpus, the folder of the harness folders
   --simple N           simple scenarios requested (default ${DEFAULT_SIMPLE}, at most ${MAX_OPTION.scenarios})
   --complex N          complex scenarios requested (default ${DEFAULT_COMPLEX}, at most ${MAX_OPTION.scenarios})
-  --concurrency N      LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency})
-  --rpm N              LLM requests per minute (default: no limit; at most ${MAX_OPTION.rpm})
+  --concurrency N      LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency}); a corpus's, not each spec's
+  --rpm N              LLM requests per minute (default: no limit; at most ${MAX_OPTION.rpm}); a corpus's
   --seed S             seed of the offline generator (default ${DEFAULT_SEED})
   --examples FILE      JSON object: tool name → example output(s) for mock outputs
   --fallback F         what stands in for an item the model could not make after 3 tries:
                        none (default: it is discarded and counted) or offline (the offline
                        generator's template, labelled in the record and counted; it still
                        counts as degraded)
-  --cache-dir DIR      the LLM reply cache (default <out>/.cache)
+  --cache-dir DIR      the LLM reply cache (default <out>/.cache; a corpus: <DIR>/<harness>)
   --force              write into a folder that is not this spec's harness
   --only-stale         the spec changed since the harness in --out was generated: diff the two
                        snapshots (the harness's spec.json and this one), regenerate only the
                        records using a changed or removed tool, add scenarios for added tools,
                        and keep every other record file as it is (no LLM call for it). The
                        counts follow the stale records (--simple and --complex are not used)
-  --json               print the summary as JSON
+  --json               print the summary as JSON (a corpus: an object per spec and the total)
   -h, --help           this text
 
 Keys: GEMINI_API_KEY or GOOGLE_API_KEY (gemini), OPENAI_API_KEY (openai).
-Exit 0 complete; 1 failed; 2 bad input; 3 partial.`;
+Exit 0 complete; 1 failed; 2 bad input; 3 partial. A corpus: the worst of its specs' (2, then
+1, then 3).`;
+
+/** A corpus: several inputs, or one that is a folder. One file is a single run, as it always was. */
+async function isCorpus(positionals: readonly string[], cwd: string): Promise<boolean> {
+  if (positionals.length !== 1) return positionals.length > 1;
+  return stat(resolve(cwd, positionals[0]!)).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
 
 /** Runs `generate` on parsed arguments. */
-export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
-  if (positionals.length > 1) throw new UsageError('generate takes one spec or config file');
-  return generateCommand(
-    {
-      input: positionals[0],
-      server: values.server,
-      provider: values.provider,
-      model: values.model,
-      baseUrl: values['base-url'],
-      out: values.out,
-      cacheDir: values['cache-dir'],
-      examples: values.examples,
-      simple: values.simple,
-      complex: values.complex,
-      concurrency: values.concurrency,
-      rpm: values.rpm,
-      seed: values.seed,
-      fallback: values.fallback,
-      force: values.force,
-      onlyStale: values['only-stale'],
-      json: values.json,
-    },
-    io,
-    signal,
-  );
+export async function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
+  const args: GenerateArgs = {
+    input: positionals[0],
+    server: values.server,
+    provider: values.provider,
+    model: values.model,
+    baseUrl: values['base-url'],
+    out: values.out,
+    cacheDir: values['cache-dir'],
+    examples: values.examples,
+    simple: values.simple,
+    complex: values.complex,
+    concurrency: values.concurrency,
+    rpm: values.rpm,
+    seed: values.seed,
+    fallback: values.fallback,
+    force: values.force,
+    onlyStale: values['only-stale'],
+    json: values.json,
+  };
+  return (await isCorpus(positionals, io.cwd)) ? generateCorpusCommand(positionals, args, io, signal) : generateCommand(args, io, signal);
 }
