@@ -201,7 +201,7 @@ export const options = {
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer report <harness-dir…|corpus-dir> [--format md|html|json] [--out FILE] [--judge ID]…
+export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
                      [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N]
                      [--resamples B]
                                              the paper's tables and figures for harnesses (one
@@ -210,7 +210,8 @@ export const synopsis = `  agent-seer report <harness-dir…|corpus-dir> [--form
                                              --min-tc/--min-coh: exit 1 when a server's mean
                                              under the first judge is below (a CI gate);
                                              --min-score: when an agent's exact call match is
-                                             below`;
+                                             below; a folder of harness folders: all of them,
+                                             with the corpus table`;
 
 /** `agent-seer report --help`. */
 export const usage = `Usage: agent-seer report <harness-dir…> [options]
