@@ -194,6 +194,29 @@ describe('agent-seer generate over a corpus', () => {
       assert.equal(fake.requests.length, before);
     });
 
+    it('cancelling (SIGINT) stops every spec: exit 1, each manifest cancelled, nothing left running', async () => {
+      const ctl = new AbortController();
+      let seen = 0;
+      fake.respondWith((req) => {
+        if (++seen === 6) ctl.abort();
+        return { ...schemaOnlyModel(req), delayMs: 15 };
+      });
+      try {
+        const c = io(root, env);
+        assert.equal(await run(['generate', ...files, '--out', 'llm-cancelled', ...llmArgs(), '--json'], c, ctl.signal), 1);
+        const summary = JSON.parse(c.stdout.join('\n')) as { exitCode: number; specs: { status: string }[]; total: { byStatus: Record<string, number> } };
+        assert.deepEqual(
+          summary.specs.map((s) => s.status),
+          ['cancelled', 'cancelled', 'cancelled'],
+        );
+        assert.equal(summary.total.byStatus.cancelled, 3);
+        for (const spec of CORPUS) assert.equal((await readHarness(join(root, 'llm-cancelled', spec.harness))).manifest?.status, 'cancelled', spec.harness);
+        assert.equal(fake.inFlight, 0);
+      } finally {
+        fake.respondWith((req) => ({ ...schemaOnlyModel(req), delayMs: 15 }));
+      }
+    });
+
     it("the server refusing one spec's calls fails that spec; the others are still written and the exit code is the worst (1)", async () => {
       const memory = JSON.parse(await readFile(files[2]!, 'utf8')) as { tools: { name: string }[] };
       const memoryTools = memory.tools.map((t) => t.name);
