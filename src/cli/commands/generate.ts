@@ -187,10 +187,10 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
     { workspaceRoots: [io.cwd] },
   );
   if (!resolution.ok) {
-    const d = resolution.duplicate;
+    const d = resolution.duplicates;
     if (d)
       throw new UsageError(
-        `${rel(d.files[0])} and ${rel(d.files[1])} would both be generated into the harness folder "${d.harnessName}": generate one of them alone with --out`,
+        `${d.map((x) => `${rel(x.files[0])} and ${rel(x.files[1])} would both be generated into the harness folder "${x.harnessName}"`).join('; ')}: generate ${d.length === 1 ? 'one of them' : 'one of each pair'} alone with --out`,
       );
     throw new UsageError(formatProblem(resolution.problem, rel));
   }

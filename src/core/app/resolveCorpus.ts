@@ -38,8 +38,8 @@ export type CorpusResolution =
   | {
       ok: false;
       problem: LoadProblem;
-      /** Two specs would share a harness folder: the earlier file and this one, so a front end can name both its way. */
-      duplicate?: { harnessName: string; files: [string, string] };
+      /** Specs that would share a harness folder, every such pair at once (the earlier file first), so a front end can name them its way. */
+      duplicates?: { harnessName: string; files: [string, string] }[];
     };
 
 const CONFIG_REASON = 'an MCP config file, not a spec: a corpus takes spec files (generate one configured server alone with --server NAME)';
@@ -70,18 +70,15 @@ export async function resolveCorpus(paths: readonly string[], context: SpecFileC
   const skipped: SkippedFile[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
+  const duplicates: { harnessName: string; files: [string, string] }[] = [];
   type Failure = Extract<CorpusResolution, { ok: false }>;
   const add = async (file: string, spec: Spec): Promise<Failure | undefined> => {
     const names = await namesForSpecFile(file, spec, context);
     warnings.push(...names.warnings);
     const clash = specs.find((s) => s.harnessName === names.harnessName);
-    if (clash)
-      return {
-        ok: false,
-        problem: { file, message: `same harness folder "${names.harnessName}" as ${clash.file}` },
-        duplicate: { harnessName: names.harnessName, files: [clash.file, file] },
-      };
-    specs.push({ file, spec, harnessName: names.harnessName });
+    // Collected, not returned at once: the user sees every clash of a folder in one go.
+    if (clash) duplicates.push({ harnessName: names.harnessName, files: [clash.file, file] });
+    else specs.push({ file, spec, harnessName: names.harnessName });
     return specs.length > MAX_CORPUS_SPECS ? { ok: false, problem: { file, message: `more than ${MAX_CORPUS_SPECS} specs in one corpus` } } : undefined;
   };
   for (const raw of paths) {
@@ -101,7 +98,7 @@ export async function resolveCorpus(paths: readonly string[], context: SpecFileC
       if (failure) return failure;
       continue;
     }
-    const before = specs.length;
+    const before = specs.length + duplicates.length;
     let names: string[];
     try {
       names = (await readdir(path)).filter((n) => n.endsWith('.json')).sort(byCodeUnit);
@@ -121,7 +118,18 @@ export async function resolveCorpus(paths: readonly string[], context: SpecFileC
       const failure = await add(file, spec.spec);
       if (failure) return failure;
     }
-    if (specs.length === before) return { ok: false, problem: { file: path, message: 'no spec with tools in this folder (*.json files directly in it)' } };
+    if (specs.length + duplicates.length === before)
+      return { ok: false, problem: { file: path, message: 'no spec with tools in this folder (*.json files directly in it)' } };
   }
+  const first = duplicates[0];
+  if (first)
+    return {
+      ok: false,
+      problem: {
+        file: first.files[1],
+        message: `same harness folder "${first.harnessName}" as ${first.files[0]}${duplicates.length > 1 ? ` (and ${duplicates.length - 1} more such pairs)` : ''}`,
+      },
+      duplicates,
+    };
   return { ok: true, specs, skipped, warnings };
 }

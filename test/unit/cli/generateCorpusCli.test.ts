@@ -135,6 +135,25 @@ describe('agent-seer generate over a corpus', () => {
     await assert.rejects(readdir(join(root, 'refused')), { code: 'ENOENT' });
   });
 
+  it('the fixture folder as it is: every pair of specs with one harness name is named in one line (exit 2), nothing written', async () => {
+    const c = io(root);
+    assert.equal(await run(['generate', specsDir, '--out', 'all-fixtures'], c), 2);
+    const lines = c.stderr.filter((l) => !l.startsWith('agent-seer: skipped '));
+    assert.equal(lines.length, 1, c.stderr.join('\n'));
+    for (const [a, b, name] of [
+      ['elasticsearch-cr7258-v2.1.1.json', 'elasticsearch-cr7258.json', 'elasticsearch-mcp-server'],
+      ['github-npm.json', 'github-official-all.json', 'github-mcp-server'],
+      ['gitlab-broken-empty-schemas.json', 'gitlab.json', 'gitlab-mcp-server'],
+      ['redis-mcp-0.5.0.json', 'redis-mcp-0.5.1.json', 'redis-mcp-server'],
+    ])
+      assert.ok(
+        lines[0]!.includes(`${a} and `) && lines[0]!.includes(`${b} would both be generated into the harness folder "${name}"`),
+        `${name}: ${lines[0]}`,
+      );
+    assert.match(lines[0]!, /: generate one of each pair alone with --out$/);
+    await assert.rejects(readdir(join(root, 'all-fixtures')), { code: 'ENOENT' });
+  });
+
   it('one refused output folder: the other specs are still written, and the exit code is the worst (2)', async () => {
     // The slack harness folder already holds something that is not a harness: refused, not overwritten.
     await mkdir(join(root, 'mixed', 'slack-mcp-server'), { recursive: true });
