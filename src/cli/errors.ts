@@ -1,8 +1,22 @@
+import type { FolderLockedError } from '../core/harness/lock';
+import { OutputFolderError } from '../core/harness/outputFolder';
+
 /**
  * Exit codes shared by every command (documented in the README). `partial`: the command ended
  * but part of its LLM work failed or was not done by the model (see `runHealth.ts`).
  */
 export const EXIT = { ok: 0, failed: 1, badInput: 2, partial: 3, pending: 4 } as const;
+
+/**
+ * Exit codes from best to worst: bad input outranks a failure, which outranks batch jobs still
+ * running (the corpus must be run again), which outranks a partial result.
+ */
+const EXIT_SEVERITY: readonly number[] = [EXIT.ok, EXIT.partial, EXIT.pending, EXIT.failed, EXIT.badInput];
+
+/** The worst of several exit codes (a corpus run's, over its specs'); 0 for none. */
+export function worstExit(codes: readonly number[]): number {
+  return codes.reduce((worst, c) => (EXIT_SEVERITY.indexOf(c) > EXIT_SEVERITY.indexOf(worst) ? c : worst), EXIT.ok as number);
+}
 
 /** Bad input: printed as one line (what and where), exit 2. Never shown with a stack. */
 export class UsageError extends Error {
@@ -15,4 +29,10 @@ export interface Io {
   err: (s: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+}
+
+/** Why an output folder was not used, with the way out (--force) when there is one. */
+export function refusalText(err: OutputFolderError | FolderLockedError): string {
+  if (!(err instanceof OutputFolderError)) return err.message;
+  return `${err.message}${err.forcible === 'replace' ? ', or pass --force to replace it' : err.forcible === 'write' ? ', or pass --force to write here anyway' : ''}`;
 }

@@ -18,7 +18,7 @@ import * as runCmd from './commands/run';
 import * as serve from './commands/serve';
 import * as snapshot from './commands/snapshot';
 import * as status from './commands/status';
-import { EXIT, UsageError, type Io } from './errors';
+import { EXIT, refusalText, UsageError, type Io } from './errors';
 import { processIo } from './processIo';
 
 /** Every command, in the order the help lists them. */
@@ -75,9 +75,7 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
     if (io.env.AGENT_SEER_DEBUG && err instanceof Error) io.err(err.stack ?? err.message);
     // The output folder refused or held by another run: nothing started; the user must choose.
     if (err instanceof OutputFolderError) {
-      io.err(
-        `agent-seer: ${err.message}${err.forcible === 'replace' ? ', or pass --force to replace it' : err.forcible === 'write' ? ', or pass --force to write here anyway' : ''}`,
-      );
+      io.err(`agent-seer: ${refusalText(err)}`);
       return EXIT.badInput;
     }
     if (err instanceof UsageError || err instanceof FolderLockedError || isArgError(err)) {

@@ -53,5 +53,8 @@ export const MAX_OPTION = {
  */
 export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 
+/** Most specs in one corpus run (`generate` over several files or a folder); more is refused, not run for days. */
+export const MAX_CORPUS_SPECS = 1_000;
+
 /** Most source files the `workspace` lint scope reads in one pass. */
 export const MAX_WORKSPACE_SOURCES = 2_000;

@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
+import { harnessDirsOf } from '../../core/discovery/harnessDirs';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
 import { LEADERBOARD_WARNING } from '../../core/report/leaderboard';
@@ -111,8 +112,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const progress = (s: string) => io.err(`agent-seer: ${s}`);
 
   const specs = await loadSpecs(args.specs, io.cwd);
-  const inputs: HarnessInput[] = [];
-  const warnings: string[] = [];
+  // A folder of harness folders (a corpus's --out) stands for the harnesses in it.
+  const dirs: { dir: string; named: string }[] = [];
   for (const d of args.dirs) {
     const dir = pathOption('harness folder', d, io.cwd);
     const isDir = await stat(dir).then(
@@ -120,6 +121,13 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
       () => false,
     );
     if (!isDir) throw new UsageError(`no harness folder at ${d}`);
+    const found = await harnessDirsOf(dir);
+    if (found.length === 0) throw new UsageError(`${d} is not a harness folder (no valid manifest.json and no records) and holds none`);
+    for (const f of found) dirs.push({ dir: f, named: f === dir ? d : rel(f) });
+  }
+  const inputs: HarnessInput[] = [];
+  const warnings: string[] = [];
+  for (const { dir, named: d } of dirs) {
     const read = await readHarness(dir);
     if (!read.manifest && read.records.length === 0) throw new UsageError(`${d} is not a harness folder (no valid manifest.json and no records)`);
     for (const p of read.problems) {
@@ -130,7 +138,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     const byHash = read.manifest ? specs.find((s) => s.hash === read.manifest?.spec.hash) : undefined;
     if (byHash) spec = byHash.spec;
     else {
-      const only = specs.length === 1 && args.dirs.length === 1 ? specs[0] : undefined;
+      const only = specs.length === 1 && dirs.length === 1 ? specs[0] : undefined;
       const found = await findHarnessSpec(dir, read.manifest, { specFile: only?.file, cwd: io.cwd });
       if (found.ok) {
         spec = found.spec;
@@ -202,13 +210,17 @@ export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|
                                              --min-tc/--min-coh: exit 1 when a server's mean
                                              under the first judge is below (a CI gate);
                                              --min-score: when an agent's exact call match is
-                                             below`;
+                                             below; a folder of harness folders: all of them,
+                                             with the corpus table`;
 
 /** `agent-seer report --help`. */
 export const usage = `Usage: agent-seer report <harness-dir…> [options]
 
-The paper's tables and figures for one or more judged harnesses, one row per server. When a
-harness has runs (<harness-dir>/runs/<agent>/<run>/, from agent-seer run or serve), the report
+The paper's tables and figures for one or more judged harnesses, one row per server. A folder
+that is not a harness stands for the harness folders directly in it (the --out of a corpus
+generate). Over several harnesses the report starts with the corpus table (the paper's Tables 3
+and 6): per server its tools, scenarios, records, TC and Coh with how many records were scored,
+the exact score and the grounding rate, and a total row. When a harness has runs (<harness-dir>/runs/<agent>/<run>/, from agent-seer run or serve), the report
 starts with a leaderboard of the agents, re-scored from their trajectories.
 
 Options:

@@ -4,7 +4,7 @@
  * limits with the rate-limit window's margin, and the role's temperature.
  */
 import { join, resolve } from 'node:path';
-import { DiskCache, LlmStats, StructuredLlm, type CallLimits, type ChatProvider } from '../llm';
+import { CallGuard, DiskCache, LlmStats, StructuredLlm, type CallLimits, type ChatProvider } from '../llm';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../workspace/defaults';
 import { LLM_CACHE_DIR } from '../workspace/layout';
 
@@ -21,12 +21,17 @@ export interface LlmClientOptions {
   /** Limits besides concurrency/rpm (timeouts, retry policy); concurrency and rpm above win. */
   limits?: CallLimits;
   stats?: LlmStats;
+  /**
+   * A guard shared with other clients (a corpus run: every spec's client on one account), so
+   * their calls share one concurrency and rate budget; concurrency, rpm and limits above are then
+   * the guard's business (build it with {@link createCallGuard}).
+   */
+  guard?: CallGuard;
 }
 
-/** The client and the absolute cache folder it uses. */
-export function createLlmClient(options: LlmClientOptions): { llm: StructuredLlm; cacheDir: string } {
-  const cacheDir = resolve(options.cacheDir);
-  const limits: CallLimits = {
+/** The limits of a guard: concurrency and rpm over `limits`, with the rate-limit window's margin. */
+function callLimitsOf(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'limits'>): CallLimits {
+  return {
     ...options.limits,
     concurrency: options.concurrency ?? options.limits?.concurrency ?? DEFAULT_CONCURRENCY,
     ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
@@ -34,11 +39,21 @@ export function createLlmClient(options: LlmClientOptions): { llm: StructuredLlm
     // of margin costs under 2% of throughput and saves the 429 round trips.
     rpmWindowMs: options.limits?.rpmWindowMs ?? RPM_WINDOW_MS,
   };
+}
+
+/** A guard with the same limits a client built by {@link createLlmClient} would have, for several clients to share. */
+export function createCallGuard(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'limits'>): CallGuard {
+  return new CallGuard(callLimitsOf(options));
+}
+
+/** The client and the absolute cache folder it uses. */
+export function createLlmClient(options: LlmClientOptions): { llm: StructuredLlm; cacheDir: string } {
+  const cacheDir = resolve(options.cacheDir);
   const llm = new StructuredLlm({
     provider: options.chat,
     cache: new DiskCache(join(cacheDir, LLM_CACHE_DIR)),
     stats: options.stats ?? new LlmStats(),
-    limits,
+    ...(options.guard ? { guard: options.guard } : { limits: callLimitsOf(options) }),
     ...(options.role === 'judge' ? { defaultTemperature: 0 } : {}),
   });
   return { llm, cacheDir };

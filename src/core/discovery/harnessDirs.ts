@@ -46,3 +46,20 @@ export async function findHarnessDirs(root: string, options: { maxDepth?: number
   await visit(root, 0);
   return found.sort();
 }
+
+/**
+ * The harness folders a folder named by a user stands for: itself when it looks like a harness
+ * (a `manifest.json` or a `records/` folder, even a broken one, so its reader can say what is
+ * wrong), else the harness folders directly inside it (a corpus's output folder), sorted; none
+ * when it is neither.
+ */
+export async function harnessDirsOf(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  if (names.includes(MANIFEST_FILE) || names.includes(RECORDS_DIR)) return [dir];
+  return findHarnessDirs(dir, { maxDepth: 1 });
+}

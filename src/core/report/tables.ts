@@ -89,6 +89,27 @@ const LABELS: Record<string, string> = {
 /** Display label of a dimension, sub-dimension, aspect or variable name. */
 export const label = (k: string): string => LABELS[k] ?? k;
 
+/** "n of N": scores that exist among the rows that could have one (the judged counts of the score tables). */
+const scoredOf = (score: ScoreSummary, of: number): string => `${score.n} of ${of}`;
+
+/**
+ * The corpus table's columns (the paper's Table 3 with Table 6's scale and the exact judge's
+ * view); `corpusCells` fills them in this order.
+ */
+const CORPUS_COLUMNS = ['Server', 'Tools', 'Scenarios', 'Records', 'TC scored', 'TC [95% CI]', 'Coh scored', 'Coh [95% CI]', 'Exact', 'Grounding'];
+const corpusCells = (s: ServerReport): string[] => [
+  s.name,
+  s.toolsInSpec === null ? '—' : count(s.toolsInSpec),
+  count(s.records),
+  count(s.n),
+  scoredOf(s.tc, s.n),
+  withCi(s.tc),
+  scoredOf(s.coh, s.n),
+  withCi(s.coh),
+  f3(s.exact.mean),
+  pct(s.exactArguments.grounding.rate),
+];
+
 /** Exact failures listed in the Markdown and HTML tables (the JSON lists up to `MAX_REPORT_FAILURES`). */
 export const FAILURES_SHOWN = 30;
 
@@ -171,10 +192,10 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
         s.name,
         count(s.n),
         `${s.records} single-turn + ${s.multiTurn} conversation`,
-        `${s.tc.n} of ${s.n}`,
+        scoredOf(s.tc, s.n),
         withCi(s.tc),
         f3(s.tc.sd),
-        `${s.coh.n} of ${s.n}`,
+        scoredOf(s.coh, s.n),
         withCi(s.coh),
         f3(s.simpleTc),
         s.meanWorkflowLength === null ? '—' : s.meanWorkflowLength.toFixed(1),
@@ -481,6 +502,27 @@ function leaderboardSection(model: ReportModel): ReportSection {
   };
 }
 
+/**
+ * The corpus at a glance (a report over several harnesses): one row per server and the corpus
+ * total, under the first judge; the paper's Table 3 (scores by MCP) with its Table 6 (scenarios
+ * and records by MCP).
+ */
+function corpusSection(model: ReportModel, j: JudgeReport): ReportSection {
+  return {
+    id: 'corpus',
+    title: 'Corpus',
+    tables: [
+      table(
+        'corpus',
+        'Servers of the corpus',
+        `Tables 3 and 6, one row per server and the corpus total (all servers pooled). Tools = tools in the spec; Scenarios = harness records; Records = records as the paper counts them (every scenario as its single-turn task plus the conversation of each multi-turn scenario); TC and Coh scored = records with that score under ${j.judge ?? 'no judge'} (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); Exact = the exact argument score (a program's checks, not TC); Grounding = share of argument values found in the user's words, an earlier output or the schema.`,
+        CORPUS_COLUMNS,
+        [...j.servers, j.corpus].map(corpusCells),
+      ),
+    ],
+  };
+}
+
 /** What changed in the spec of harnesses regenerated with --only-stale (from their manifests). */
 function specChangesSection(model: ReportModel): ReportSection {
   const names = (xs: readonly string[]): string => xs.join(', ') || '—';
@@ -542,6 +584,8 @@ export function reportTables(model: ReportModel): ReportSection[] {
   return [
     // The leaderboard first when agents were run: it is what a report over runs is for.
     ...(model.leaderboard.length ? [leaderboardSection(model)] : []),
+    // Then, for a corpus, its servers side by side: a single harness's report is unchanged.
+    ...(model.judges[0] && model.judges[0].servers.length > 1 ? [corpusSection(model, model.judges[0])] : []),
     ...model.judges.map((j) => judgeSection(j, model)),
     structureSection(model),
     ...(model.specChanges.length ? [specChangesSection(model)] : []),

@@ -1,0 +1,197 @@
+/**
+ * What `agent-seer generate` prints: the progress line, the summary of one run (text and JSON)
+ * and the summary of a corpus run (a line per spec and the corpus's total).
+ */
+import { relative } from 'node:path';
+import type { CorpusOutcome, CorpusResult } from '../core/pipeline/corpus';
+import { corpusTotals } from '../core/pipeline/corpus';
+import type { StaleRegeneration } from '../core/pipeline/regenerateStale';
+import type { PipelineProgress, PipelineResult } from '../core/pipeline/runner';
+import { DEGRADED_SHARE_LIMIT } from '../core/pipeline/runHealth';
+import { PAPER_MULTI_TURN_RATE } from '../core/pipeline/llm/turns';
+import { formatEstimateUsd, formatUsd } from '../core/llm/pricing';
+import type { BatchSummary } from '../core/llm/batch';
+import { EXIT, worstExit, type Io } from './errors';
+
+function kTokens(n: number): string {
+  return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/** One progress line: stages, records, retries, tokens; `label` names the spec in a corpus run. */
+export function progressLine(p: PipelineProgress, label?: string): string {
+  const llmStages = (['interpret', 'scenarios', 'mock', 'turns'] as const).filter((s) => p.stages[s].total > 0);
+  // Offline runs have no LLM stages: show the writing instead.
+  const stages = (llmStages.length ? llmStages : (['write'] as const)).map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
+  const llm =
+    p.llm.calls || p.llm.cacheHits
+      ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out`
+      : '';
+  return `generate${label !== undefined ? ` ${label}` : ''}: ${[...stages, ...(llmStages.length ? [`records ${p.records}`] : [])].join(' · ')}${llm}`;
+}
+
+const percent = (x: number): string => `${Math.round(x * 100)}%`;
+const countsText = (c: Record<string, number>): string =>
+  Object.entries(c)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || 'none';
+
+/** The JSON summary printed with `--json` (with `drift` after `--only-stale`). */
+export function summaryJson(r: PipelineResult | StaleRegeneration): Record<string, unknown> {
+  const c = r.counts;
+  return {
+    ...('diff' in r ? { drift: { ...r.diff, kept: r.kept, stale: r.stale } } : {}),
+    outputDir: r.outputDir,
+    status: r.status,
+    provider: r.manifest.provider,
+    model: r.manifest.model,
+    records: c.records,
+    byTier: c.byTier,
+    multiCall: c.multiCall,
+    multiTurn: c.multiTurn,
+    multiTurnRate: r.multiTurnRate,
+    paperMultiTurnRate: PAPER_MULTI_TURN_RATE,
+    coverage: c.coverage,
+    coverageRound: c.coverageRound,
+    repaired: c.repaired,
+    discarded: c.discarded,
+    skipped: c.skipped,
+    llm: r.llm,
+    ...(r.items ? { items: r.items } : {}),
+    ...(r.manifest.cost ? { cost: r.manifest.cost } : {}),
+    wallTimeMs: r.wallTimeMs,
+    groups: r.groups,
+    chainDepth: r.chainDepth,
+    ...(r.stopped ? { stopped: r.stopped } : {}),
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+
+/** The text summary. */
+export function summaryText(r: PipelineResult, io: Io): string {
+  const c = r.counts;
+  const where = relative(io.cwd, r.outputDir) || r.outputDir;
+  const lines = [
+    `${r.status === 'complete' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
+    `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
+    `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)}; the paper: ${percent(PAPER_MULTI_TURN_RATE)})` : ''}`,
+    `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
+    `  repaired: ${countsText(c.repaired)}`,
+    `  discarded: ${countsText(c.discarded)}`,
+  ];
+  if (c.skipped.length) lines.push(`  skipped tools: ${c.skipped.map((s) => `${s.tool} (${s.reason})`).join('; ')}`);
+  if (r.items?.offlineRecords) lines.push(`  ${r.items.offlineRecords} of ${c.records} records are offline templates (--fallback offline)`);
+  if (r.items) {
+    const i = r.items;
+    const failedBy = countsText(i.failedBy);
+    lines.push(
+      `  LLM items: ${i.llm} of ${i.total} made by the model; ${i.failed} failed${i.failed ? ` (${failedBy})` : ''}, ${i.discarded} discarded, ${i.offline} filled offline (${i.offlineRecords} record${i.offlineRecords === 1 ? '' : 's'} with an offline stage); degraded ${percent(i.degradedShare)} (limit ${percent(DEGRADED_SHARE_LIMIT)})`,
+    );
+  }
+  if (r.manifest.provider !== 'offline') {
+    lines.push(
+      `  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out`,
+    );
+    const cost = r.manifest.cost;
+    if (cost) lines.push(`  ${costText(cost, r.manifest.model)}`);
+  }
+  lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
+  if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
+  if (r.status === 'pending')
+    lines.push(`Pending: ${r.error ?? `batch jobs are still running; run the same command again to collect them, or \`agent-seer status ${where}\``}.`);
+  if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
+  if (r.stopped === 'quota')
+    lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
+  else if (r.stopped === 'outage')
+    lines.push(
+      'Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.',
+    );
+  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed))
+    lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
+  return lines.join('\n');
+}
+
+/** `cost: $0.0123 (sync; gemini-2.5-flash-lite, prices of 2026-12-02); estimated ≈$0.0150 (batch ≈$0.0075) for 46 calls` */
+export function costText(cost: NonNullable<PipelineResult['manifest']['cost']>, model: string): string {
+  const a = cost.actual;
+  const prices = a.prices.source === 'built-in' ? `prices of ${a.prices.date}` : `prices of ${a.prices.date} from ${a.prices.source}`;
+  const e = cost.estimate;
+  const estimate = e ? `; estimated ${formatEstimateUsd(e.usd, e.batchUsd)} for ${e.calls.toLocaleString('en-US')} calls` : '';
+  return `cost: ${formatUsd(a.usd)} (${a.mode}; ${model}, ${prices})${estimate}`;
+}
+
+/** The exit code of one run: 0 complete, 3 partial, 4 pending (batch jobs still running), 1 failed or cancelled. */
+export function runExit(r: PipelineResult): number {
+  return r.status === 'complete' ? EXIT.ok : r.status === 'partial' ? EXIT.partial : r.status === 'pending' ? EXIT.pending : EXIT.failed;
+}
+
+/** The exit code of one spec of a corpus: a refused output folder is bad input (2), a run that threw a failure (1). */
+export function outcomeExit(o: CorpusOutcome): number {
+  return o.kind === 'run' ? runExit(o.result) : o.kind === 'refused' ? EXIT.badInput : EXIT.failed;
+}
+
+/** One spec of a corpus: where it came from and where its harness went. */
+export interface CorpusLine {
+  /** The spec file as the user can find it. */
+  file: string;
+  /** Its harness folder's name. */
+  harness: string;
+  outcome: CorpusOutcome;
+}
+
+const llmText = (l: PipelineResult['llm']): string =>
+  `${l.calls} calls, ${l.cacheHits} cache hits, ${l.retries} retries, ${l.reasks} re-asks, ${l.inputTokens} tokens in, ${l.outputTokens} out${l.costUsd !== undefined ? `, ~$${l.costUsd.toFixed(4)}` : ''}`;
+
+/** One line for a spec of a corpus. */
+function corpusSpecLine(line: CorpusLine): string {
+  const o = line.outcome;
+  if (o.kind === 'refused') return `  ${line.harness}: not written (bad input): ${o.error.message}`;
+  if (o.kind === 'error') return `  ${line.harness}: failed: ${o.message}`;
+  const r = o.result;
+  const c = r.counts;
+  const llm = r.manifest.provider !== 'offline' ? `; LLM ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits` : '';
+  const why = r.status !== 'complete' && r.error ? ` (${r.error})` : '';
+  return `  ${line.harness}: ${r.status}${why}, ${c.records} record${c.records === 1 ? '' : 's'} (${c.byTier.simple} simple, ${c.byTier.complex} complex), tool coverage ${c.coverage.covered}/${c.coverage.tools}${llm}`;
+}
+
+/** The text summary of a corpus run: a line per spec, then the total. */
+export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusResult, outRoot: string, generator: string, io: Io): string {
+  const t = corpusTotals(result.outcomes);
+  const where = relative(io.cwd, outRoot) || outRoot;
+  const statuses = Object.entries(t.byStatus)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  const out = [`Corpus of ${t.specs} spec${t.specs === 1 ? '' : 's'} in ${where} (${generator}):`, ...lines.map(corpusSpecLine)];
+  out.push(`  total: ${t.records} record${t.records === 1 ? '' : 's'} over ${t.specs} spec${t.specs === 1 ? '' : 's'}; ${statuses}`);
+  if (generator !== 'the offline generator') out.push(`  LLM: ${llmText(t.llm)}`);
+  out.push(`  wall time: ${(result.wallTimeMs / 1000).toFixed(1)} s`);
+  if (t.byStatus.pending)
+    out.push('Pending: batch jobs are still running; run the same command again to collect them (`agent-seer status` on the output folder shows them).');
+  else if (t.byStatus.partial || t.byStatus.failed || t.byStatus.cancelled)
+    out.push('Re-run the same command to resume or retry: finished replies are cached, and complete harnesses make no call.');
+  return out.join('\n');
+}
+
+/** The JSON summary of a corpus run: an object per spec (a single run's summary, with its file and harness) and the total. */
+export function corpusSummaryJson(
+  lines: readonly CorpusLine[],
+  result: CorpusResult,
+  outRoot: string,
+  skipped: readonly { file: string; reason: string }[],
+  batch?: BatchSummary,
+): Record<string, unknown> {
+  const t = corpusTotals(result.outcomes);
+  return {
+    outputDir: outRoot,
+    exitCode: worstExit(result.outcomes.map(outcomeExit)),
+    specs: lines.map((l) => {
+      const o = l.outcome;
+      const head = { file: l.file, harness: l.harness };
+      if (o.kind === 'run') return { ...head, ...summaryJson(o.result) };
+      return { ...head, status: o.kind === 'refused' ? 'refused' : 'failed', error: o.kind === 'refused' ? o.error.message : o.message };
+    }),
+    skipped,
+    total: { ...t, wallTimeMs: result.wallTimeMs },
+    ...(batch ? { batch } : {}),
+  };
+}
