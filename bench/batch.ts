@@ -50,8 +50,8 @@ async function runMode(
   const responder = createResponder({ spec: loaded.spec });
   const fake: FakeLlmServer & { batch: { jobs: readonly unknown[] } } =
     client === 'gemini' ? await startFakeGeminiBatch({ apiKey: KEY }) : await startFakeOpenAIBatch({ apiKey: KEY });
-  fake.respondWith(async (req: FakeRequest): Promise<FakeReply> => {
-    const reply = await responder.respond(req);
+  fake.respondWith((req: FakeRequest): FakeReply => {
+    const reply = responder.respond(req);
     // Latency only for synchronous calls: a batch item's time is its job's.
     return req.viaBatch === undefined && !('status' in reply) ? { ...reply, delayMs: o.latency } : reply;
   });
