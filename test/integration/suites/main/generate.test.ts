@@ -1,6 +1,6 @@
 /** "Generate Evals" in the extension host: offline, and Gemini through the real client against a fake server. */
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PipelineResult } from '../../../../src/core/pipeline/runner';
@@ -65,6 +65,8 @@ describe('Generate Evals', () => {
     const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
     assert.ok(load.ok);
     const responder = createResponder({ spec: load.spec });
+    // Other suites' Gemini runs (cost.test.ts) write this harness too: with their replies cached, no call would be made.
+    rmSync(join(harnessDir(), '.cache'), { recursive: true, force: true });
     const fake = await startFakeGemini({ apiKey: 'integration-test-key' });
     try {
       fake.respondWith((req) => responder.respond(req));
@@ -116,6 +118,8 @@ describe('Generate Evals', () => {
     const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
     assert.ok(load.ok);
     const responder = createResponder({ spec: load.spec });
+    // The synchronous run above cached every reply for this harness (batch mode shares the cache): start without it.
+    rmSync(join(harnessDir(), '.cache'), { recursive: true, force: true });
     const fake = await startFakeGeminiBatch({ apiKey: 'integration-test-key' });
     const config = vscode.workspace.getConfiguration('agentSeer');
     try {
