@@ -13,7 +13,7 @@ import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
 import { createResponder } from '../../../unit/pipelineResponder';
 import { activateApi } from '../../api';
-import { workspaceRoot } from '../../helpers';
+import { screenshot, workspaceRoot } from '../../helpers';
 
 describe('Cost', () => {
   it('asks before a run estimated above agentSeer.cost.confirmAbove: Cancel sends nothing, Continue runs and records the cost', async function () {
@@ -75,5 +75,17 @@ describe('Cost', () => {
       for (const key of ['gemini.baseUrl', 'generation.simple', 'generation.complex', 'cost.confirmAbove'])
         await config.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     }
+  });
+
+  it("the model picker shows each model's estimate; closing it starts nothing", async function () {
+    this.timeout(60_000);
+    await activateApi();
+    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
+    const pending = vscode.commands.executeCommand<{ status: string }>('agentSeer.generateEvals', vscode.Uri.file(specFile));
+    await new Promise((r) => setTimeout(r, 1500));
+    await screenshot('cost-model-picker');
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    const outcome = await pending;
+    assert.equal(outcome.status, 'cancelled-before-start');
   });
 });
