@@ -1,7 +1,9 @@
 /** Small helpers for integration tests (they run inside the VS Code extension host). */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { loadSpecText } from '../../src/core/spec/snapshot';
+import { createResponder, type Responder } from '../unit/pipelineResponder';
 
 /** The extension's id: `publisher.name` from package.json. */
 export const EXTENSION_ID = 'agent-seer.agent-seer';
@@ -70,4 +72,15 @@ export async function generateOfflineHarness(): Promise<{ status: string; output
   });
   if (result?.status !== 'complete') throw new Error(`offline generation did not complete: ${JSON.stringify(result).slice(0, 300)}`);
   return result;
+}
+
+/**
+ * A spec of the test workspace and the unit tests' cooperative model for it, to answer a fake
+ * provider's requests in a generation run.
+ */
+export function fakeModelFor(specName: string): { specFile: string; responder: Responder } {
+  const specFile = join(workspaceRoot(), 'specs', specName);
+  const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
+  if (!load.ok) throw new Error(`${specFile}: ${load.problem.message}`);
+  return { specFile, responder: createResponder({ spec: load.spec }) };
 }

@@ -1,4 +1,6 @@
 /** Runs the CLI in-process with captured output, for the CLI tests. */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Io } from '../../src/cli/errors';
 import { run } from '../../src/cli/main';
 import { repoRoot } from './fixturePaths';
@@ -15,4 +17,10 @@ export async function cli(args: string[], cwd = repoRoot, env: NodeJS.ProcessEnv
   const io: Io = { out: (s) => out.push(s), err: (s) => err.push(s), cwd, env };
   const code = await run(args, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** A harness's record files by name, as text: for byte comparisons of two runs. */
+export async function recordTexts(dir: string): Promise<Map<string, string>> {
+  const names = (await readdir(join(dir, 'records'))).sort();
+  return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, 'records', n), 'utf8')] as const)));
 }

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
@@ -18,7 +18,7 @@ import type { FakeLlmServer, FakeReply, FakeRequest } from '../../fakes/fakeLlmS
 import { cli } from '../cliRunner';
 import { repoRoot, specsDir } from '../fixturePaths';
 import { createResponder } from '../pipelineResponder';
-import { schemaFreeModel } from '../../fakes/schemaOnly';
+import { schemaFreeModel, schemaOnlyModel } from '../../fakes/schemaOnly';
 
 const KEY = 'batch-mode-test-key';
 const SPEC = join(specsDir, 'illustrator-ie3jp-1.2.12.json');
@@ -114,6 +114,14 @@ for (const client of ['openai', 'gemini'] as const) {
       assert.ok(batchItems(batch).length > 0);
       assert.match(b.out, /batch: \d+ jobs? submitted/);
       assert.deepEqual(await recordsOf(batchOut), await recordsOf(syncOut));
+      // The same tokens, billed at the batch price: half the synchronous run's cost.
+      const costOf = async (dir: string) =>
+        (JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { cost: { actual: { usd: number; mode: string } } }).cost.actual;
+      const [syncCost, batchCost] = [await costOf(syncOut), await costOf(batchOut)];
+      assert.equal(syncCost.mode, 'sync');
+      assert.equal(batchCost.mode, 'batch');
+      assert.ok(Math.abs(batchCost.usd - syncCost.usd / 2) < 1e-5, `${batchCost.usd} vs ${syncCost.usd}`);
+      assert.match(b.out, /cost: \$[\d.]+ \(batch; /);
       // An unchanged re-run: every reply is cached, so no call and no job.
       const seen = batch.requests.length;
       const jobs = (await journaledJobs(batchOut)).length;
@@ -222,6 +230,32 @@ describe('batch mode survives a kill', () => {
       assert.equal(syncCalls(fake), 0);
     });
   }
+});
+
+describe('batch mode over a corpus', () => {
+  it("two specs share the batch jobs: the first job holds both specs' interpretations; both harnesses are written", async () => {
+    const root = await tempDir();
+    const fake = await startFakeOpenAIBatch({ apiKey: KEY, pollsPerState: 1 });
+    cleanups.push(() => fake.close());
+    fake.respondWith(schemaOnlyModel);
+    const specs = join(root, 'specs');
+    await mkdir(specs);
+    for (const f of ['filesystem.json', 'slack.json']) await copyFile(join(specsDir, f), join(specs, f));
+    const out = join(root, 'evals');
+    const r = await cli(
+      ['generate', specs, '--provider', 'openai', '--model', MODEL.openai, '--out', out, '--simple', '2', '--complex', '2', '--batch'],
+      root,
+      env('openai', fake),
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.equal(fake.batch.jobs[0]?.customIds.length, 14 + 8, 'one job for the first round of both specs (14 + 8 tools)');
+    assert.equal(syncCalls(fake), 0);
+    const harnesses = (await readdir(out)).filter((d) => !d.startsWith('.')).sort();
+    assert.equal(harnesses.length, 2, harnesses.join(', '));
+    const status = await cli(['status', out, '--json'], root, env('openai', fake));
+    assert.equal(status.code, 0, status.out);
+    assert.ok((JSON.parse(status.out) as { jobs: unknown[] }).jobs.length >= 3, 'the corpus journal lists its jobs');
+  });
 });
 
 describe('batch options', () => {

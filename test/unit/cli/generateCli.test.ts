@@ -14,6 +14,7 @@ import { readHarness } from '../../../src/core/harness/store';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
+import { recordTexts } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
 import { createResponder, stageOf, type Responder } from '../pipelineResponder';
 
@@ -28,11 +29,6 @@ function io(cwd: string, env: NodeJS.ProcessEnv = {}): Captured {
 }
 
 const slackSpec = join(specsDir, 'slack.json');
-
-async function recordTexts(dir: string): Promise<Map<string, string>> {
-  const names = (await readdir(join(dir, 'records'))).sort();
-  return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, 'records', n), 'utf8')] as const)));
-}
 
 describe('agent-seer generate', () => {
   let root: string;

@@ -15,6 +15,7 @@ import { readHarness } from '../../../src/core/harness/store';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
 import { schemaOnlyModel } from '../../fakes/schemaOnly';
+import { recordTexts } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
 
 interface Captured extends Io {
@@ -34,11 +35,6 @@ const CORPUS = [
   { file: join(specsDir, 'memory.json'), harness: 'memory-server' },
 ];
 const files = CORPUS.map((c) => c.file);
-
-async function recordTexts(dir: string): Promise<Map<string, string>> {
-  const names = (await readdir(join(dir, 'records'))).sort();
-  return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, 'records', n), 'utf8')] as const)));
-}
 
 describe('agent-seer generate over a corpus', () => {
   let root: string;

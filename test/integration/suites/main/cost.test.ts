@@ -5,24 +5,18 @@
  * `answerCost` argument (as `provider` skips the picker), which receives the modal's text.
  */
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PipelineResult } from '../../../../src/core/pipeline/runner';
-import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
-import { createResponder } from '../../../unit/pipelineResponder';
 import { activateApi } from '../../api';
-import { screenshot, workspaceRoot } from '../../helpers';
+import { fakeModelFor, screenshot, workspaceRoot } from '../../helpers';
 
 describe('Cost', () => {
   it('asks before a run estimated above agentSeer.cost.confirmAbove: Cancel sends nothing, Continue runs and records the cost', async function () {
     this.timeout(120_000);
     const api = await activateApi();
-    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
-    const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
-    assert.ok(load.ok);
-    const responder = createResponder({ spec: load.spec });
+    const { specFile, responder } = fakeModelFor('filesystem.json');
     const fake = await startFakeGemini({ apiKey: 'integration-test-key' });
     const config = vscode.workspace.getConfiguration('agentSeer');
     try {

@@ -7,10 +7,8 @@ import type { PipelineResult } from '../../../../src/core/pipeline/runner';
 import type { HarnessNode } from '../../../../src/extension/harnessTree';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
 import { startFakeGeminiBatch } from '../../../fakes/fakeGeminiBatch';
-import { createResponder } from '../../../unit/pipelineResponder';
-import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { activateApi } from '../../api';
-import { screenshot, waitFor, workspaceRoot } from '../../helpers';
+import { fakeModelFor, screenshot, waitFor, workspaceRoot } from '../../helpers';
 
 const harnessDir = () => join(workspaceRoot(), 'evals', 'secure-filesystem-server');
 
@@ -61,10 +59,7 @@ describe('Generate Evals', () => {
   it('Gemini (fake server on 127.0.0.1, real client, key from SecretStorage): writes gemini records', async function () {
     this.timeout(120_000);
     const api = await activateApi();
-    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
-    const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
-    assert.ok(load.ok);
-    const responder = createResponder({ spec: load.spec });
+    const { specFile, responder } = fakeModelFor('filesystem.json');
     // Other suites' Gemini runs (cost.test.ts) write this harness too: with their replies cached, no call would be made.
     rmSync(join(harnessDir(), '.cache'), { recursive: true, force: true });
     const fake = await startFakeGemini({ apiKey: 'integration-test-key' });
@@ -114,10 +109,7 @@ describe('Generate Evals', () => {
   it('gemini in batch mode (agentSeer.llm.batch): every call goes as an item of a batch job, none synchronously', async function () {
     this.timeout(180_000);
     const api = await activateApi();
-    const specFile = join(workspaceRoot(), 'specs', 'filesystem.json');
-    const load = loadSpecText(readFileSync(specFile, 'utf8'), specFile);
-    assert.ok(load.ok);
-    const responder = createResponder({ spec: load.spec });
+    const { specFile, responder } = fakeModelFor('filesystem.json');
     // The synchronous run above cached every reply for this harness (batch mode shares the cache): start without it.
     rmSync(join(harnessDir(), '.cache'), { recursive: true, force: true });
     const fake = await startFakeGeminiBatch({ apiKey: 'integration-test-key' });
