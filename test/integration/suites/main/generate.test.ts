@@ -1,6 +1,6 @@
 /** "Generate Evals" in the extension host: offline, and Gemini through the real client against a fake server. */
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PipelineResult } from '../../../../src/core/pipeline/runner';
@@ -135,6 +135,40 @@ describe('Generate Evals', () => {
       await fake.close();
       await config.update('gemini.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('llm.batch', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('a run left pending by `generate --batch --no-wait` shows a watch icon and its status in the Harnesses tree', async function () {
+    this.timeout(60_000);
+    const api = await activateApi();
+    const manifestFile = join(harnessDir(), 'manifest.json');
+    const original = readFileSync(manifestFile, 'utf8');
+    try {
+      // As the CLI leaves it after submitting a round's jobs without waiting.
+      const manifest = JSON.parse(original) as { status: string; error?: string };
+      manifest.status = 'pending';
+      manifest.error =
+        '1 batch job is still running (14 items); run the same command again to collect them, or `agent-seer status evals/secure-filesystem-server`';
+      writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+      await api.harnesses.reload(harnessDir());
+      const run = await waitFor(
+        () => {
+          const servers = api.harnessTree.getChildren();
+          const r = servers.length ? api.harnessTree.getChildren(servers[0]).find((n) => n.kind === 'run') : undefined;
+          return r && r.kind === 'run' && r.harness.manifest?.status === 'pending' ? r : undefined;
+        },
+        10_000,
+        'the tree to show the pending run',
+      );
+      const item = api.harnessTree.getTreeItem(run);
+      assert.equal((item.iconPath as vscode.ThemeIcon).id, 'watch');
+      assert.match((item.tooltip as vscode.MarkdownString).value, /pending/);
+      await vscode.commands.executeCommand('workbench.view.extension.agentSeer');
+      await api.harnessView.reveal(run, { select: true, focus: false, expand: false });
+      await screenshot('harnesses-tree-pending');
+    } finally {
+      writeFileSync(manifestFile, original);
+      await api.harnesses.reload(harnessDir());
     }
   });
 });
