@@ -8,25 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../../src/cli/main';
-import type { Io } from '../../../src/cli/errors';
 import { offlineStages } from '../../../src/core/harness/offlineStages';
 import { readHarness } from '../../../src/core/harness/store';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
-import { recordTexts } from '../cliRunner';
+import { capturingIo, recordTexts } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
 import { createResponder, stageOf, type Responder } from '../pipelineResponder';
 
-interface Captured extends Io {
-  stdout: string[];
-  stderr: string[];
-}
-function io(cwd: string, env: NodeJS.ProcessEnv = {}): Captured {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (s) => stdout.push(s), err: (s) => stderr.push(s), cwd, env };
-}
+const io = capturingIo;
 
 const slackSpec = join(specsDir, 'slack.json');
 

@@ -10,23 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../../src/cli/main';
-import type { Io } from '../../../src/cli/errors';
 import { readHarness } from '../../../src/core/harness/store';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
 import { schemaOnlyModel } from '../../fakes/schemaOnly';
-import { recordTexts } from '../cliRunner';
+import { capturingIo, recordTexts } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
 
-interface Captured extends Io {
-  stdout: string[];
-  stderr: string[];
-}
-function io(cwd: string, env: NodeJS.ProcessEnv = {}): Captured {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (s) => stdout.push(s), err: (s) => stderr.push(s), cwd, env };
-}
+const io = capturingIo;
 
 /** Three small fixture specs and the harness folder each is named into. */
 const CORPUS = [

@@ -9,25 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../../src/cli/main';
-import type { Io } from '../../../src/cli/errors';
 import { specHash } from '../../../src/core/harness/hash';
 import { readHarness } from '../../../src/core/harness/store';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import type { Spec } from '../../../src/core/spec/model';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
+import { capturingIo, type CapturingIo } from '../cliRunner';
 import { specsDir } from '../fixturePaths';
 import { createResponder } from '../pipelineResponder';
 
-interface Captured extends Io {
-  stdout: string[];
-  stderr: string[];
-}
-function io(cwd: string): Captured {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (s) => stdout.push(s), err: (s) => stderr.push(s), cwd, env: { GEMINI_API_KEY: 'test-key' } };
-}
+const io = (cwd: string): CapturingIo => capturingIo(cwd, { GEMINI_API_KEY: 'test-key' });
 
 async function recordTexts(dir: string): Promise<Map<string, string>> {
   const names = (await readdir(join(dir, 'records'))).sort();

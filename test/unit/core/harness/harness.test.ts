@@ -20,15 +20,9 @@ import {
   writeRecord,
 } from '../../../../src/core/harness/store';
 import { generateOffline, offlineManifest } from '../../../../src/core/pipeline/offline';
-import type { Spec } from '../../../../src/core/spec/model';
-import { loadSpecText } from '../../../../src/core/spec/snapshot';
-import { repoRoot, specsDir } from '../../fixturePaths';
+import { loadFixtureSpec, repoRoot } from '../../fixturePaths';
 
-function loadSpec(file: string): Spec {
-  const r = loadSpecText(readFileSync(join(specsDir, file), 'utf8'), file);
-  assert.ok(r.ok, file);
-  return r.spec;
-}
+const loadSpec = loadFixtureSpec;
 
 const slack = loadSpec('slack.json');
 const options = { seed: 11, simple: 3, complex: 2 };

@@ -7,8 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { HarnessRecord } from '../../../../src/core/harness/format';
 import { objectShape } from '../../../../src/core/checks/jsonSchemaUtil';
 import { FINDING_CLASSES, groundWorkflow, type GroundedValue } from '../../../../src/core/checks/grounding';
@@ -16,19 +14,12 @@ import { findTool, validateCall } from '../../../../src/core/checks/validateCall
 import { judgeRecord } from '../../../../src/core/judge';
 import { generateOffline } from '../../../../src/core/pipeline/offline';
 import type { Spec } from '../../../../src/core/spec/model';
-import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { isRecord } from '../../../../src/core/util/isRecord';
-import { specsDir } from '../../fixturePaths';
+import { fixtureSpecFiles, loadFixtureSpec } from '../../fixturePaths';
 
-const files = readdirSync(specsDir)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const files = fixtureSpecFiles();
 
-function loadSpec(file: string): Spec {
-  const r = loadSpecText(readFileSync(join(specsDir, file), 'utf8'), file);
-  assert.ok(r.ok, file);
-  return r.spec;
-}
+const loadSpec = loadFixtureSpec;
 
 type Defect = 'nowhere' | 'chained' | 'type' | 'missing' | 'extra';
 const DEFECTS: readonly Defect[] = ['nowhere', 'chained', 'type', 'missing', 'extra'];

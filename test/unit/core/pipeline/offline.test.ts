@@ -6,8 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { HarnessRecord } from '../../../../src/core/harness/format';
 import { checkIntegrity, idLikeValues } from '../../../../src/core/checks/integrity';
 import {
@@ -27,18 +25,11 @@ import { ScenarioBatch, ToolInterpretation, type Scenario } from '../../../../sr
 import { checkTurns } from '../../../../src/core/checks/turns';
 import { findTool, validateCall, validateOutput } from '../../../../src/core/checks/validateCall';
 import type { Spec } from '../../../../src/core/spec/model';
-import { loadSpecText } from '../../../../src/core/spec/snapshot';
-import { specsDir } from '../../fixturePaths';
+import { fixtureSpecFiles, loadFixtureSpec } from '../../fixturePaths';
 
-const files = readdirSync(specsDir)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const files = fixtureSpecFiles();
 
-function loadSpec(file: string): Spec {
-  const r = loadSpecText(readFileSync(join(specsDir, file), 'utf8'), file);
-  assert.ok(r.ok, file);
-  return r.spec;
-}
+const loadSpec = loadFixtureSpec;
 
 const specs = new Map(files.map((f) => [f, loadSpec(f)]));
 const OPTIONS = { seed: 1, simple: 6, complex: 4 };

@@ -10,7 +10,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessManifest, HarnessRecord, Judgment } from '../../../../src/core/harness/format';
@@ -20,8 +20,7 @@ import { COH_MANIFESTATIONS, COH_SCALE_MAX } from '../../../../src/core/vocabula
 import { generateOffline, offlineManifest } from '../../../../src/core/pipeline/offline';
 import { seededRandom } from '../../../../src/core/report/stats';
 import type { Spec } from '../../../../src/core/spec/model';
-import { loadSpecText } from '../../../../src/core/spec/snapshot';
-import { specsDir } from '../../fixturePaths';
+import { loadFixtureSpec } from '../../fixturePaths';
 
 /** Ids of the two synthetic judges. */
 export const JUDGE_A = 'synthetic:judge-a';
@@ -29,13 +28,6 @@ export const JUDGE_B = 'synthetic:judge-b';
 
 /** Text that must never run or break a page (spec and LLM text are data). */
 export const HOSTILE = '</script><img src=x onerror=alert(1)>';
-
-/** Loads a fixture spec. */
-export function loadFixtureSpec(file: string): Spec {
-  const r = loadSpecText(readFileSync(join(specsDir, file), 'utf8'), join(specsDir, file));
-  assert.ok(r.ok, file);
-  return r.spec;
-}
 
 function hash32(text: string): number {
   let h = 0x811c9dc5;

@@ -9,23 +9,15 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Io } from '../../../../src/cli/errors';
 import { COMMANDS, run, topLevelHelp } from '../../../../src/cli/main';
 import { resolveSpecPath } from '../../../../src/core/app/resolveSpec';
 import { throttleProgress } from '../../../../src/core/app/throttle';
 import { SETTING_DEFAULTS } from '../../../../src/core/workspace/defaults';
 import { harnessFolderName, snapshotFileName } from '../../../../src/core/workspace/layout';
 import { repoRoot, specsDir } from '../../fixturePaths';
+import { capturingIo, type CapturingIo } from '../../cliRunner';
 
-interface Captured extends Io {
-  stdout: string[];
-  stderr: string[];
-}
-function io(cwd: string): Captured {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (s) => stdout.push(s), err: (s) => stderr.push(s), cwd, env: {} };
-}
+const io = (cwd: string): CapturingIo => capturingIo(cwd);
 
 const slackSpec = join(specsDir, 'slack.json');
 /** Its server reports the name `secure-filesystem-server`. */
