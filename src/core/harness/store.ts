@@ -20,7 +20,6 @@ import { join } from 'node:path';
 import { FileReadError } from '../boundedRead';
 import { checkHarnessFolder, ContainmentError, listInside, readFileInside, writeFileInside } from '../containment';
 import { looksBinary } from '../spec/jsonText';
-import { writeFileAtomic } from '../util/writeFileAtomic';
 import { HarnessManifest, HarnessRecord } from './format';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 

@@ -129,23 +129,23 @@ describe('a harness with symbolic links inside is refused by every command (buil
     link(harness, 'records', join('..', '..'));
     const before = snapshot(root);
     const r = await runBin(['generate', SPEC, '--out', HARNESS, '--simple', '3', '--complex', '2'], root);
-    assertRefused(r, join(HARNESS, 'records'));
-    assert.deepEqual(snapshot(root), before, 'the repository root is as it was: package.json and tsconfig.json are there, nothing was added');
     assert.equal(readFileSync(join(root, 'package.json'), 'utf8'), '{ "name": "victim-repo", "private": true }\n');
+    assert.deepEqual(snapshot(root), before, 'the repository root is as it was: package.json and tsconfig.json are there, nothing was added');
+    assertRefused(r, join(HARNESS, 'records'));
   });
 
   it('generate: a record file linked to a secret, a .cache linked elsewhere: refused, the secret is not printed', async () => {
     const { root, harness, victim } = repo();
     const named = secretRecord(harness);
     const r = await runBin(['generate', SPEC, '--out', HARNESS, '--simple', '3', '--complex', '2'], root);
-    assertRefused(r, named);
     assertNoSecret(r.out, r.err);
+    assertRefused(r, named);
     rmSync(join(harness, 'records', 'x.json'));
     link(harness, '.cache', join('..', '..', 'victim'));
     const before = snapshot(victim);
     const c = await runBin(['generate', SPEC, '--out', HARNESS, '--simple', '3', '--complex', '2'], root);
-    assertRefused(c, join(HARNESS, '.cache'));
     assert.deepEqual(snapshot(victim), before);
+    assertRefused(c, join(HARNESS, '.cache'));
   });
 
   it('generate --only-stale: records/ → a folder outside keeps every file of that folder', async () => {
@@ -159,32 +159,32 @@ describe('a harness with symbolic links inside is refused by every command (buil
     link(harness, 'records', join('..', '..', 'victim'));
     const before = snapshot(victim);
     const r = await runBin(['generate', join('v2', 'git-official.json'), '--out', HARNESS, '--only-stale'], root);
-    assertRefused(r, join(HARNESS, 'records'));
     assert.deepEqual(snapshot(victim), before, 'no record removed or written outside the harness');
+    assertRefused(r, join(HARNESS, 'records'));
   });
 
   it('judge: a record linked to a secret, records/ or .cache linked elsewhere: refused, nothing printed of the secret, nothing rewritten', async () => {
     const { root, harness, victim } = repo();
     const named = secretRecord(harness);
     const r = await runBin(['judge', HARNESS], root);
-    assertRefused(r, named);
     assertNoSecret(r.out, r.err);
+    assertRefused(r, named);
 
     rmSync(join(harness, 'records', 'x.json'));
     const records = snapshot(join(harness, 'records'));
     link(harness, 'records', join('..', '..', 'victim'));
     const before = snapshot(victim);
     const j = await runBin(['judge', HARNESS, '--json'], root);
-    assertRefused(j, join(HARNESS, 'records'));
     assert.deepEqual(snapshot(victim), before, 'no judgment written into files outside the harness');
+    assertRefused(j, join(HARNESS, 'records'));
 
     rmSync(join(harness, 'records'));
     mkdirSync(join(harness, 'records'));
     for (const [name, text] of records) writeFileSync(join(harness, 'records', name), text, 'latin1');
     link(harness, '.cache', join('..', '..', 'victim'));
     const c = await runBin(['judge', HARNESS], root);
-    assertRefused(c, join(HARNESS, '.cache'));
     assert.deepEqual(snapshot(victim), before);
+    assertRefused(c, join(HARNESS, '.cache'));
   });
 
   it('report: a record linked to a secret is refused in every format, never in the report; a linked runs/ too', async () => {
@@ -192,8 +192,8 @@ describe('a harness with symbolic links inside is refused by every command (buil
     const named = secretRecord(harness);
     for (const format of ['md', 'json', 'html']) {
       const r = await runBin(['report', HARNESS, '--format', format], root);
-      assertRefused(r, named);
       assertNoSecret(r.out, r.err);
+      assertRefused(r, named);
     }
     const toFile = await runBin(['report', HARNESS, '--out', 'report.md'], root);
     assertRefused(toFile, named);
@@ -210,13 +210,13 @@ describe('a harness with symbolic links inside is refused by every command (buil
     const { root, harness } = repo();
     const named = secretRecord(harness);
     const r = await runBin(['export', HARNESS], root);
-    assertRefused(r, named);
     assertNoSecret(r.out, r.err);
+    assertRefused(r, named);
     rmSync(join(harness, 'records', 'x.json'));
     link(harness, 'spec.json', join('..', '..', 'secret.key'));
     const s = await runBin(['export', HARNESS], root);
-    assertRefused(s, join(HARNESS, 'spec.json'));
     assertNoSecret(s.out, s.err);
+    assertRefused(s, join(HARNESS, 'spec.json'));
   });
 
   it('serve: a linked runs/ is refused before any session (no trajectory written outside); a record linked to a secret too', async () => {
@@ -224,13 +224,13 @@ describe('a harness with symbolic links inside is refused by every command (buil
     link(harness, 'runs', join('..', '..', 'victim'));
     const before = snapshot(victim);
     const r = await runBin(['serve', HARNESS], root);
-    assertRefused(r, join(HARNESS, 'runs'));
     assert.deepEqual(snapshot(victim), before);
+    assertRefused(r, join(HARNESS, 'runs'));
     rmSync(join(harness, 'runs'));
     const named = secretRecord(harness);
     const s = await runBin(['serve', HARNESS], root);
-    assertRefused(s, named);
     assertNoSecret(s.out, s.err);
+    assertRefused(s, named);
   });
 
   describe('run (against a fake Gemini)', () => {
@@ -249,15 +249,15 @@ describe('a harness with symbolic links inside is refused by every command (buil
         const before = snapshot(victim);
         const sent = gemini.requests.length;
         const r = await runBin(args, root, { GEMINI_API_KEY: 'k' });
-        assertRefused(r, join(HARNESS, name));
         assert.deepEqual(snapshot(victim), before, `nothing written through ${name}`);
+        assertRefused(r, join(HARNESS, name));
         assert.equal(gemini.requests.length, sent, 'the agent was not started');
         rmSync(join(harness, name));
       }
       const named = secretRecord(harness);
       const s = await runBin(args, root, { GEMINI_API_KEY: 'k' });
-      assertRefused(s, named);
       assertNoSecret(s.out, s.err);
+      assertRefused(s, named);
     });
   });
 
