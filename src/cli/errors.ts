@@ -1,3 +1,4 @@
+import type { ContainmentError } from '../core/containment';
 import type { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 
@@ -32,7 +33,7 @@ export interface Io {
 }
 
 /** Why an output folder was not used, with the way out (--force) when there is one. */
-export function refusalText(err: OutputFolderError | FolderLockedError): string {
+export function refusalText(err: OutputFolderError | FolderLockedError | ContainmentError): string {
   if (!(err instanceof OutputFolderError)) return err.message;
   return `${err.message}${err.forcible === 'replace' ? ', or pass --force to replace it' : err.forcible === 'write' ? ', or pass --force to write here anyway' : ''}`;
 }

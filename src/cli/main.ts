@@ -3,8 +3,10 @@
  * Output and exit codes are documented in the README. Bad input is one line on stderr, exit 2;
  * a run that fails is one line, exit 1; never a stack trace (set AGENT_SEER_DEBUG=1 for one).
  */
+import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorText } from '../core/app/errorText';
+import { ContainmentError } from '../core/containment';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 import { tableEntry, type CliCommand, type OptionTable } from './command';
@@ -76,6 +78,11 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
     // The output folder refused or held by another run: nothing started; the user must choose.
     if (err instanceof OutputFolderError) {
       io.err(`agent-seer: ${refusalText(err)}`);
+      return EXIT.badInput;
+    }
+    // A link inside a harness folder: refused before anything was read, written or removed through it.
+    if (err instanceof ContainmentError) {
+      io.err(`agent-seer: ${err.describe((p) => relative(io.cwd, p) || p)}`);
       return EXIT.badInput;
     }
     if (err instanceof UsageError || err instanceof FolderLockedError || isArgError(err)) {

@@ -9,7 +9,7 @@ import { open } from 'node:fs/promises';
 import { MAX_INPUT_BYTES } from './bounds';
 
 /** Why a file was not read. */
-export type FileReadFailure = 'missing' | 'not-a-file' | 'too-large' | 'unreadable';
+export type FileReadFailure = 'missing' | 'not-a-file' | 'too-large' | 'unreadable' | 'link';
 
 /** A file that could not be read; `message` says what, without the path (callers put it in front). */
 export class FileReadError extends Error {
@@ -35,17 +35,22 @@ function kindOf(s: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): bool
 }
 
 /**
- * Reads a regular file as UTF-8, at most `maxBytes`. Rejects with a {@link FileReadError} (never
+ * Reads a regular file as UTF-8, at most `maxBytes` (with `noFollow`, never through a link at
+ * the last component: use `readFileInside` in containment.ts for files of a harness folder). Rejects with a {@link FileReadError} (never
  * a raw errno) when the file is missing, not a regular file, too large or unreadable.
  */
-export async function readBoundedFile(file: string, maxBytes: number = MAX_INPUT_BYTES): Promise<string> {
+export async function readBoundedFile(file: string, maxBytes: number = MAX_INPUT_BYTES, options: { noFollow?: boolean } = {}): Promise<string> {
   let handle;
   try {
     // Non-blocking, so opening a FIFO with no writer returns at once instead of waiting for one;
     // the check below then refuses it. (O_NONBLOCK does not exist on Windows, where FIFOs are not files.)
-    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    // `noFollow` (containment.ts): a link is not opened at all, so it cannot be swapped in after a check.
+    const noFollow = options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0;
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | noFollow);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    // O_NOFOLLOW on a link: ELOOP (Linux, macOS), EMLINK (FreeBSD). Marked for containment.ts to name the link.
+    if (options.noFollow && (code === 'ELOOP' || code === 'EMLINK')) throw new FileReadError(file, 'link', 'a symbolic link, not read');
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new FileReadError(file, 'missing', 'no such file');
     if (code === 'EISDIR') throw new FileReadError(file, 'not-a-file', 'a folder, not a file');
     throw new FileReadError(file, 'unreadable', `cannot read (${code ?? (e as Error).message})`);

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { runScenario } from '../core/agents/runHarness';
 import { scenarioFailures } from '../core/agents/scenarioFailures';
-import { readBoundedFile } from '../core/boundedRead';
+import { readFileInside } from '../core/containment';
 import { specHash } from '../core/harness/hash';
 import { findHarnessSpec } from '../core/harness/specLookup';
 import { recordFile } from '../core/harness/store';
@@ -68,13 +68,13 @@ export async function runAgentScenarios({ kind, choice, dir, items, entry, provi
       run.started(item);
       const started = Date.now();
       try {
-        const done = await runScenario({ spec, specHash: hash, record, provider, dir: runDir, guard, stats, rerun: true, signal });
+        const done = await runScenario({ spec, specHash: hash, record, provider, dir: runDir, root: dir, guard, stats, rerun: true, signal });
         const duration = Date.now() - started;
         if (done.score.passed) {
           settle(item, { state: 'passed', messages: [] }, duration);
           continue;
         }
-        const text = await readBoundedFile(file).catch(() => '');
+        const text = await readFileInside(dir, file).catch(() => '');
         const uri = vscode.Uri.file(file);
         const messages = scenarioFailures(done.score, done.trajectory.calls, text).map((f) => {
           const m = f.kind === 'call' ? vscode.TestMessage.diff(f.message, f.expected ?? '', f.actual ?? '') : new vscode.TestMessage(f.message);

@@ -1,3 +1,4 @@
+import { assertNotLocked } from '../../core/harness/lock';
 import { readHarness, exportForAgent, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
 import { EXIT, UsageError, type Io } from '../errors';
@@ -14,6 +15,8 @@ export async function exportCommand(args: { dir?: string; out?: string; spec?: s
   if (!args.dir) throw new UsageError('export needs a harness folder');
   const dir = pathOption('harness folder', args.dir, io.cwd);
   const outFile = args.out !== undefined ? await outputFileOption('--out', args.out, io.cwd) : undefined;
+  // A harness a generate or judge run is writing is partial: refused (exit 2, naming the run), never exported half.
+  await assertNotLocked(dir);
   const read = await readHarness(dir);
   if (!read.manifest && !read.records.length) throw new UsageError(`${args.dir}: not a harness folder (no manifest.json or records/)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
@@ -62,7 +65,10 @@ Options:
                the file its manifest names)
   -h, --help   this text
 
-Exit 0, or 2 on bad input.`;
+A harness that a generate or judge run is writing (it holds the folder's lock) is refused with
+the run's pid, purpose and start time; a harness with a symbolic link in it is refused, naming it.
+
+Exit 0, or 2 on bad input, a link inside the harness, or a harness being written.`;
 
 /** Runs `export` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {

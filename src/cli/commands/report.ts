@@ -4,6 +4,7 @@ import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
 import { harnessDirsOf } from '../../core/discovery/harnessDirs';
+import { assertNotLocked } from '../../core/harness/lock';
 import { readHarness, writeFileAtomic } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
 import { LEADERBOARD_WARNING } from '../../core/report/leaderboard';
@@ -127,6 +128,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   }
   const inputs: HarnessInput[] = [];
   const warnings: string[] = [];
+  // A harness a generate or judge run is writing is partial: refused (exit 2, naming the run), not reported as a result.
+  for (const { dir } of dirs) await assertNotLocked(dir);
   for (const { dir, named: d } of dirs) {
     const read = await readHarness(dir);
     if (!read.manifest && read.records.length === 0) throw new UsageError(`${d} is not a harness folder (no valid manifest.json and no records)`);
@@ -237,7 +240,12 @@ Options:
   --resamples B          bootstrap resamples (at most ${MAX_OPTION.resamples})
   -h, --help             this text
 
-Exit 0; 1 when a --min-tc/--min-coh/--min-score gate fails; 2 on bad input.`;
+A harness that a generate or judge run is writing (it holds the folder's lock) is refused with
+the run's pid, purpose and start time: report it when the run has finished. A harness with a
+symbolic link in its records/, runs/ or .cache/ (or as its manifest) is refused, naming the link.
+
+Exit 0; 1 when a --min-tc/--min-coh/--min-score gate fails; 2 on bad input, a link inside a
+harness, or a harness being written.`;
 
 /** Runs `report` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {

@@ -129,6 +129,8 @@ async function runCommand(
       records: read.records,
       provider,
       out,
+      // The default folder is the harness's runs/, checked from the harness folder down; a folder the user names is theirs.
+      outRoot: args.out ? out : dir,
       runs,
       maxSteps,
       limits: { concurrency, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },

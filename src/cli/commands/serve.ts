@@ -39,7 +39,7 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   try {
     server = new HarnessMockServer(
       { spec: found.spec, records: read.records, specHash: specHash(found.spec) },
-      { ...(args.scenario ? { scenario: args.scenario } : {}), trajectoryDir: out, onEvent },
+      { ...(args.scenario ? { scenario: args.scenario } : {}), trajectoryDir: out, trajectoryRoot: dir, onEvent },
     );
   } catch (e) {
     if (e instanceof MockServerError) throw new UsageError(`${args.dir}: ${e.message}`);

@@ -1,4 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
+import { checkTreeInside } from '../../core/containment';
 import { join, relative } from 'node:path';
 import { createBatchBackend, readBatchJournal, refreshBatchJobs, TERMINAL_BATCH_STATES, type BatchJournal, type BatchJournalJob } from '../../core/llm/batch';
 import { LlmConfigError, LlmHttpError, LlmNetworkError } from '../../core/llm';
@@ -60,6 +61,8 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
   )
     throw new UsageError(`${args.dir}: not a folder`);
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
+  // The harness's own .cache is read and its journals updated: never through a link (containment.ts).
+  if (args.cacheDir === undefined) await checkTreeInside(dir, cacheDir);
   const rel = (f: string): string => relative(io.cwd, f) || f;
   const journals: FoundJournal[] = [];
   for (const { folder, journal } of await findJournals(cacheDir)) {

@@ -10,7 +10,6 @@
  * 127.0.0.1 only and requires a bearer token made at start.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -19,7 +18,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HarnessRecord } from '../harness/format';
-import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
+import { writeFileInside } from '../containment';
+import { recordFileStem, stableJson } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { ScenarioReplay } from './replay';
 import { Trajectory, TRAJECTORY_FORMAT_VERSION, type TrajectoryCall } from './trajectory';
@@ -38,6 +38,11 @@ export interface MockServerOptions {
   scenario?: string;
   /** Folder for trajectory files (`<id>.json`); none are written when absent. */
   trajectoryDir?: string;
+  /**
+   * The trusted folder `trajectoryDir` lies in (the harness folder): from there down no trajectory
+   * is written through a link (containment.ts). Default `trajectoryDir` itself.
+   */
+  trajectoryRoot?: string;
   /** Who is calling, recorded in trajectories. Default `mcp-client`. */
   agent?: string;
   /** Told about each session's scenario and each call (for logs). */
@@ -145,8 +150,8 @@ export class HarnessMockServer {
   private async save(trajectory: Trajectory): Promise<void> {
     if (!this.options.trajectoryDir) return;
     const valid = Trajectory.parse(trajectory);
-    await mkdir(this.options.trajectoryDir, { recursive: true });
-    await writeFileAtomic(join(this.options.trajectoryDir, `${recordFileStem(valid.scenarioId)}.json`), stableJson(valid));
+    const dir = this.options.trajectoryDir;
+    await writeFileInside(this.options.trajectoryRoot ?? dir, join(dir, `${recordFileStem(valid.scenarioId)}.json`), stableJson(valid));
   }
 
   /** Connects one session to a transport (stdio, or an in-memory pair in tests). */

@@ -5,8 +5,8 @@
  * problem and the others are still read. Scores are not read from anywhere: whoever reports
  * re-scores the calls against the harness's records.
  */
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkTreeInside, ContainmentError, listInside } from '../containment';
 import { describeIssues, readJson, type HarnessProblem } from '../harness/store';
 import { byCodeUnit } from '../util/byCodeUnit';
 import { RUNS_DIR } from '../workspace/layout';
@@ -32,15 +32,19 @@ export interface RunsRead {
   problems: HarnessProblem[];
 }
 
-/** Sub-folders of a folder, sorted; a folder that does not exist has none, any other failure is a problem. */
-async function folders(dir: string, problems: HarnessProblem[]): Promise<string[]> {
+/**
+ * Sub-folders of a folder below the harness folder `root`, sorted; a folder that does not exist
+ * has none, any other failure is a problem, and a link is refused (`ContainmentError`).
+ */
+async function folders(root: string, dir: string, problems: HarnessProblem[]): Promise<string[]> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    const entries = (await listInside(root, dir, { refuseLinks: true })) ?? [];
     return entries
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
       .sort(byCodeUnit);
   } catch (e) {
+    if (e instanceof ContainmentError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot list runs: ${code ?? (e as Error).message}` });
     return [];
@@ -56,26 +60,34 @@ function byRunOrder(a: string, b: string): number {
   return byCodeUnit(a, b);
 }
 
-/** Reads every trajectory of every run of every agent of the harness in `harnessDir`. */
+/**
+ * Reads every trajectory of every run of every agent of the harness in `harnessDir`. Throws
+ * `ContainmentError` when `runs/` is a link or holds one: nothing under it is read then.
+ */
 export async function readRuns(harnessDir: string): Promise<RunsRead> {
   const problems: HarnessProblem[] = [];
   const root = join(harnessDir, RUNS_DIR);
+  await checkTreeInside(harnessDir, root);
   const agents: AgentRuns[] = [];
-  for (const agent of await folders(root, problems)) {
+  for (const agent of await folders(harnessDir, root, problems)) {
     const runs: AgentRun[] = [];
-    for (const run of (await folders(join(root, agent), problems)).sort(byRunOrder)) {
+    for (const run of (await folders(harnessDir, join(root, agent), problems)).sort(byRunOrder)) {
       const dir = join(root, agent, run);
       let names: string[];
       try {
-        names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort(byCodeUnit);
+        names = ((await listInside(harnessDir, dir, { refuseLinks: true })) ?? [])
+          .map((e) => e.name)
+          .filter((n) => n.endsWith('.json'))
+          .sort(byCodeUnit);
       } catch (e) {
+        if (e instanceof ContainmentError) throw e;
         problems.push({ file: dir, message: `cannot list trajectories: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
         continue;
       }
       const trajectories: Trajectory[] = [];
       for (const name of names) {
         const file = join(dir, name);
-        const read = await readJson(file, problems);
+        const read = await readJson(harnessDir, file, problems);
         if (!read.ok) continue;
         const parsed = Trajectory.safeParse(read.value);
         if (parsed.success) trajectories.push(parsed.data);

@@ -6,10 +6,10 @@
  * so a re-run of a finished run makes no call and an interrupted one does only what is left.
  */
 import { setMaxListeners } from 'node:events';
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ContainmentError, ensureFolderInside, readFileInside, writeFileInside } from '../containment';
 import type { HarnessRecord } from '../harness/format';
-import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
+import { recordFileStem, stableJson } from '../harness/store';
 import { CallGuard, DiskCache, LlmStats, type CallLimits, type ReplyCache, type ToolCallingProvider } from '../llm';
 import type { Spec } from '../spec/model';
 import { mean } from '../util/mean';
@@ -28,6 +28,12 @@ export interface RunHarnessOptions {
   provider: ToolCallingProvider;
   /** Folder of this agent's runs (`<harness>/runs/<agent>`); run k writes to `<out>/<k>/`. */
   out: string;
+  /**
+   * The folder `out` lies in that is trusted as named (the harness folder; `out` itself when the
+   * user named it): from there down nothing is read or written through a link (containment.ts).
+   * Default `out`.
+   */
+  outRoot?: string;
   /** Repeats of every scenario (pass^k needs k ≥ 1). Default 1. */
   runs?: number;
   limits?: CallLimits;
@@ -82,11 +88,12 @@ export interface RunHarnessResult {
   requests: number;
 }
 
-async function finishedTrajectory(file: string): Promise<Trajectory | undefined> {
+async function finishedTrajectory(root: string, file: string): Promise<Trajectory | undefined> {
   try {
-    const t = Trajectory.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    const t = Trajectory.safeParse(JSON.parse(await readFileInside(root, file)));
     return t.success && t.data.outcome ? t.data : undefined;
-  } catch {
+  } catch (e) {
+    if (e instanceof ContainmentError) throw e;
     return undefined;
   }
 }
@@ -98,6 +105,8 @@ export interface RunScenarioOptions {
   provider: ToolCallingProvider;
   /** The run's folder: the trajectory is `<dir>/<record file stem>.json`. */
   dir: string;
+  /** The trusted folder `dir` lies in (see `RunHarnessOptions.outRoot`); default `dir` itself. */
+  root?: string;
   guard: CallGuard;
   stats?: LlmStats;
   maxSteps?: number;
@@ -131,16 +140,17 @@ export function trajectoryFile(dir: string, scenarioId: string): string {
 export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
   const { record } = o;
   const agent = `${o.provider.id}:${o.provider.model}`;
-  await mkdir(o.dir, { recursive: true });
+  const root = o.root ?? o.dir;
+  await ensureFolderInside(root, o.dir);
   const file = trajectoryFile(o.dir, record.id);
   if (!o.rerun) {
-    const finished = await finishedTrajectory(file);
+    const finished = await finishedTrajectory(root, file);
     if (finished) {
-      const trajectory = await judged(o, finished, file);
+      const trajectory = await judged(o, finished, file, root);
       return { trajectory, score: scoreScenario(o.spec, record, trajectory.calls), skipped: true, schemaWarnings: [] };
     }
   }
-  const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: o.dir, agent });
+  const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: o.dir, trajectoryRoot: root, agent });
   const outcome: AgentOutcome = await runAgentOnScenario(server, {
     provider: o.provider,
     guard: o.guard,
@@ -156,17 +166,17 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
     ...written,
     outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies, callsPerTurn: outcome.callsPerTurn },
   });
-  await writeFileAtomic(file, stableJson(trajectory));
-  const final = await judged(o, trajectory, file);
+  await writeFileInside(root, file, stableJson(trajectory));
+  const final = await judged(o, trajectory, file, root);
   return { trajectory: final, score: scoreScenario(o.spec, record, final.calls), skipped: false, schemaWarnings: outcome.schemaWarnings };
 }
 
 /** The trajectory with the judge's judgment added (and written) when it needs one. */
-async function judged(o: RunScenarioOptions, t: Trajectory, file: string): Promise<Trajectory> {
+async function judged(o: RunScenarioOptions, t: Trajectory, file: string, root: string): Promise<Trajectory> {
   if (!o.judge || !needsJudging(t, o.judge.id)) return t;
   const judgment = await judgeTrajectory(o.spec, o.record, t, o.judge, o.signal);
   const out = Trajectory.parse({ ...t, judgments: { ...t.judgments, [o.judge.id]: judgment } });
-  await writeFileAtomic(file, stableJson(out));
+  await writeFileInside(root, file, stableJson(out));
   return out;
 }
 
@@ -185,7 +195,7 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   let stepLimited = 0;
   for (let run = 1; run <= runs; run++) {
     const dir = join(o.out, String(run));
-    await mkdir(dir, { recursive: true });
+    await ensureFolderInside(o.outRoot ?? o.out, dir);
     const scores: RunHarnessResult['records'] = [];
     // Scenarios run concurrently up to the guard's concurrency; each has its own mock session.
     const queue = [...o.records];
@@ -197,6 +207,7 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
           record,
           provider: o.provider,
           dir,
+          root: o.outRoot ?? o.out,
           guard,
           stats,
           signal: o.signal,

@@ -4,9 +4,10 @@
  * (`.agent-seer.lock`, created exclusively) names the holder; a lock whose holder process is gone
  * (killed, crashed) on this machine is stale and taken over.
  */
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ContainmentError, readFileInside } from '../containment';
 import { LOCK_FILE } from './layout';
 import { processAlive } from '../util/processAlive';
 
@@ -43,12 +44,17 @@ export interface FolderLock {
 /** A lock file nobody could read for this long was left by a process that died writing it. */
 const UNREADABLE_STALE_MS = 5000;
 
+/** A lock file is a line of JSON; anything longer is not one. */
+const MAX_LOCK_BYTES = 4096;
+
 async function readHolder(file: string): Promise<LockHolder | undefined> {
   try {
-    const v = JSON.parse(await readFile(file, 'utf8')) as Partial<LockHolder>;
+    // Never through a link (containment.ts): a lock file linked to a key file must not be read.
+    const v = JSON.parse(await readFileInside(dirname(file), file, MAX_LOCK_BYTES)) as Partial<LockHolder>;
     if (typeof v.pid === 'number' && typeof v.hostname === 'string')
       return { pid: v.pid, hostname: v.hostname, purpose: String(v.purpose ?? 'run'), since: String(v.since ?? '?') };
-  } catch {
+  } catch (e) {
+    if (e instanceof ContainmentError) throw e;
     // Unreadable or half-written: treated as no holder information below.
   }
   return undefined;
@@ -98,4 +104,33 @@ export async function lockFolder(dir: string, purpose: string): Promise<FolderLo
     await rm(file, { force: true });
   }
   throw new FolderLockedError(dir, await readHolder(file));
+}
+
+/**
+ * For readers of a harness (report, export): throws {@link FolderLockedError} naming the holder
+ * when a live generation or judging run holds `dir`, since what it has written so far is a
+ * partial harness (the records so far, a manifest saying `running`) that would be reported as if
+ * it were the result. A lock whose process on this machine is gone does not count (the run was
+ * killed; what it left is read as it is, with its manifest's status), and neither does a missing
+ * folder. A lock file that is a link is refused (`ContainmentError`).
+ */
+export async function assertNotLocked(dir: string): Promise<void> {
+  const file = join(dir, LOCK_FILE);
+  const exists = await stat(file).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) {
+    // A dangling link is not seen by stat: let readHolder's check name it.
+    await readHolder(file);
+    return;
+  }
+  const holder = await readHolder(file);
+  if (holder) {
+    const gone = holder.hostname === hostname() && !processAlive(holder.pid);
+    if (!gone) throw new FolderLockedError(dir, holder);
+    return;
+  }
+  // Unreadable: a run still writing its lock file, unless it is old (one that died writing it).
+  if (!(await unreadableAndOld(file))) throw new FolderLockedError(dir, undefined);
 }

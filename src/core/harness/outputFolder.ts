@@ -7,10 +7,14 @@
  *   another spec (unless forced);
  * - takes the folder's lock (one writer at a time);
  * - removes only records that an earlier manifest listed as its own (`recordIds`, plus the
- *   `earlierRecordIds` an unfinished run carried forward), never any other file.
+ *   `earlierRecordIds` an unfinished run carried forward), never any other file;
+ * - refuses a folder whose records/, runs/, .cache/ or manifest is a link or holds one
+ *   (`ContainmentError`, containment.ts), before writing anything.
  */
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FileReadError } from '../boundedRead';
+import { checkHarnessFolder, ContainmentError, readFileInside } from '../containment';
 import { HarnessManifest } from './format';
 import { LOCK_FILE, MANIFEST_FILE, RECORDS_DIR } from './layout';
 import { lockFolder, type FolderLock } from './lock';
@@ -60,9 +64,10 @@ async function ignorable(dir: string, name: string): Promise<boolean> {
 async function readEarlierManifest(dir: string): Promise<{ manifest?: HarnessManifest; problem?: string; exists: boolean }> {
   let text: string;
   try {
-    text = await readFile(join(dir, MANIFEST_FILE), 'utf8');
+    text = await readFileInside(dir, join(dir, MANIFEST_FILE));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
+    if (e instanceof FileReadError && e.reason === 'missing') return { exists: false };
+    if (e instanceof ContainmentError) throw e;
     return { exists: true, problem: `cannot read ${MANIFEST_FILE}: ${(e as Error).message}` };
   }
   try {
@@ -87,6 +92,10 @@ export async function claimOutputFolder(dir: string, options: ClaimOptions): Pro
   await mkdir(dir, { recursive: true }).catch((e: NodeJS.ErrnoException) => {
     throw new OutputFolderError(`cannot create ${dir}: ${e.code ?? e.message}`);
   });
+  // A harness folder from elsewhere (cloned, a pull request) whose records/ is a link to `../..`
+  // would have the run write records there and remove files there: refused before anything is
+  // written, not even the lock (containment.ts).
+  await checkHarnessFolder(dir);
   const lock = await lockFolder(dir, options.purpose ?? 'generate');
   try {
     const earlier = await readEarlierManifest(dir);

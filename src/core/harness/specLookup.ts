@@ -4,6 +4,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { FileReadError, readBoundedFile } from '../boundedRead';
+import { readFileInside } from '../containment';
 import type { Spec } from '../spec/model';
 import { loadSpecText } from '../spec/snapshot';
 import type { HarnessManifest } from './format';
@@ -40,11 +41,15 @@ export async function findHarnessSpec(
     }
   }
   const tried: string[] = [];
+  const ownCopy = resolve(dir, HARNESS_SPEC_FILE);
   for (const file of [...new Set(candidates)]) {
     let text: string;
     try {
-      text = await readBoundedFile(file);
+      // The harness's own copy is a file of the harness: never read through a link (containment.ts
+      // throws ContainmentError, which is not caught here). A file the user or manifest names is theirs.
+      text = resolve(file) === ownCopy ? await readFileInside(dir, file) : await readBoundedFile(file);
     } catch (e) {
+      if (!(e instanceof FileReadError)) throw e;
       // A candidate that is absent is passed over; one that exists but must not be read (a FIFO,
       // a folder, a huge file) is an error, not a reason to quietly use another file.
       if (e instanceof FileReadError && e.reason === 'missing') {

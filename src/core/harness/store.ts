@@ -9,14 +9,17 @@
  * concurrent reader never sees half a record, and as stable pretty JSON (2 spaces, trailing
  * newline, keys in schema order after validation) so diffs stay readable and offline runs are
  * byte-identical. Reading validates every file and reports bad ones as problems instead of
- * throwing: one corrupt record must not hide the other hundred.
+ * throwing: one corrupt record must not hide the other hundred. Every file and folder below the
+ * harness folder is read and written through containment.ts: a link there (`records/` → `../..`,
+ * `records/x.json` → a key file) is refused with a `ContainmentError` before anything is read or
+ * written, never followed.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileReadError, readBoundedFile } from '../boundedRead';
+import { FileReadError } from '../boundedRead';
+import { checkHarnessFolder, ContainmentError, listInside, readFileInside, writeFileInside } from '../containment';
 import { looksBinary } from '../spec/jsonText';
-import { writeFileAtomic } from '../util/writeFileAtomic';
 import { HarnessManifest, HarnessRecord } from './format';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
@@ -46,18 +49,17 @@ export function recordFileStem(id: string): string {
 
 /** Validates and writes one record to `<dir>/records/<stem>.json`; returns the file path. Throws on an invalid record (a bug, not data). */
 export async function writeRecord(dir: string, record: HarnessRecord): Promise<string> {
-  const folder = join(dir, RECORDS_DIR);
-  await mkdir(folder, { recursive: true });
-  return writeRecordFile(join(folder, `${recordFileStem(record.id)}.json`), record);
+  return writeRecordFile(dir, join(dir, RECORDS_DIR, `${recordFileStem(record.id)}.json`), record);
 }
 
 /**
- * Validates and writes one record to a given file (the one it was read from, whatever its id
- * says: rewriting an edited record must not leave a second copy under a new name); returns it.
+ * Validates and writes one record to a given file of the harness in `dir` (the one it was read
+ * from, whatever its id says: rewriting an edited record must not leave a second copy under a
+ * new name); returns it. Refused (`ContainmentError`) when the file or a folder on the way is a link.
  */
-export async function writeRecordFile(file: string, record: HarnessRecord): Promise<string> {
+export async function writeRecordFile(dir: string, file: string, record: HarnessRecord): Promise<string> {
   const valid = HarnessRecord.parse(record);
-  await writeFileAtomic(file, stableJson(valid));
+  await writeFileInside(dir, file, stableJson(valid));
   return file;
 }
 
@@ -66,7 +68,7 @@ export async function writeManifest(dir: string, manifest: HarnessManifest): Pro
   const valid = HarnessManifest.parse(manifest);
   await mkdir(dir, { recursive: true });
   const file = join(dir, MANIFEST_FILE);
-  await writeFileAtomic(file, stableJson(valid));
+  await writeFileInside(dir, file, stableJson(valid));
   return file;
 }
 
@@ -118,14 +120,16 @@ function oneLine(message: string): string {
 }
 
 /**
- * Reads a JSON file of a harness folder (bounded); a missing, unreadable, empty, binary or
- * malformed file becomes one problem instead of a throw.
+ * Reads a JSON file below the folder `root` (bounded); a missing, unreadable, empty, binary or
+ * malformed file becomes one problem instead of a throw. A link (the file, or a folder on the way
+ * from `root`) is not a problem but a refusal: `ContainmentError` is thrown and nothing is read.
  */
-export async function readJson(file: string, problems: HarnessProblem[]): Promise<{ ok: true; value: unknown } | { ok: false }> {
+export async function readJson(root: string, file: string, problems: HarnessProblem[]): Promise<{ ok: true; value: unknown } | { ok: false }> {
   let text: string;
   try {
-    text = await readBoundedFile(file);
+    text = await readFileInside(root, file);
   } catch (e) {
+    if (e instanceof ContainmentError) throw e;
     problems.push({ file, message: e instanceof FileReadError ? e.message : `cannot read (${(e as Error).message})` });
     return { ok: false };
   }
@@ -146,13 +150,19 @@ export async function readJson(file: string, problems: HarnessProblem[]): Promis
   }
 }
 
-/** Reads and validates a harness folder. Never throws for bad content; every bad file is one problem. */
+/**
+ * Reads and validates a harness folder. Never throws for bad content; every bad file is one
+ * problem. Throws `ContainmentError` when a file or folder of its layout (`records/` or a record
+ * file, `runs/`, `.cache/`, the manifest, the spec copy) is a link or holds one.
+ */
 export async function readHarness(dir: string): Promise<HarnessRead> {
+  // A harness with a link anywhere in its layout is refused whole, before one file is read.
+  await checkHarnessFolder(dir);
   const problems: HarnessProblem[] = [];
   const out: HarnessRead = { records: [], files: new Map(), problems };
 
   const manifestFile = join(dir, MANIFEST_FILE);
-  const m = await readJson(manifestFile, problems);
+  const m = await readJson(dir, manifestFile, problems);
   if (m.ok) {
     const parsed = HarnessManifest.safeParse(m.value);
     if (parsed.success) out.manifest = parsed.data;
@@ -162,14 +172,22 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
   const folder = join(dir, RECORDS_DIR);
   let names: string[] = [];
   try {
-    names = (await readdir(folder)).filter((n) => n.endsWith('.json')).sort();
+    // Any link among the records refuses the whole harness, before one record is read.
+    const entries = await listInside(dir, folder, { refuseLinks: true });
+    if (entries)
+      names = entries
+        .map((e) => e.name)
+        .filter((n) => n.endsWith('.json'))
+        .sort();
+    else problems.push({ file: folder, message: 'cannot list records: ENOENT' });
   } catch (e) {
+    if (e instanceof ContainmentError) throw e;
     problems.push({ file: folder, message: `cannot list records: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
   }
   const valid: { file: string; record: HarnessRecord; named: boolean }[] = [];
   for (const name of names) {
     const file = join(folder, name);
-    const r = await readJson(file, problems);
+    const r = await readJson(dir, file, problems);
     if (!r.ok) continue;
     const parsed = HarnessRecord.safeParse(r.value);
     if (!parsed.success) {

@@ -182,7 +182,7 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
     let writing: Promise<void> = Promise.resolve();
     // Back into the file the record came from: its id may have been edited to differ from the name.
     const file = read.files.get(record.id);
-    const write = (): Promise<string> => (file ? writeRecordFile(file, record) : writeRecord(dir, record));
+    const write = (): Promise<string> => (file ? writeRecordFile(dir, file, record) : writeRecord(dir, record));
     const save = (): Promise<void> => (writing = writing.then(() => write().then(() => undefined)));
     await Promise.all(options.judges.map((judge) => judgeOne(record, judge, save)));
     await writing;

@@ -5,8 +5,10 @@
  * entry, written atomically as soon as a reply validates.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { FileReadError } from '../boundedRead';
+import { checkInside, ensureFolderInside, readFileInside } from '../containment';
 import type { DiscardReason, Usage } from './types';
 import { processAlive } from '../util/processAlive';
 
@@ -167,15 +169,22 @@ interface CacheFile {
  * then `rename`, so a reader never sees half an entry and concurrent writers of the same key
  * cannot corrupt it (the last rename wins, and either reply is valid for the key). Unreadable files count as misses.
  * The first access removes temp files orphaned by a killed writer ({@link removeOrphanTmpFiles}).
+ * Every folder and file from `root` (the cache folder, `<harness>/.cache` or `--cache-dir`) down
+ * is reached without following a link (containment.ts): a cloned harness whose `.cache/llm` is a
+ * link cannot have replies written, read or temp files swept where it leads.
  */
 export class DiskCache implements ReplyCache {
   private swept: Promise<number> | undefined;
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** The folder the cache is contained in (checked from there down); default the folder above `dir`. */
+    readonly root: string = dirname(dir),
+  ) {}
 
-  /** Removes orphaned temp files once per instance (awaited by the first read or write). */
+  /** Removes orphaned temp files once per instance (awaited by the first read or write), after checking the cache folder is not a link. */
   sweep(): Promise<number> {
-    return (this.swept ??= removeOrphanTmpFiles(this.dir));
+    return (this.swept ??= checkInside(this.root, this.dir).then(() => removeOrphanTmpFiles(this.dir)));
   }
 
   /** The path of a key's file. */
@@ -206,9 +215,9 @@ export class DiskCache implements ReplyCache {
     await this.sweep();
     let text: string;
     try {
-      text = await readFile(this.pathOf(key), 'utf8');
+      text = await readFileInside(this.root, this.pathOf(key));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (e instanceof FileReadError && (e.reason === 'missing' || e.reason === 'too-large')) return undefined;
       throw e;
     }
     try {
@@ -224,7 +233,8 @@ export class DiskCache implements ReplyCache {
     const path = this.pathOf(key);
     const { inputs: _inputs, ...about } = parts;
     const file: CacheFile = { version: 1, key, createdAt: new Date().toISOString(), about, ...content };
-    await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true });
+    await ensureFolderInside(this.root, join(this.dir, key.slice(0, 2)));
+    await checkInside(this.root, path); // a link where the entry goes is refused, not replaced silently
     const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(tmp, `${JSON.stringify(file, null, 1)}\n`, 'utf8');
     try {

@@ -14,6 +14,7 @@
  */
 import { join } from 'node:path';
 import { createCallGuard, createLlmClient } from '../app/llmClient';
+import { ContainmentError } from '../containment';
 import { FolderLockedError } from '../harness/lock';
 import { OutputFolderError } from '../harness/outputFolder';
 import type { CallLimits, ChatProvider } from '../llm';
@@ -43,8 +44,8 @@ export interface RunCorpusOptions extends Omit<RunPipelineOptions, 'spec' | 'out
 /** What became of one spec. */
 export type CorpusOutcome =
   | { kind: 'run'; result: PipelineResult }
-  /** Its output folder was refused (`OutputFolderError`) or held by another run (`FolderLockedError`): nothing written. */
-  | { kind: 'refused'; error: OutputFolderError | FolderLockedError }
+  /** Its output folder was refused (`OutputFolderError`, or `ContainmentError`: a link inside it) or held by another run (`FolderLockedError`): nothing written. */
+  | { kind: 'refused'; error: OutputFolderError | FolderLockedError | ContainmentError }
   /** The run threw (a bug or an environment failure): said, not hidden. */
   | { kind: 'error'; message: string };
 
@@ -82,7 +83,7 @@ export async function runCorpus(entries: readonly CorpusEntry[], options: RunCor
       }
       return { kind: 'run', result: await runPipeline(runOptions) };
     } catch (e) {
-      if (e instanceof OutputFolderError || e instanceof FolderLockedError) return { kind: 'refused', error: e };
+      if (e instanceof OutputFolderError || e instanceof FolderLockedError || e instanceof ContainmentError) return { kind: 'refused', error: e };
       return { kind: 'error', message: e instanceof Error ? e.message : String(e) };
     }
   };

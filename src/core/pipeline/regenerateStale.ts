@@ -12,9 +12,10 @@
  * (the tree still marks them stale) beside the new ones; a failed or cancelled run leaves the
  * harness untouched. The manifest says what changed (`drift`).
  */
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { FileReadError, readBoundedFile } from '../boundedRead';
+import { FileReadError } from '../boundedRead';
+import { ensureFolderInside, readFileInside, removeFileInside, removeFolderInside } from '../containment';
 import type { HarnessManifest, HarnessRecord, SpecDrift } from '../harness/format';
 import { specHash, toolHashes } from '../harness/hash';
 import { claimOutputFolder, OutputFolderError } from '../harness/outputFolder';
@@ -47,8 +48,9 @@ async function earlierSpec(dir: string): Promise<Spec> {
   const file = join(dir, HARNESS_SPEC_FILE);
   let text: string;
   try {
-    text = await readBoundedFile(file);
+    text = await readFileInside(dir, file);
   } catch (e) {
+    if (!(e instanceof FileReadError)) throw e; // a link (ContainmentError): refused, not worked around
     const why = e instanceof FileReadError ? e.message : String(e);
     throw new OutputFolderError(`${file}: ${why}; without the spec the harness came from there is nothing to compare with: generate in full instead`);
   }
@@ -113,7 +115,7 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
     if (sameTools(diff) && stale.length === 0) {
       return { ...finalResult(manifest.status, dir, manifest, noRun(started)), ...base };
     }
-    for (const r of stale) await rm(join(dir, RECORDS_DIR, `${recordFileStem(r.id)}.json`), { force: true });
+    for (const r of stale) await removeFileInside(dir, join(dir, RECORDS_DIR, `${recordFileStem(r.id)}.json`));
     const next = mergedManifest(manifest, spec, kept, [], { skipped, drift: drift(0, stale.length) });
     await writeSpecCopy(dir, spec);
     await writeManifest(dir, next);
@@ -121,8 +123,9 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
   }
 
   const scratch = join(dir, CACHE_DIR, STALE_RUN_DIR);
-  await rm(scratch, { recursive: true, force: true });
-  await mkdir(scratch, { recursive: true });
+  // Through containment.ts: a `.cache` that is a link must not have a folder removed or written where it leads.
+  await removeFolderInside(dir, scratch);
+  await ensureFolderInside(dir, scratch);
   const provider: RunPipelineOptions['provider'] =
     options.provider === 'offline' || 'llm' in options.provider
       ? options.provider
@@ -136,7 +139,7 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
     complex: stale.filter((r) => r.tier === 'complex').length,
   });
   if (run.status === 'failed' || run.status === 'cancelled' || run.status === 'pending') {
-    await rm(scratch, { recursive: true, force: true });
+    await removeFolderInside(dir, scratch);
     return { ...run, outputDir: dir, manifest, ...base };
   }
   const made = (await readHarness(scratch)).records.filter((r) => run.manifest.recordIds.includes(r.id));
@@ -144,7 +147,8 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
   for (const r of fresh) await writeRecord(dir, r);
   const complete = run.status === 'complete';
   // A partial run keeps the stale records beside the new ones: they are still flagged stale, and nothing is lost.
-  if (complete) for (const r of stale) if (!fresh.some((f) => f.id === r.id)) await rm(join(dir, RECORDS_DIR, `${recordFileStem(r.id)}.json`), { force: true });
+  if (complete)
+    for (const r of stale) if (!fresh.some((f) => f.id === r.id)) await removeFileInside(dir, join(dir, RECORDS_DIR, `${recordFileStem(r.id)}.json`));
   const next = mergedManifest(manifest, spec, complete ? kept : [...kept, ...stale.filter((r) => !fresh.some((f) => f.id === r.id))], fresh, {
     skipped,
     drift: drift(fresh.length, complete ? stale.length : 0),
@@ -152,7 +156,7 @@ async function regenerateClaimed(options: RunPipelineOptions, dir: string): Prom
   });
   await writeSpecCopy(dir, spec);
   await writeManifest(dir, next);
-  await rm(scratch, { recursive: true, force: true });
+  await removeFolderInside(dir, scratch);
   return {
     ...finalResult(next.status === 'running' ? run.status : next.status, dir, next, {
       llm: run.llm,

@@ -3,11 +3,10 @@
  * `running`, the ids so far), one write at a time so a crash or a reader never sees a manifest
  * naming a record that is not on disk. Both writes are atomic (harness store).
  */
-import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ContainmentError, ensureFolderInside, readFileInside, removeFileInside, writeFileInside } from '../containment';
 import { HarnessRecord, type HarnessManifest, type ManifestCounts } from '../harness/format';
-import { readBoundedFile } from '../boundedRead';
-import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeFileAtomic, writeManifest, writeRecord } from '../harness/store';
+import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeManifest, writeRecord } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { round4 } from '../util/round4';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
@@ -54,7 +53,7 @@ export function recordCounts(
 /** Writes the harness's copy of its spec (`spec.json`): judging, reporting and stale-only regeneration read it. */
 export async function writeSpecCopy(outDir: string, spec: Spec): Promise<void> {
   const copy = { ...(spec.server ? { server: spec.server } : {}), provenance: spec.source, tools: spec.tools };
-  await writeFileAtomic(join(outDir, HARNESS_SPEC_FILE), stableJson(copy));
+  await writeFileInside(outDir, join(outDir, HARNESS_SPEC_FILE), stableJson(copy));
 }
 
 /**
@@ -107,7 +106,7 @@ export class RunWriter {
    */
   start(spec: Spec): Promise<void> {
     return this.enqueue(async () => {
-      await mkdir(join(this.outDir, RECORDS_DIR), { recursive: true });
+      await ensureFolderInside(this.outDir, join(this.outDir, RECORDS_DIR));
       await writeSpecCopy(this.outDir, spec);
       await writeManifest(this.outDir, this.manifest);
     });
@@ -133,8 +132,9 @@ export class RunWriter {
   private async earlierJudgments(record: HarnessRecord): Promise<HarnessRecord['judgments']> {
     let text: string;
     try {
-      text = await readBoundedFile(join(this.outDir, RECORDS_DIR, `${recordFileStem(record.id)}.json`));
-    } catch {
+      text = await readFileInside(this.outDir, join(this.outDir, RECORDS_DIR, `${recordFileStem(record.id)}.json`));
+    } catch (e) {
+      if (e instanceof ContainmentError) throw e; // a link where the record goes: the write would be refused too
       return undefined; // none (the usual case), or not readable: nothing to keep
     }
     let earlier: HarnessRecord;
@@ -162,7 +162,8 @@ export class RunWriter {
   /**
    * Removes the records of earlier runs that this run did not produce again, so the folder holds
    * what the manifest lists. Only after a complete run, and only records an earlier manifest
-   * listed; returns how many went.
+   * listed, and only regular files reached through real folders (containment.ts: a link in the
+   * way is refused, never followed); returns how many went.
    */
   removeStale(keep: readonly string[]): Promise<number> {
     return this.enqueue(async () => {
@@ -170,10 +171,7 @@ export class RunWriter {
       let removed = 0;
       for (const stem of new Set(this.earlier.map((id) => recordFileStem(id)))) {
         if (kept.has(stem)) continue;
-        const file = join(this.outDir, RECORDS_DIR, `${stem}.json`);
-        if (!(await stat(file).catch(() => undefined))?.isFile()) continue;
-        await rm(file, { force: true });
-        removed++;
+        if (await removeFileInside(this.outDir, join(this.outDir, RECORDS_DIR, `${stem}.json`))) removed++;
       }
       return removed;
     });

@@ -12,10 +12,10 @@
  * An entry without `job` is an intent: written before the provider was asked to create the job,
  * so a kill between the two leaves a name that `BatchBackend.find` can look up.
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../util/writeFileAtomic';
+import { FileReadError } from '../../boundedRead';
+import { listInside, readFileInside, removeFileInside, writeFileInside } from '../../containment';
 import { BATCH_JOBS_DIR } from '../../workspace/layout';
 import type { BatchItem, BatchItemResult } from './types';
 
@@ -72,6 +72,9 @@ export class BatchJournalError extends Error {
   override readonly name = 'BatchJournalError';
 }
 
+/** Journal files are ours and may hold a large job's requests: read whole, as they were before reads went through containment.ts. */
+const JOURNAL_READ_LIMIT = Number.MAX_SAFE_INTEGER;
+
 /** The files of a job, by its display name. */
 export function batchJobFiles(dir: string, displayName: string): { entry: string; requests: string; results: string } {
   const base = join(dir, BATCH_JOBS_DIR, displayName);
@@ -81,50 +84,44 @@ export function batchJobFiles(dir: string, displayName: string): { entry: string
 /** Reads every job entry of a batch folder (none when it does not exist), oldest first. */
 export async function readBatchJournal(dir: string): Promise<BatchJournal> {
   const folder = join(dir, BATCH_JOBS_DIR);
-  let names: string[];
-  try {
-    names = await readdir(folder);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { jobs: [] };
-    throw e;
-  }
+  // Links inside the journal are refused, never followed (containment.ts).
+  const entries = await listInside(dir, folder, { refuseLinks: true });
+  if (!entries) return { jobs: [] };
+  const names = entries.map((e) => e.name);
   const jobs: BatchJournalJob[] = [];
   for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
     const file = join(folder, name);
-    jobs.push(parseFile(file, await readFile(file, 'utf8'), (v) => BatchJournalJob.parse(v)));
+    jobs.push(parseFile(file, await readFileInside(dir, file, JOURNAL_READ_LIMIT), (v) => BatchJournalJob.parse(v)));
   }
   return { jobs: jobs.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)) };
 }
 
 /** Writes a job's entry atomically. */
 export async function writeJobEntry(dir: string, job: BatchJournalJob): Promise<void> {
-  await mkdir(join(dir, BATCH_JOBS_DIR), { recursive: true });
-  await writeFileAtomic(batchJobFiles(dir, job.displayName).entry, `${JSON.stringify(job, null, 1)}\n`);
+  await writeFileInside(dir, batchJobFiles(dir, job.displayName).entry, `${JSON.stringify(job, null, 1)}\n`);
 }
 
 /** Removes a job's entry and requests (an intent the provider never turned into a job). */
 export async function removeJob(dir: string, displayName: string): Promise<void> {
   const files = batchJobFiles(dir, displayName);
-  await rm(files.entry, { force: true });
-  await rm(files.requests, { force: true });
+  await removeFileInside(dir, files.entry);
+  await removeFileInside(dir, files.requests);
 }
 
 /** Writes a job's requests file atomically, before its entry names it. */
 export async function writeJobRequests(dir: string, displayName: string, items: readonly BatchItem[]): Promise<void> {
-  await mkdir(join(dir, BATCH_JOBS_DIR), { recursive: true });
-  await writeFileAtomic(batchJobFiles(dir, displayName).requests, items.map((i) => `${JSON.stringify({ id: i.id, request: i.request })}\n`).join(''));
+  await writeFileInside(dir, batchJobFiles(dir, displayName).requests, items.map((i) => `${JSON.stringify({ id: i.id, request: i.request })}\n`).join(''));
 }
 
 /** Reads a job's requests back (to rebuild a job, or to show what it asked). */
 export async function readJobRequests(dir: string, displayName: string): Promise<BatchItem[]> {
   const file = batchJobFiles(dir, displayName).requests;
-  return jsonLines(file, await readFile(file, 'utf8'), (v) => BatchRequestLine.parse(v));
+  return jsonLines(file, await readFileInside(dir, file, JOURNAL_READ_LIMIT), (v) => BatchRequestLine.parse(v));
 }
 
 /** Writes a job's results atomically: on disk before any call is resolved with them. */
 export async function writeJobResults(dir: string, displayName: string, results: readonly BatchItemResult[]): Promise<void> {
-  await mkdir(join(dir, BATCH_JOBS_DIR), { recursive: true });
-  await writeFileAtomic(batchJobFiles(dir, displayName).results, results.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  await writeFileInside(dir, batchJobFiles(dir, displayName).results, results.map((r) => `${JSON.stringify(r)}\n`).join(''));
 }
 
 /** A job's downloaded results, or undefined when they were never written. */
@@ -132,9 +129,9 @@ export async function readJobResults(dir: string, displayName: string): Promise<
   const file = batchJobFiles(dir, displayName).results;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readFileInside(dir, file, JOURNAL_READ_LIMIT);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (e instanceof FileReadError && e.reason === 'missing') return undefined;
     throw e;
   }
   return jsonLines(file, text, (v) => BatchResultLine.parse(v));

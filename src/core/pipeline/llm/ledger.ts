@@ -6,9 +6,8 @@
  * ledger, a resumed or repeated run reports the same counts and builds the same records with
  * zero calls.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../harness/store';
+import { dirname, join } from 'node:path';
+import { checkInside, ContainmentError, readFileInside, writeFileInside } from '../../containment';
 import { removeOrphanTmpFiles } from '../../llm/cache';
 import type { StepCounts } from './counts';
 
@@ -39,15 +38,20 @@ export class MemoryLedger implements Ledger {
 
 /**
  * One JSON file per entry under `<dir>/<first 2 hex>/<key>.json`, written atomically. The first
- * access removes temp files a killed run left behind.
+ * access removes temp files a killed run left behind. Nothing is read or written through a link
+ * from `root` (the cache folder) down (containment.ts).
  */
 export class DiskLedger implements Ledger {
   private swept: Promise<number> | undefined;
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** The folder the ledger is contained in; default the folder above `dir` (the cache folder). */
+    readonly root: string = dirname(dir),
+  ) {}
 
   private sweep(): Promise<number> {
-    return (this.swept ??= removeOrphanTmpFiles(this.dir));
+    return (this.swept ??= checkInside(this.root, this.dir).then(() => removeOrphanTmpFiles(this.dir)));
   }
 
   private pathOf(key: string): string {
@@ -58,16 +62,16 @@ export class DiskLedger implements Ledger {
   async get(key: string): Promise<LedgerEntry | undefined> {
     await this.sweep();
     try {
-      const parsed = JSON.parse(await readFile(this.pathOf(key), 'utf8')) as { version?: unknown; entry?: LedgerEntry };
+      const parsed = JSON.parse(await readFileInside(this.root, this.pathOf(key))) as { version?: unknown; entry?: LedgerEntry };
       return parsed.version === 1 && parsed.entry?.counts ? parsed.entry : undefined;
-    } catch {
+    } catch (e) {
+      if (e instanceof ContainmentError) throw e;
       return undefined; // missing or torn: the caller treats it as unknown
     }
   }
 
   async set(key: string, entry: LedgerEntry): Promise<void> {
     await this.sweep();
-    await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true });
-    await writeFileAtomic(this.pathOf(key), `${JSON.stringify({ version: 1, key, entry })}\n`);
+    await writeFileInside(this.root, this.pathOf(key), `${JSON.stringify({ version: 1, key, entry })}\n`);
   }
 }

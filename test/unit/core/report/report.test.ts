@@ -460,7 +460,7 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
   const planted = before.records.find((r) => typeof r.expected_tools[0]?.arguments.path === 'string');
   assert.ok(planted, 'a record whose first call takes a path');
   planted.expected_tools[0]!.arguments.path = '/nowhere/zqxv9-planted.txt';
-  await writeRecordFile(recordFile({ dir: h.dir, files: before.files }, planted), planted);
+  await writeRecordFile(h.dir, recordFile({ dir: h.dir, files: before.files }, planted), planted);
   await judgeHarness(h.dir, { judges: [{ id: 'offline' }], spec: h.spec });
   const read = await readHarness(h.dir);
   const m = analyzeHarnesses([{ dir: h.dir, manifest: read.manifest, records: read.records, spec: h.spec }], { judges: ['offline'], resamples: 200 });
