@@ -58,3 +58,16 @@ export const MAX_CORPUS_SPECS = 1_000;
 
 /** Most source files the `workspace` lint scope reads in one pass. */
 export const MAX_WORKSPACE_SOURCES = 2_000;
+
+/**
+ * Most compiled `pattern`s kept for reuse (`util/linearRegex.ts`); past it the cache starts
+ * over, so a spec with a million distinct patterns costs time, not memory.
+ */
+export const MAX_CACHED_PATTERNS = 10_000;
+
+/**
+ * Most nodes the offline sampler visits to build one string from a `pattern` (characters,
+ * groups and repetitions, `pipeline/offline/regexSample.ts`): empty groups repeated inside
+ * repetitions emit nothing yet would loop without end otherwise.
+ */
+export const MAX_PATTERN_SAMPLE_STEPS = 4 * MAX_SAMPLE_STRING;
