@@ -45,6 +45,11 @@ export const MAX_OPTION = {
   resamples: 100_000,
   /** Seconds to wait for a server (`snapshot --timeout`): a day; Node timers overflow past ~24.8 days and fire at once. */
   timeoutSeconds: 86_400,
+  /**
+   * Seconds an LLM request may wait for an answer (`--request-timeout`): 30 minutes, the OpenAI
+   * client's own backstop timeout (`llm/openai.ts`), which would otherwise end it first.
+   */
+  requestTimeoutSeconds: 1_800,
 } as const;
 
 /**

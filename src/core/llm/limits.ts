@@ -6,7 +6,7 @@
 import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
-import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
+import { DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../workspace/defaults';
 
 /** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
 export interface Clock {
@@ -170,10 +170,17 @@ export interface RetryPolicy {
    * practically never loses 8 in a row.
    */
   outageCalls: number;
+  /**
+   * Of those retries, how many may follow a timeout. Default 1: an endpoint that let one whole
+   * timeout pass without a word rarely answers the next, and each wait costs the full timeout,
+   * so a hanging endpoint reaches the outage stop after `outageCalls` calls of two waits each
+   * rather than six (24 minutes at the old fixed 120 s).
+   */
+  maxTimeoutRetries: number;
 }
 
 /** Defaults of {@link RetryPolicy}. */
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000, outageCalls: 8 };
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000, outageCalls: 8, maxTimeoutRetries: 1 };
 
 /**
  * Delay before retry number `retry` (0-based): exponential with "equal jitter" (half fixed, half
@@ -221,8 +228,8 @@ export interface CallLimits {
   retry?: Partial<RetryPolicy>;
 }
 
-/** Default per-attempt timeout. */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Default per-attempt timeout (`DEFAULT_REQUEST_TIMEOUT_SECONDS`). */
+export const DEFAULT_TIMEOUT_MS = DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
 
 /**
  * Runs provider calls under the limits. Share one guard between the `StructuredLlm`s that hit
@@ -267,6 +274,7 @@ export class CallGuard {
    */
   async run<R extends { usage?: Usage }>(model: string, signal: AbortSignal, send: (signal: AbortSignal) => Promise<R>, stats?: LlmStats): Promise<R> {
     const release = await this.semaphore.acquire(signal);
+    let timeouts = 0;
     try {
       for (let retry = 0; ; retry++) {
         const wait = this.cooldownUntil - this.clock.now();
@@ -285,6 +293,7 @@ export class CallGuard {
           if (quota) throw (this.stopError ??= quota);
           const cause = retryCause(e);
           if (cause === undefined) throw e;
+          if (cause === 'timeout' && ++timeouts > this.policy.maxTimeoutRetries) throw this.spent(e, retry + 1);
           const delay = retry >= this.policy.maxRetries ? undefined : this.retryDelay(e, retry);
           if (delay === undefined) throw this.spent(e, retry + 1);
           stats?.recordRetry(cause);
