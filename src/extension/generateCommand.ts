@@ -206,7 +206,9 @@ export async function pipelineProvider(
     const made = await runProviderFor(choice, services, scope, 'generate', path.join(outDir, CACHE_DIR));
     if (!made) return { status: 'cancelled-before-start' };
     const timeoutMs = readConfig(scope).llm.timeoutMs;
-    return made.batch ? { provider: { chat: made.chat, limits: made.batch.limits }, batch: made.batch } : { provider: { chat: made.chat, limits: { timeoutMs } } };
+    return made.batch
+      ? { provider: { chat: made.chat, limits: made.batch.limits }, batch: made.batch }
+      : { provider: { chat: made.chat, limits: { timeoutMs } } };
   } catch (err) {
     const message = errorMessage(err);
     void showError(services.log, `Agent Seer: ${message}`);

@@ -193,7 +193,14 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       } else {
         const watched = watchedProvider(provider, timeoutMs, io);
         watches.push(watched.stop);
-        const { llm } = createLlmClient({ chat: watched.chat, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}), limits: { timeoutMs } });
+        const { llm } = createLlmClient({
+          chat: watched.chat,
+          role: 'judge',
+          cacheDir,
+          concurrency,
+          ...(rpm !== undefined ? { rpm } : {}),
+          limits: { timeoutMs },
+        });
         judge = { id, llm };
       }
       llmJudges.push({ id, provider: provider.id, model: provider.model });

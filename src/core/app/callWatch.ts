@@ -10,7 +10,7 @@ import { WAITING_LINE_EVERY_MS } from '../workspace/defaults';
 /** A watched provider and how to stop watching (the timer never keeps a process alive on its own). */
 export interface WatchedCalls<T extends ChatProvider> {
   chat: T;
-  stop(): void;
+  readonly stop: () => void;
 }
 
 /** Options of {@link watchCalls}. */

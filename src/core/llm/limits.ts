@@ -180,7 +180,14 @@ export interface RetryPolicy {
 }
 
 /** Defaults of {@link RetryPolicy}. */
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000, outageCalls: 8, maxTimeoutRetries: 1 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 120_000,
+  outageCalls: 8,
+  maxTimeoutRetries: 1,
+};
 
 /**
  * Delay before retry number `retry` (0-based): exponential with "equal jitter" (half fixed, half

@@ -107,7 +107,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   test(`${signal} during offline generation of a large spec ends it at once, lock released`, { timeout: 180_000 }, async () => {
     const dir = tempDir();
     const spec = bigSpec(dir, 300);
-    const r = await cancelDuring(['generate', spec, '--out', 'h', '--simple', '3000', '--complex', '3000'], dir, signal, (e) => e.includes('generating for'), 500);
+    const r = await cancelDuring(
+      ['generate', spec, '--out', 'h', '--simple', '3000', '--complex', '3000'],
+      dir,
+      signal,
+      (e) => e.includes('generating for'),
+      500,
+    );
     assertPrompt(r);
     assert.equal(existsSync(join(dir, 'h', LOCK_FILE)), false, 'the lock is released');
     assert.equal(manifestStatus(join(dir, 'h')), 'cancelled');
@@ -120,7 +126,13 @@ test('SIGINT while LLM calls hang ends generate at once, lock released, manifest
   const fake = await startFakeGemini({ apiKey: 'test-key' });
   try {
     fake.respondWith({ hang: true });
-    const r = await cancelDuring(['generate', spec, '--provider', 'gemini', '--base-url', fake.url, '--out', 'g'], dir, 'SIGINT', () => fake.requests.length > 0, 300);
+    const r = await cancelDuring(
+      ['generate', spec, '--provider', 'gemini', '--base-url', fake.url, '--out', 'g'],
+      dir,
+      'SIGINT',
+      () => fake.requests.length > 0,
+      300,
+    );
     assertPrompt(r);
     assert.equal(existsSync(join(dir, 'g', LOCK_FILE)), false);
     assert.equal(manifestStatus(join(dir, 'g')), 'cancelled');

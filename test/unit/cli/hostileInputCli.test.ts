@@ -119,7 +119,10 @@ test('generate: a model reply carrying a hostile value is rejected by the patter
     fake.respondWith(responder.respond);
     const r = await runBin(['generate', spec, '--provider', 'gemini', '--base-url', fake.url, '--out', 'g', '--simple', '2', '--complex', '0'], dir, 60_000);
     assert.equal(r.killed, false, 'generate ended by itself');
-    assert.ok(fake.requests.some((q) => stageOf(q) === 'scenarios'), 'the hostile reply was sent');
+    assert.ok(
+      fake.requests.some((q) => stageOf(q) === 'scenarios'),
+      'the hostile reply was sent',
+    );
     assert.ok(r.code !== null && r.code <= 3, `an exit code of the run, got ${r.code}: ${r.stderr}`);
     const records = readdirSync(join(dir, 'g', 'records'));
     for (const n of records) assert.ok(!readFileSync(join(dir, 'g', 'records', n), 'utf8').includes(HOSTILE), `${n} holds no value that breaks the pattern`);
