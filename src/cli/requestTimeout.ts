@@ -18,8 +18,8 @@ export function requestTimeoutHelp(column: number): string {
   const flag = '  --request-timeout S'.padEnd(column - 1);
   return [
     `${flag} seconds an LLM call may go without an answer (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS}, at most ${MAX_OPTION.requestTimeoutSeconds});`,
-    `${pad}a timed-out call is tried once more, and 8 failed calls in a row stop the run as an`,
-    `${pad}outage (non-zero exit), keeping what is done`,
+    `${pad}a timed-out call is tried once more, and 3 timed-out calls in a row stop the run`,
+    `${pad}as an outage (non-zero exit), keeping what is done`,
   ].join('\n');
 }
 

@@ -144,6 +144,7 @@ function chatProviderOf(
   const provider = settings.provider;
   if (provider === 'offline') {
     if (args.model || args.baseUrl) io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
+    if (args.requestTimeout !== undefined) io.err('agent-seer: warning: --request-timeout is ignored with --provider offline');
     return {};
   }
   const config = { provider, model: args.model, baseUrl: args.baseUrl, env: io.env } as const;

@@ -177,6 +177,13 @@ export interface RetryPolicy {
    * rather than six (24 minutes at the old fixed 120 s).
    */
   maxTimeoutRetries: number;
+  /**
+   * After this many calls in a row timed out (their timeout retry spent), the endpoint is down,
+   * as with `outageCalls`. Default 3: each such call has cost two whole timeouts (4 minutes at
+   * the default 120 s), so eight of them one after another would keep a run waiting over half an
+   * hour on an endpoint that answers nothing.
+   */
+  outageTimeouts: number;
 }
 
 /** Defaults of {@link RetryPolicy}. */
@@ -187,6 +194,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   maxRetryAfterMs: 120_000,
   outageCalls: 8,
   maxTimeoutRetries: 1,
+  outageTimeouts: 3,
 };
 
 /**
@@ -255,6 +263,8 @@ export class CallGuard {
   private stopError: LlmStopError | undefined;
   /** Calls that failed in a row with their retries spent (reset by any success). */
   private failedInARow = 0;
+  /** Of those, the calls that ended in a timeout, in a row (reset by any success). */
+  private timedOutInARow = 0;
 
   constructor(limits: CallLimits = {}, deps: { clock?: Clock; random?: () => number } = {}) {
     this.clock = deps.clock ?? systemClock;
@@ -292,6 +302,7 @@ export class CallGuard {
         try {
           const reply = await this.attempt(signal, send);
           this.failedInARow = 0;
+          this.timedOutInARow = 0;
           stats?.recordUsage(model, reply.usage);
           return reply;
         } catch (e) {
@@ -315,7 +326,8 @@ export class CallGuard {
   /** A transient failure that outlived its retries: itself, or the outage it completes. */
   private spent(e: unknown, attempts: number): unknown {
     if (this.stopError) return this.stopError;
-    if (++this.failedInARow < this.policy.outageCalls) return e;
+    const timedOut = e instanceof LlmTimeoutError && ++this.timedOutInARow >= this.policy.outageTimeouts;
+    if (++this.failedInARow < this.policy.outageCalls && !timedOut) return e;
     const last = e instanceof Error ? e.message : String(e);
     this.stopError = new LlmOutageError(
       `LLM endpoint down: ${this.failedInARow} calls in a row failed, the last after ${attempts} attempt${attempts === 1 ? '' : 's'} (${last})`,
