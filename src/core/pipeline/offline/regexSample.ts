@@ -166,8 +166,10 @@ function emit(node: Node, rng: Rng, budget: { left: number; steps: number }): st
 }
 
 /**
- * A candidate string for `pattern`, or undefined when the pattern is not a valid RegExp or its
- * sample would be longer than `MAX_SAMPLE_STRING`. Check the result.
+ * A candidate string for `pattern`, or undefined when the pattern is not a valid RegExp, its
+ * sample would be longer than `MAX_SAMPLE_STRING` or take more than `MAX_PATTERN_SAMPLE_STEPS`,
+ * or it nests too deeply for the recursive parser (thousands of groups: a RangeError, caught here
+ * so that a hostile pattern costs one value, not the run). Check the result.
  */
 export function sampleFromPattern(pattern: string, rng: Rng): string | undefined {
   try {
@@ -175,12 +177,11 @@ export function sampleFromPattern(pattern: string, rng: Rng): string | undefined
   } catch {
     return undefined;
   }
-  const parser = new Parser(pattern);
-  const alts = parser.parseAlts();
   try {
+    const alts = new Parser(pattern).parseAlts();
     return emit({ t: 'group', alts }, rng, { left: MAX_SAMPLE_STRING, steps: MAX_PATTERN_SAMPLE_STEPS });
   } catch (e) {
-    if (e instanceof TooLong) return undefined;
+    if (e instanceof TooLong || e instanceof RangeError) return undefined;
     throw e;
   }
 }

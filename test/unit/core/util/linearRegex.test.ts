@@ -116,8 +116,10 @@ test('inspect: pattern-unsupported on the parameter, once per pattern; supported
   assert.match(found[1]?.summary ?? '', /The inputSchema has the pattern .*backreference/);
 });
 
-test('the pattern sampler stays bounded on repetitions of empty groups', () => {
+test('the pattern sampler stays bounded on repetitions of empty groups and on deep nesting', () => {
   const rng = rngFor('linear-regex-test');
   assert.equal(sampleFromPattern('^((){1000}){1000}((){1000}){1000}$', rng), undefined);
   assert.equal(typeof sampleFromPattern('^[A-Z]{3}-\\d{4}$', rng), 'string');
+  const deep = 20_000;
+  assert.equal(sampleFromPattern(`${'('.repeat(deep)}a${')'.repeat(deep)}`, rng), undefined, 'nesting past the stack is a miss, not a crash');
 });
