@@ -45,6 +45,11 @@ export const MAX_OPTION = {
   resamples: 100_000,
   /** Seconds to wait for a server (`snapshot --timeout`): a day; Node timers overflow past ~24.8 days and fire at once. */
   timeoutSeconds: 86_400,
+  /**
+   * Seconds an LLM request may wait for an answer (`--request-timeout`): 30 minutes, the OpenAI
+   * client's own backstop timeout (`llm/openai.ts`), which would otherwise end it first.
+   */
+  requestTimeoutSeconds: 1_800,
 } as const;
 
 /**
@@ -58,3 +63,16 @@ export const MAX_CORPUS_SPECS = 1_000;
 
 /** Most source files the `workspace` lint scope reads in one pass. */
 export const MAX_WORKSPACE_SOURCES = 2_000;
+
+/**
+ * Most compiled `pattern`s kept for reuse (`util/linearRegex.ts`); past it the cache starts
+ * over, so a spec with a million distinct patterns costs time, not memory.
+ */
+export const MAX_CACHED_PATTERNS = 10_000;
+
+/**
+ * Most nodes the offline sampler visits to build one string from a `pattern` (characters,
+ * groups and repetitions, `pipeline/offline/regexSample.ts`): empty groups repeated inside
+ * repetitions emit nothing yet would loop without end otherwise.
+ */
+export const MAX_PATTERN_SAMPLE_STEPS = 4 * MAX_SAMPLE_STRING;

@@ -52,6 +52,7 @@ export async function runAgentScenarios({ kind, choice, dir, items, entry, provi
   const config = readConfig(folder?.uri);
   const guard = new CallGuard({
     concurrency: config.generation.concurrency,
+    timeoutMs: config.llm.timeoutMs,
     ...(config.generation.rpm ? { rpm: config.generation.rpm, rpmWindowMs: RPM_WINDOW_MS } : {}),
   });
   const stats = new LlmStats();

@@ -36,8 +36,11 @@ export interface Config {
   generation: { simple: number; complex: number; concurrency: number; rpm: number | undefined; fallback: GenerationFallback };
   gemini: { model?: string; judgeModel?: string; baseUrl?: string };
   openai: { model?: string; baseUrl?: string };
-  /** Send Gemini and OpenAI calls as batch jobs (`agentSeer.llm.batch`). */
-  llm: { batch: boolean };
+  /**
+   * Send Gemini and OpenAI calls as batch jobs (`agentSeer.llm.batch`); milliseconds a synchronous
+   * call may go without an answer (`agentSeer.llm.requestTimeout`, in seconds there).
+   */
+  llm: { batch: boolean; timeoutMs: number };
   /** Estimated USD above which a run asks first (0: never); a price file relative to the workspace folder. */
   cost: { confirmAbove: number; pricesFile?: string };
   lint: LintConfig;
@@ -101,7 +104,10 @@ export function readConfig(scope?: vscode.ConfigurationScope): Config {
     },
     gemini: defined({ model: str(c.get('gemini.model')), judgeModel: str(c.get('gemini.judgeModel')), baseUrl: str(c.get('gemini.baseUrl')) }),
     openai: defined({ model: str(c.get('openai.model')), baseUrl: str(c.get('openai.baseUrl')) }),
-    llm: { batch: c.get('llm.batch') === true },
+    llm: {
+      batch: c.get('llm.batch') === true,
+      timeoutMs: Math.round(num(c.get('llm.requestTimeout'), SETTING_DEFAULTS['llm.requestTimeout'], 1, MAX_OPTION.requestTimeoutSeconds) * 1000),
+    },
     cost: { confirmAbove: num(c.get('cost.confirmAbove'), SETTING_DEFAULTS['cost.confirmAbove']), ...defined({ pricesFile: str(c.get('cost.pricesFile')) }) },
     lint: lintConfig(c),
   };

@@ -205,7 +205,10 @@ export async function pipelineProvider(
   try {
     const made = await runProviderFor(choice, services, scope, 'generate', path.join(outDir, CACHE_DIR));
     if (!made) return { status: 'cancelled-before-start' };
-    return made.batch ? { provider: { chat: made.chat, limits: made.batch.limits }, batch: made.batch } : { provider: { chat: made.chat } };
+    const timeoutMs = readConfig(scope).llm.timeoutMs;
+    return made.batch
+      ? { provider: { chat: made.chat, limits: made.batch.limits }, batch: made.batch }
+      : { provider: { chat: made.chat, limits: { timeoutMs } } };
   } catch (err) {
     const message = errorMessage(err);
     void showError(services.log, `Agent Seer: ${message}`);

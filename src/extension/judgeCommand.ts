@@ -116,6 +116,7 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
               cacheDir,
               concurrency: config.generation.concurrency,
               ...(config.generation.rpm ? { rpm: config.generation.rpm } : {}),
+              limits: { timeoutMs: config.llm.timeoutMs },
             },
       ));
     } catch (err) {

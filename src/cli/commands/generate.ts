@@ -29,6 +29,7 @@ import { EXIT, refusalText, UsageError, worstExit, type Io } from '../errors';
 import { formatProblem } from '../format';
 import { corpusSummaryJson, corpusSummaryText, outcomeExit, progressLine, runExit, summaryJson, summaryText, type CorpusLine } from '../generateSummary';
 import { intOption, outputFolderOption, pathOption, pricesOption, readInputFile } from '../options';
+import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 
 /** Raw options of `agent-seer generate`, as parsed from the command line. */
 export interface GenerateArgs extends BatchArgs {
@@ -44,6 +45,8 @@ export interface GenerateArgs extends BatchArgs {
   complex?: string;
   concurrency?: string;
   rpm?: string;
+  /** `--request-timeout` in seconds. */
+  requestTimeout?: string;
   seed?: string;
   /** What stands in for an item the model could not make: none or offline. */
   fallback?: string;
@@ -97,6 +100,8 @@ interface GenerationSettings {
   complex: number;
   concurrency: number;
   rpm: number | undefined;
+  /** How long an LLM request may go without an answer (`--request-timeout`), in ms. */
+  timeoutMs: number;
   seed: number;
   fallback: GenerationFallback;
   /** Batch mode (`--batch`) and how it waits and retries; undefined when off. */
@@ -115,28 +120,31 @@ function generationSettings(args: GenerateArgs, io: Io): GenerationSettings {
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const seed = intOption('seed', args.seed, DEFAULT_SEED, 0)!;
+  const timeoutMs = requestTimeoutMs(args.requestTimeout);
   const fallback = args.fallback ?? DEFAULT_FALLBACK;
   if (!(GENERATION_FALLBACKS as readonly string[]).includes(fallback))
     throw new UsageError(`--fallback takes ${GENERATION_FALLBACKS.join(' or ')}, got "${fallback}"`);
   if (provider === 'offline' && args.fallback !== undefined) io.err('agent-seer: warning: --fallback is ignored with --provider offline');
   const batch = checkBatchArgs(args, provider !== 'offline');
   if (batch && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
-  return { provider, simple, complex, concurrency, rpm, seed, fallback: fallback as GenerationFallback, batch };
+  return { provider, simple, complex, concurrency, rpm, timeoutMs, seed, fallback: fallback as GenerationFallback, batch };
 }
 
 /**
  * The chat provider of an LLM run (undefined offline), wrapped in the batch engine with `--batch`
- * (its journal under `where.cacheDir`); a missing key or model is bad input.
+ * (its journal under `where.cacheDir`), else watched for calls that take long (`stopWatch` ends
+ * that); a missing key or model is bad input.
  */
 function chatProviderOf(
   args: GenerateArgs,
   settings: GenerationSettings,
   where: { cacheDir: string; statusFolder: string },
   io: Io,
-): { chat?: ChatProvider; batch?: BatchMode } {
+): { chat?: ChatProvider; batch?: BatchMode; stopWatch?: () => void } {
   const provider = settings.provider;
   if (provider === 'offline') {
     if (args.model || args.baseUrl) io.err('agent-seer: warning: --model and --base-url are ignored with --provider offline');
+    if (args.requestTimeout !== undefined) io.err('agent-seer: warning: --request-timeout is ignored with --provider offline');
     return {};
   }
   const config = { provider, model: args.model, baseUrl: args.baseUrl, env: io.env } as const;
@@ -147,7 +155,10 @@ function chatProviderOf(
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
   }
-  if (!settings.batch) return { chat };
+  if (!settings.batch) {
+    const watched = watchedProvider(chat, settings.timeoutMs, io);
+    return { chat: watched.chat, stopWatch: watched.stop };
+  }
   const batch = startBatchMode(settings.batch, config, chat, where, io);
   return { chat: batch.chat, batch };
 }
@@ -188,7 +199,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const exampleOutputs = args.examples ? await readExamples(args.examples, io) : undefined;
   const prices = await pricesOption(args.prices, io.cwd);
   if (args.estimate) return printEstimate(spec, args, settings, prices, io);
-  const { chat, batch } = chatProviderOf(
+  const { chat, batch, stopWatch } = chatProviderOf(
     args,
     settings,
     { cacheDir: cacheDir ?? join(outDir, CACHE_DIR), statusFolder: relative(io.cwd, outDir) || outDir },
@@ -199,7 +210,8 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const pipelineOptions: RunPipelineOptions = {
     spec,
-    provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}), ...(batch ? { limits: batch.limits } : {}) } : 'offline',
+    // Batch calls wait as long as their job may run; the others get the request timeout.
+    provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}), limits: batch ? batch.limits : { timeoutMs: settings.timeoutMs } } : 'offline',
     outDir,
     seed,
     simple,
@@ -232,6 +244,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
       result = await runPipeline(pipelineOptions);
     }
   } finally {
+    stopWatch?.();
     await batch?.chat.close();
   }
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
@@ -276,7 +289,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
   const cacheRoot = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : undefined;
   const prices = await pricesOption(args.prices, io.cwd);
   // One engine for the corpus, its journal in the output folder's cache: jobs hold items of several specs.
-  const { chat, batch } = chatProviderOf(args, settings, { cacheDir: cacheRoot ?? join(outRoot, CACHE_DIR), statusFolder: rel(outRoot) }, io);
+  const { chat, batch, stopWatch } = chatProviderOf(args, settings, { cacheDir: cacheRoot ?? join(outRoot, CACHE_DIR), statusFolder: rel(outRoot) }, io);
   const specs = resolution.specs;
   const entries: CorpusEntry[] = specs.map((s) => ({
     spec: s.spec,
@@ -291,7 +304,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
   let result: Awaited<ReturnType<typeof runCorpus>>;
   try {
     result = await runCorpus(entries, {
-      provider: chat ? { chat, ...(batch ? { limits: batch.limits } : {}) } : 'offline',
+      provider: chat ? { chat, limits: batch ? batch.limits : { timeoutMs: settings.timeoutMs } } : 'offline',
       seed: settings.seed,
       simple: settings.simple,
       complex: settings.complex,
@@ -304,6 +317,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
       onProgress: (i, p) => progress[i]?.(p),
     });
   } finally {
+    stopWatch?.();
     await batch?.chat.close();
   }
   const batchSummary = batch?.chat.summary();
@@ -354,6 +368,7 @@ export const options = {
   estimate: { type: 'boolean', default: false },
   prices: { type: 'string' },
   json: { type: 'boolean', default: false },
+  ...REQUEST_TIMEOUT_OPTION,
   ...BATCH_OPTIONS,
 } as const satisfies OptionTable;
 
@@ -361,7 +376,7 @@ export const options = {
 export const synopsis = `  agent-seer generate <spec-or-config | spec… | folder…> [--server NAME]
                      [--provider offline|gemini|openai]
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
-                     [--concurrency N] [--rpm N] [--seed S] [--examples FILE]
+                     [--concurrency N] [--rpm N] [--request-timeout S] [--seed S] [--examples FILE]
                      [--fallback none|offline] [--batch [--no-wait] [--batch-retry R]]
                      [--cache-dir DIR] [--force] [--only-stale] [--estimate]
                      [--prices FILE] [--json]
@@ -403,6 +418,7 @@ Options:
   --complex N          complex scenarios requested (default ${DEFAULT_COMPLEX}, at most ${MAX_OPTION.scenarios})
   --concurrency N      LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency}); a corpus's, not each spec's
   --rpm N              LLM requests per minute (default: no limit; at most ${MAX_OPTION.rpm}); a corpus's
+${requestTimeoutHelp(23)}
   --seed S             seed of the offline generator (default ${DEFAULT_SEED})
   --examples FILE      JSON object: tool name → example output(s) for mock outputs
   --fallback F         what stands in for an item the model could not make after 3 tries:
@@ -453,6 +469,7 @@ export async function run({ values, positionals }: Parsed<typeof options>, io: I
     complex: values.complex,
     concurrency: values.concurrency,
     rpm: values.rpm,
+    requestTimeout: values['request-timeout'],
     seed: values.seed,
     fallback: values.fallback,
     force: values.force,

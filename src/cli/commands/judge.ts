@@ -5,6 +5,7 @@ import { findHarnessSpec } from '../../core/harness/specLookup';
 import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/app/llmClient';
+import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 import { throttleProgress } from '../../core/app/throttle';
 import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, LlmStopError, type ChatProvider } from '../../core/llm';
 import { BatchPendingError } from '../../core/llm/batch';
@@ -28,6 +29,8 @@ export interface JudgeArgs extends BatchArgs {
   spec?: string;
   concurrency?: string;
   rpm?: string;
+  /** `--request-timeout` in seconds. */
+  requestTimeout?: string;
   cacheDir?: string;
   force: boolean;
   /** Print the cost estimate and exit without calling anything. */
@@ -149,6 +152,8 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   if (!isDir) throw new UsageError(`${args.dir}: not a harness folder (no records/ inside)`);
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency) ?? DEFAULT_CONCURRENCY;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
+  const timeoutMs = requestTimeoutMs(args.requestTimeout);
+  const watches: (() => void)[] = [];
 
   const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
@@ -186,7 +191,16 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
         const { llm } = createLlmClient({ chat: batch.chat, role: 'judge', cacheDir, limits: batch.limits });
         judge = { id, llm };
       } else {
-        const { llm } = createLlmClient({ chat: provider, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
+        const watched = watchedProvider(provider, timeoutMs, io);
+        watches.push(watched.stop);
+        const { llm } = createLlmClient({
+          chat: watched.chat,
+          role: 'judge',
+          cacheDir,
+          concurrency,
+          ...(rpm !== undefined ? { rpm } : {}),
+          limits: { timeoutMs },
+        });
         judge = { id, llm };
       }
       llmJudges.push({ id, provider: provider.id, model: provider.model });
@@ -253,6 +267,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     }
     throw e;
   } finally {
+    watches.forEach((stop) => stop());
     await Promise.all(batches.map((b) => b.close()));
   }
   for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
@@ -294,6 +309,7 @@ export const options = {
   spec: { type: 'string' },
   concurrency: { type: 'string' },
   rpm: { type: 'string' },
+  ...REQUEST_TIMEOUT_OPTION,
   'cache-dir': { type: 'string' },
   force: { type: 'boolean', default: false },
   estimate: { type: 'boolean', default: false },
@@ -304,7 +320,7 @@ export const options = {
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
-                     [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N]
+                     [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N] [--request-timeout S]
                      [--batch [--no-wait] [--batch-retry R]] [--cache-dir DIR] [--force]
                      [--estimate] [--prices FILE] [--json]
                                              score each record (tool calling, coherence) and
@@ -326,6 +342,7 @@ Options:
                      then the file its manifest names)
   --concurrency N    LLM calls in flight (default ${DEFAULT_CONCURRENCY}, at most ${MAX_OPTION.concurrency})
   --rpm N            LLM requests per minute (default: no limit)
+${requestTimeoutHelp(21)}
   --cache-dir DIR    the LLM reply cache (default <harness-dir>/${CACHE_DIR})
 ${BATCH_USAGE}
   --force            judge again records already judged with the same inputs
@@ -350,6 +367,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       spec: values.spec,
       concurrency: values.concurrency,
       rpm: values.rpm,
+      requestTimeout: values['request-timeout'],
       cacheDir: values['cache-dir'],
       force: values.force,
       estimate: values.estimate,

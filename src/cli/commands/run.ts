@@ -7,6 +7,7 @@ import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
 import { agentRunsDir, CACHE_DIR } from '../../core/workspace/layout';
 import { createLlmClient } from '../../core/app/llmClient';
+import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 import type { TrajectoryJudge } from '../../core/agents/judgeTrajectory';
 import { join } from 'node:path';
 import { parseJudgeOption } from './judge';
@@ -78,6 +79,7 @@ async function runCommand(
     runs?: string;
     concurrency?: string;
     rpm?: string;
+    requestTimeout?: string;
     maxSteps?: string;
     out?: string;
     spec?: string;
@@ -96,6 +98,7 @@ async function runCommand(
   const concurrency = intOption('concurrency', args.concurrency, DEFAULT_CONCURRENCY, 1, MAX_OPTION.concurrency)!;
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const maxSteps = intOption('max-steps', args.maxSteps, 16, 1, 1000)!;
+  const timeoutMs = requestTimeoutMs(args.requestTimeout);
   const read = await readHarness(dir);
   if (!read.records.length) throw new UsageError(`${args.dir}: no scenarios to run (not a harness folder, or no records)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
@@ -114,10 +117,11 @@ async function runCommand(
     throw e;
   }
   if (!isToolCallingProvider(chat)) throw new UsageError(`${chat.id}:${chat.model} cannot call tools`);
-  const provider: ToolCallingProvider = chat;
+  const watched = watchedProvider(chat, timeoutMs, io);
+  const provider: ToolCallingProvider = watched.chat;
   // The harness's cache: the agent's replies per turn (resume mid-scenario) and the judge's.
   const cacheDir = join(dir, CACHE_DIR);
-  const judge = args.judge !== undefined ? trajectoryJudge(args.judge, args.judgeBaseUrl, cacheDir, concurrency, rpm, io) : undefined;
+  const judge = args.judge !== undefined ? trajectoryJudge(args.judge, args.judgeBaseUrl, cacheDir, { concurrency, rpm, timeoutMs }, io) : undefined;
   const out = args.out ? pathOption('--out', args.out, io.cwd) : agentRunsDir(dir, provider);
   const abort = signal ?? new AbortController().signal;
   io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
@@ -133,7 +137,7 @@ async function runCommand(
       outRoot: args.out ? out : dir,
       runs,
       maxSteps,
-      limits: { concurrency, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
+      limits: { concurrency, timeoutMs, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
       ...(judge ? { judge } : {}),
       cacheDir,
       signal: abort,
@@ -149,6 +153,8 @@ async function runCommand(
       return EXIT.failed;
     }
     throw e;
+  } finally {
+    watched.stop();
   }
   io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out)));
   // A judge that judged nothing it tried failed the run; some not judged make it partial (as `judge`).
@@ -161,7 +167,14 @@ async function runCommand(
 }
 
 /** The LLM judge of `--judge` (an offline judge has nothing to add to the exact scores). */
-function trajectoryJudge(raw: string, baseUrl: string | undefined, cacheDir: string, concurrency: number, rpm: number | undefined, io: Io): TrajectoryJudge {
+function trajectoryJudge(
+  raw: string,
+  baseUrl: string | undefined,
+  cacheDir: string,
+  limits: { concurrency: number; rpm: number | undefined; timeoutMs: number },
+  io: Io,
+): TrajectoryJudge {
+  const { concurrency, rpm, timeoutMs } = limits;
   const parsed = parseJudgeOption(raw);
   if (parsed.provider === 'offline') throw new UsageError('--judge needs an LLM judge (gemini[:MODEL] or openai:MODEL): the exact scores are always computed');
   let chat;
@@ -171,7 +184,7 @@ function trajectoryJudge(raw: string, baseUrl: string | undefined, cacheDir: str
     if (e instanceof LlmConfigError) throw new UsageError(e.message);
     throw e;
   }
-  const { llm } = createLlmClient({ chat, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}) });
+  const { llm } = createLlmClient({ chat, role: 'judge', cacheDir, concurrency, ...(rpm !== undefined ? { rpm } : {}), limits: { timeoutMs } });
   return { id: `${chat.id}:${chat.model}`, llm };
 }
 
@@ -182,6 +195,7 @@ export const options = {
   runs: { type: 'string' },
   concurrency: { type: 'string' },
   rpm: { type: 'string' },
+  ...REQUEST_TIMEOUT_OPTION,
   'max-steps': { type: 'string' },
   out: { type: 'string' },
   spec: { type: 'string' },
@@ -192,7 +206,7 @@ export const options = {
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [--base-url URL]
-                     [--runs K] [--concurrency N] [--rpm N] [--max-steps N] [--out DIR]
+                     [--runs K] [--concurrency N] [--rpm N] [--request-timeout S] [--max-steps N] [--out DIR]
                      [--judge gemini[:MODEL]|openai:MODEL] [--judge-base-url URL] [--json]
                                              run a model with native function calling against
                                              the harness (served as a mock MCP server) and score
@@ -216,6 +230,7 @@ Options:
   --runs K            run every scenario K times (default 1; pass^K needs K ≥ 2)
   --concurrency N     scenarios in flight (default 4)
   --rpm N             model requests per minute
+${requestTimeoutHelp(22)}
   --max-steps N       model turns per scenario before it is stopped (default 16)
   --out DIR           where the runs go (default <harness-dir>/runs/<provider>-<model>)
   --spec FILE         the spec the harness was generated from (default: its spec.json)
@@ -239,6 +254,7 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       runs: values.runs,
       concurrency: values.concurrency,
       rpm: values.rpm,
+      requestTimeout: values['request-timeout'],
       maxSteps: values['max-steps'],
       out: values.out,
       spec: values.spec,

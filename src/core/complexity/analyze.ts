@@ -7,8 +7,9 @@ import type { SourceRange, Spec, Tool } from '../spec/model';
 import { FINDING_CODES, type FindingCode, type Severity } from './codes';
 import { kindLabel, nameTokens, structuredStringHint } from './formatHints';
 import { DEFAULT_COMPLEXITY } from '../workspace/defaults';
-import { countFeatures, declaredTypes, DepthMeter, firstString, RefResolver, valueChain, type JsonRecord } from './schema';
+import { countFeatures, declaredTypes, DepthMeter, firstString, forEachSubschema, RefResolver, valueChain, type JsonRecord } from './schema';
 import { isRecord } from '../util/isRecord';
+import { compileLinear } from '../util/linearRegex';
 
 /** Limits above which a tool gets a finding. All are "greater than" except where a name says "min". */
 export interface ComplexityThresholds {
@@ -208,6 +209,7 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
     );
   }
   if (problems.length > 0) add('broken-schema', `Tool "${name}" has a broken inputSchema: ${problems.join('; ')}.`);
+  patternFindings(schema, propMap, add);
   metrics.broken = problems.length > 0 || refs.unresolved.size > 0;
 
   if (metrics.params > limits.maxParams) {
@@ -227,6 +229,34 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
     add('deep-nesting', `Tool "${name}" has arguments nested ${metrics.depth} levels deep${rec}${via}, more than ${limits.maxDepth}.`, deepest);
   }
   return { metrics, findings, params };
+}
+
+/** Longest pattern quoted in a message. */
+const MAX_QUOTED_PATTERN = 60;
+
+/**
+ * `pattern-unsupported` for each distinct `pattern` or `patternProperties` key the linear-time
+ * engine refuses (`util/linearRegex.ts`), placed on the top-level parameter it sits under.
+ */
+function patternFindings(schema: JsonRecord, props: JsonRecord, add: (code: FindingCode, what: string, param?: string) => void): void {
+  const seen = new Set<string>();
+  const check = (node: JsonRecord, param: string | undefined): void => {
+    const patterns = [
+      ...(typeof node.pattern === 'string' ? [node.pattern] : []),
+      ...(isRecord(node.patternProperties) ? Object.keys(node.patternProperties) : []),
+    ];
+    for (const pattern of patterns) {
+      if (seen.has(pattern)) continue;
+      const compiled = compileLinear(pattern);
+      if (compiled.ok) continue;
+      seen.add(pattern);
+      const quoted = JSON.stringify(pattern.length > MAX_QUOTED_PATTERN ? `${pattern.slice(0, MAX_QUOTED_PATTERN)}…` : pattern);
+      const where = param === undefined ? 'The inputSchema' : `Parameter "${param}"`;
+      add('pattern-unsupported', `${where} has the pattern ${quoted}, which cannot be evaluated in linear time: ${compiled.reason}.`, param);
+    }
+  };
+  for (const [param, sub] of Object.entries(props)) forEachSubschema(sub, (node) => check(node, param));
+  forEachSubschema(schema, (node) => check(node, undefined));
 }
 
 function inspectParam(param: string, sub: unknown, refs: RefResolver, add: (code: FindingCode, what: string, param?: string) => void): ParamInfo {

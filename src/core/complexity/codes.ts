@@ -77,6 +77,12 @@ export const FINDING_CODES = {
     explanation:
       "The paper traced Git's lowest argument score to `ref` meaning different things in seven tools: an agent carries a name's meaning from one tool to the next.",
   },
+  'pattern-unsupported': {
+    severity: 'warning',
+    title: 'Pattern that cannot be evaluated in linear time',
+    explanation:
+      'Validators that must not hang on a hostile value (RE2, Go, Rust, and Agent Seer) evaluate patterns in linear time, which rules out backreferences, lookahead and lookbehind and invalid syntax, so this constraint goes unchecked there and arguments that break it are accepted.',
+  },
   'contradictory-annotations': {
     severity: 'warning',
     title: 'Annotations say both read-only and destructive',

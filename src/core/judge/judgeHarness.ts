@@ -6,6 +6,7 @@
  * as well.
  */
 import { setMaxListeners } from 'node:events';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HarnessRecord } from '../harness/format';
 import { lockFolder } from '../harness/lock';
 import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
@@ -196,6 +197,9 @@ async function judgeHarnessLocked(dir: string, options: JudgeHarnessOptions): Pr
       if (!record) continue;
       try {
         await judgeRecordAll(record);
+        // Back to the event loop between records: an offline judgment or an up-to-date skip
+        // never waits on I/O, and without this a signal would wait for the whole harness.
+        await nextTurn();
       } catch (e) {
         failure ??= { error: stop.signal.aborted && options.signal?.aborted ? abortReason(options.signal) : e };
         stop.abort(e);

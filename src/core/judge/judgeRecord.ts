@@ -12,6 +12,7 @@
  */
 import { canonicalJson, sha256, specHash } from '../harness/hash';
 import { groundingCounts } from '../checks/grounding';
+import { findTool, uncheckedConstraints } from '../checks/validateCall';
 import type { HarnessRecord } from '../harness/format';
 import type { StructuredLlm, StructuredResult } from '../llm';
 import { PromptLibrary, type RenderedPrompt } from '../llm/prompts';
@@ -198,6 +199,11 @@ async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecord
   const view = built.view;
   notes.push(...view.notes);
   const facts = viewFacts(view, spec);
+  // A pattern the linear-time engine refuses is passed, not failed: the judgment says so.
+  for (const name of new Set(view.calls.map((c) => c.name))) {
+    const tool = findTool(spec, name);
+    if (tool) for (const u of uncheckedConstraints(tool)) notes.push(`'${name}': ${u}`);
+  }
 
   let tcReply: TcReply | null = null;
   let cohReply: CohReply | null = null;

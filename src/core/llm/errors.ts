@@ -38,7 +38,7 @@ export class LlmHttpError extends Error {
 export class LlmTimeoutError extends Error {
   override readonly name = 'LlmTimeoutError';
   constructor(readonly timeoutMs: number) {
-    super(`LLM call timed out after ${timeoutMs} ms`);
+    super(`the endpoint did not answer within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`);
   }
 }
 

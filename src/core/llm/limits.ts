@@ -6,7 +6,7 @@
 import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
-import { DEFAULT_CONCURRENCY } from '../workspace/defaults';
+import { DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../workspace/defaults';
 
 /** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
 export interface Clock {
@@ -170,10 +170,32 @@ export interface RetryPolicy {
    * practically never loses 8 in a row.
    */
   outageCalls: number;
+  /**
+   * Of those retries, how many may follow a timeout. Default 1: an endpoint that let one whole
+   * timeout pass without a word rarely answers the next, and each wait costs the full timeout,
+   * so a hanging endpoint reaches the outage stop after `outageCalls` calls of two waits each
+   * rather than six (24 minutes at the old fixed 120 s).
+   */
+  maxTimeoutRetries: number;
+  /**
+   * After this many calls in a row timed out (their timeout retry spent), the endpoint is down,
+   * as with `outageCalls`. Default 3: each such call has cost two whole timeouts (4 minutes at
+   * the default 120 s), so eight of them one after another would keep a run waiting over half an
+   * hour on an endpoint that answers nothing.
+   */
+  outageTimeouts: number;
 }
 
 /** Defaults of {@link RetryPolicy}. */
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000, outageCalls: 8 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 120_000,
+  outageCalls: 8,
+  maxTimeoutRetries: 1,
+  outageTimeouts: 3,
+};
 
 /**
  * Delay before retry number `retry` (0-based): exponential with "equal jitter" (half fixed, half
@@ -221,8 +243,8 @@ export interface CallLimits {
   retry?: Partial<RetryPolicy>;
 }
 
-/** Default per-attempt timeout. */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Default per-attempt timeout (`DEFAULT_REQUEST_TIMEOUT_SECONDS`). */
+export const DEFAULT_TIMEOUT_MS = DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
 
 /**
  * Runs provider calls under the limits. Share one guard between the `StructuredLlm`s that hit
@@ -241,6 +263,8 @@ export class CallGuard {
   private stopError: LlmStopError | undefined;
   /** Calls that failed in a row with their retries spent (reset by any success). */
   private failedInARow = 0;
+  /** Of those, the calls that ended in a timeout, in a row (reset by any success). */
+  private timedOutInARow = 0;
 
   constructor(limits: CallLimits = {}, deps: { clock?: Clock; random?: () => number } = {}) {
     this.clock = deps.clock ?? systemClock;
@@ -267,6 +291,7 @@ export class CallGuard {
    */
   async run<R extends { usage?: Usage }>(model: string, signal: AbortSignal, send: (signal: AbortSignal) => Promise<R>, stats?: LlmStats): Promise<R> {
     const release = await this.semaphore.acquire(signal);
+    let timeouts = 0;
     try {
       for (let retry = 0; ; retry++) {
         const wait = this.cooldownUntil - this.clock.now();
@@ -277,6 +302,7 @@ export class CallGuard {
         try {
           const reply = await this.attempt(signal, send);
           this.failedInARow = 0;
+          this.timedOutInARow = 0;
           stats?.recordUsage(model, reply.usage);
           return reply;
         } catch (e) {
@@ -285,6 +311,7 @@ export class CallGuard {
           if (quota) throw (this.stopError ??= quota);
           const cause = retryCause(e);
           if (cause === undefined) throw e;
+          if (cause === 'timeout' && ++timeouts > this.policy.maxTimeoutRetries) throw this.spent(e, retry + 1);
           const delay = retry >= this.policy.maxRetries ? undefined : this.retryDelay(e, retry);
           if (delay === undefined) throw this.spent(e, retry + 1);
           stats?.recordRetry(cause);
@@ -299,7 +326,8 @@ export class CallGuard {
   /** A transient failure that outlived its retries: itself, or the outage it completes. */
   private spent(e: unknown, attempts: number): unknown {
     if (this.stopError) return this.stopError;
-    if (++this.failedInARow < this.policy.outageCalls) return e;
+    const timedOut = e instanceof LlmTimeoutError && ++this.timedOutInARow >= this.policy.outageTimeouts;
+    if (++this.failedInARow < this.policy.outageCalls && !timedOut) return e;
     const last = e instanceof Error ? e.message : String(e);
     this.stopError = new LlmOutageError(
       `LLM endpoint down: ${this.failedInARow} calls in a row failed, the last after ${attempts} attempt${attempts === 1 ? '' : 's'} (${last})`,

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { HarnessManifest } from '../harness/format';
 import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
-import { generateOfflineYielding, offlineManifest } from './offline';
+import { generateOfflineYielding, offlineManifest, type OfflineResult } from './offline';
 import { Progress, ZERO_LLM } from './progress';
 import { finalResult, type PipelineResult, type RunPipelineOptions } from './runOptions';
 import { emptyCounts, recordCounts, RunWriter } from './runWriter';
@@ -22,7 +22,18 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     complex: Math.max(0, o.complex ?? DEFAULT_COMPLEX),
   };
   const progress = new Progress(now, () => ZERO_LLM, o.onProgress);
-  const result = await generateOfflineYielding(o.spec, opts);
+  let status: PipelineResult['status'] = 'complete';
+  let result: OfflineResult;
+  try {
+    // The signal is checked between the generator's steps, so a cancel lands within one step.
+    result = await generateOfflineYielding(o.spec, opts, o.signal);
+  } catch (e) {
+    if (!o.signal?.aborted) throw e;
+    // Cancelled before any record was made: a cancelled manifest with none, as for a cancel between records.
+    status = 'cancelled';
+    const manifestCounts = recordCounts(o.spec, [], { repaired: {}, discarded: {}, coverageRound: 0, skipped: [] });
+    result = { records: [], skipped: [], manifestCounts };
+  }
   const startedAt = new Date(started).toISOString();
   const base: HarnessManifest = {
     ...offlineManifest(o.spec, opts, result, { startedAt }),
@@ -33,7 +44,6 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
   const writer = new RunWriter(outDir, base, earlier);
   await writer.start(o.spec);
   progress.add('write', result.records.length);
-  let status: PipelineResult['status'] = 'complete';
   for (const record of result.records) {
     if (o.signal?.aborted) {
       status = 'cancelled';

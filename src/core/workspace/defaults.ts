@@ -54,6 +54,17 @@ export const DEFAULT_RPM: number | undefined = undefined;
 export const DEFAULT_SERVER_TIMEOUT_SECONDS = 30;
 /** The rate-limit window of every LLM client: a minute plus a second of margin (see app/llmClient.ts). */
 export const RPM_WINDOW_MS = 61_000;
+/**
+ * Seconds an LLM request may go without an answer before it fails as a timeout (`--request-timeout`,
+ * `agentSeer.llm.requestTimeout`). Long enough for a model writing several scenarios at once; a
+ * timed-out call is tried once more, then counts toward the outage stop (`llm/limits.ts`).
+ */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 120;
+/**
+ * Longest pause between "waiting for N LLM calls" lines while calls are out and nothing else is
+ * printed (`app/callWatch.ts`); shorter with a short request timeout, at least a second.
+ */
+export const WAITING_LINE_EVERY_MS = 10_000;
 /** Milliseconds between progress lines on the CLI's stderr. */
 export const CLI_PROGRESS_EVERY_MS = 1000;
 /** Milliseconds between progress updates in the editor's notification. */
@@ -106,6 +117,7 @@ export const SETTING_DEFAULTS = Object.freeze({
   'generation.rpm': 0,
   'generation.fallback': DEFAULT_FALLBACK,
   'llm.batch': DEFAULT_BATCH,
+  'llm.requestTimeout': DEFAULT_REQUEST_TIMEOUT_SECONDS,
   'gemini.model': '',
   'gemini.baseUrl': '',
   'gemini.judgeModel': '',

@@ -4,7 +4,7 @@
  * `{n}` `{n,m}`, anchors. Enough for the patterns tool schemas use (ids, codes, slugs); the
  * caller tests the result with a real RegExp and falls back when it does not match.
  */
-import { MAX_SAMPLE_STRING } from '../../bounds';
+import { MAX_PATTERN_SAMPLE_STEPS, MAX_SAMPLE_STRING } from '../../bounds';
 import type { Rng } from './rng';
 
 type Node = { t: 'chars'; set: string } | { t: 'group'; alts: Node[][] } | { t: 'repeat'; node: Node; min: number; max: number };
@@ -139,10 +139,15 @@ class Parser {
   }
 }
 
-/** A pattern whose sample would pass `MAX_SAMPLE_STRING` (nested `{1000}`s multiply). */
+/**
+ * A pattern whose sample would pass `MAX_SAMPLE_STRING` (nested `{1000}`s multiply), or whose
+ * walk would take more steps than that: `((){1000}){1000}` emits no character but would loop a
+ * million times, so every node visited counts, not only characters.
+ */
 class TooLong extends Error {}
 
-function emit(node: Node, rng: Rng, budget: { left: number }): string {
+function emit(node: Node, rng: Rng, budget: { left: number; steps: number }): string {
+  if (--budget.steps < 0) throw new TooLong();
   switch (node.t) {
     case 'chars':
       if (--budget.left < 0) throw new TooLong();
@@ -161,8 +166,10 @@ function emit(node: Node, rng: Rng, budget: { left: number }): string {
 }
 
 /**
- * A candidate string for `pattern`, or undefined when the pattern is not a valid RegExp or its
- * sample would be longer than `MAX_SAMPLE_STRING`. Check the result.
+ * A candidate string for `pattern`, or undefined when the pattern is not a valid RegExp, its
+ * sample would be longer than `MAX_SAMPLE_STRING` or take more than `MAX_PATTERN_SAMPLE_STEPS`,
+ * or it nests too deeply for the recursive parser (thousands of groups: a RangeError, caught here
+ * so that a hostile pattern costs one value, not the run). Check the result.
  */
 export function sampleFromPattern(pattern: string, rng: Rng): string | undefined {
   try {
@@ -170,12 +177,11 @@ export function sampleFromPattern(pattern: string, rng: Rng): string | undefined
   } catch {
     return undefined;
   }
-  const parser = new Parser(pattern);
-  const alts = parser.parseAlts();
   try {
-    return emit({ t: 'group', alts }, rng, { left: MAX_SAMPLE_STRING });
+    const alts = new Parser(pattern).parseAlts();
+    return emit({ t: 'group', alts }, rng, { left: MAX_SAMPLE_STRING, steps: MAX_PATTERN_SAMPLE_STEPS });
   } catch (e) {
-    if (e instanceof TooLong) return undefined;
+    if (e instanceof TooLong || e instanceof RangeError) return undefined;
     throw e;
   }
 }

@@ -21,6 +21,7 @@ import { sampleFromPattern } from './regexSample';
 import type { Rng } from './rng';
 import { alnum, countsThings, hex, realisticNumber, realisticString, sentence, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
+import { compileLinear } from '../../util/linearRegex';
 
 /** Everything sampling needs besides the schema. */
 export interface SampleContext {
@@ -159,14 +160,10 @@ function sampleString(schema: SchemaNode, ctx: SampleContext, name: string): str
   }
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
-  let re: RegExp | undefined;
-  if (pattern) {
-    try {
-      re = new RegExp(pattern, 'u');
-    } catch {
-      re = undefined;
-    }
-  }
+  // Linear-time matching (a spec's pattern is untrusted); a pattern that engine refuses is not
+  // checked by validation either (`checks/validateCall.ts`), so it is not checked here.
+  const compiled = pattern ? compileLinear(pattern) : undefined;
+  const re = compiled?.ok ? compiled.regex : undefined;
   const ok = (s: string): boolean =>
     (!format || formatOk(format, s)) &&
     (!re || re.test(s)) &&

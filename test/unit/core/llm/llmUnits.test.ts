@@ -243,6 +243,20 @@ describe('limits', () => {
     assert.equal(calls.length, 1);
   });
 
+  it('a timed-out call is tried once more, and three such calls in a row are an outage (6 requests, not 3 × 6)', async () => {
+    const { provider, calls } = scripted(Array.from({ length: 20 }, () => 'hang' as const));
+    const guard = new CallGuard({ timeoutMs: 20, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    for (let i = 0; i < 2; i++)
+      await assert.rejects(guard.call(provider, chat()), (e) => e instanceof LlmTimeoutError && /did not answer within 20 ms/.test(e.message));
+    await assert.rejects(
+      guard.call(provider, chat()),
+      (e) => e instanceof LlmOutageError && /3 calls in a row failed, the last after 2 attempts \(the endpoint did not answer within 20 ms\)/.test(e.message),
+    );
+    assert.equal(calls.length, 6);
+    await assert.rejects(guard.call(provider, chat()), LlmOutageError);
+    assert.equal(calls.length, 6, 'nothing more is sent');
+  });
+
   it('times out a call even when the provider ignores its signal, and aborts promptly', async () => {
     const clock = new ManualClock();
     const { provider } = scripted(['ignore-signal', 'ignore-signal']);
