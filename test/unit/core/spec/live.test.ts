@@ -577,7 +577,8 @@ describe('listServerTools over HTTP', () => {
   it('says what the server answered when the headers are wrong (and the SSE fallback too)', async () => {
     const server = await startHttpFixture(['--http', '0', '--require-header', 'x-api-key=s3cret']);
     try {
-      const { error } = await failing(urlServer('remote', server.url, 'http', { 'X-Api-Key': 'wrong' }), 'connect');
+      // Header values are masked in messages: this one must not be a word the server's answer uses.
+      const { error } = await failing(urlServer('remote', server.url, 'http', { 'X-Api-Key': 'not-the-key-42' }), 'connect');
       assert.equal(
         error.message,
         `could not connect to ${server.url}: HTTP 401: missing or wrong credentials; SSE fallback: SSE error: Non-200 status code (401)`,
