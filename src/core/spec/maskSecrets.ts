@@ -193,6 +193,8 @@ const STREAM_MAX_PENDING = 65_536;
 export class SecretStreamMasker {
   private readonly values: string[];
   private readonly holdback: number;
+  /** No known value spans a line end, so a cut after one splits none. */
+  private readonly linesSafe: boolean;
   private pending = '';
   /** A secret was released before its end: its continuation (up to whitespace) is masked too. */
   private inSecret = false;
@@ -200,6 +202,7 @@ export class SecretStreamMasker {
   constructor(knownValues: readonly string[] = []) {
     this.values = usableValues(knownValues);
     this.holdback = Math.max(SHAPE_HOLDBACK, this.values[0]?.length ?? 0);
+    this.linesSafe = this.values.every((v) => !v.includes('\n'));
   }
 
   /** Takes the next text of the stream; returns what can now be released, masked ('' while held). */
@@ -239,9 +242,17 @@ export class SecretStreamMasker {
   private release(): string {
     const text = this.pending;
     let cut = text.length - this.holdback;
-    // A line end is the most natural place: nothing the shape rules match spans lines but Bearer.
+    // A line end is the most natural place, and a cheap one: no shape rule matches across a line
+    // end but `Bearer`/`Basic` (checked), so when no known value holds one, nothing straddles it.
     const newline = text.lastIndexOf('\n', cut - 1);
-    if (newline >= STREAM_PIECE) cut = newline + 1;
+    if (newline >= STREAM_PIECE) {
+      cut = newline + 1;
+      const head = text.slice(0, cut);
+      if (this.linesSafe && !BEARER_AT_END.test(head)) {
+        this.pending = text.slice(cut);
+        return maskSecretText(head, this.values);
+      }
+    }
     const spans = secretSpans(text, this.values);
     for (let moved = true; moved;) {
       moved = false;
@@ -262,6 +273,9 @@ export class SecretStreamMasker {
     return maskSecretText(text.slice(0, cut), this.values);
   }
 }
+
+/** A `Bearer`/`Basic` whose value may follow on the next line. */
+const BEARER_AT_END = /\b(Bearer|Basic)\s*$/i;
 
 /** What the continuation of a secret released before its end becomes. */
 const MASK_CONTINUED = MASK;
