@@ -23,7 +23,7 @@ import { newTreeToken, procStat, TREE_MARK_VAR, treeMembers, type TreeMark } fro
 /**
  * How a stdio child ended: on its own (`exited`), after its stdin was closed (`stdin`, the
  * polite MCP shutdown), or by signal after a grace period (`SIGTERM`, then `SIGKILL`). When the
- * child left other processes in its group, this is the strongest step the whole tree needed.
+ * child left other processes in its tree, this is the strongest step the whole tree needed.
  */
 export type ChildStop = 'exited' | 'stdin' | 'SIGTERM' | 'SIGKILL';
 
@@ -70,7 +70,8 @@ const liveTrees = new Map<number, TreeMark>();
 let exitHookInstalled = false;
 
 /**
- * Spawns a server with piped stdio in its own process group. Resolves once it runs; rejects
+ * Spawns a server with piped stdio in a fresh session (its own process group), its environment
+ * marked for `processTree.ts`. Resolves once it runs; rejects
  * with the spawn error (ENOENT, EACCES…) when it cannot start.
  */
 export async function startServerProcess(cmd: ServerCommand): Promise<ServerProcess> {

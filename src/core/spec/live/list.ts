@@ -73,7 +73,7 @@ const CLIENT_INFO = { name: 'agent-seer', version: '0.1.0' };
  * HTTP, or SSE (directly when `transport` is `sse`, or as a fallback when Streamable HTTP answers
  * with a 4xx). stdio children get the SDK's safe default environment plus `definition.env`;
  * `headers` go on every HTTP request. `disabled` is not checked: that is the caller's call.
- * Throws {@link LiveListError}; a stdio child and every process it started (its process group)
+ * Throws {@link LiveListError}; a stdio child and every process it started (its tree, see `child.ts`)
  * are stopped before this settles.
  */
 export async function listServerTools(definition: ServerDefinition, options: LiveListOptions = {}): Promise<LiveListing> {
