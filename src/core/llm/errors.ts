@@ -3,6 +3,7 @@
  * the retry policy (limits.ts) and the structured layer (structured.ts) can decide what is
  * transient, what discards one item, and what must stop the whole run.
  */
+import { maskUrlCredentials } from '../spec/maskSecrets';
 
 /** An HTTP error answer from the model server. */
 export class LlmHttpError extends Error {
@@ -148,11 +149,14 @@ export function googleRetryDelayMs(body: unknown): number | undefined {
   return undefined;
 }
 
-/** Replaces every occurrence of the given secrets, so server echoes never leak a key into messages. */
+/**
+ * Replaces every occurrence of the given secrets, so server echoes never leak a key into
+ * messages; credentials in any URL the text quotes (user info, `?key=…`) are masked too.
+ */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('***');
-  return out;
+  return maskUrlCredentials(out);
 }
 
 /** Shortens server text for error messages (bodies can be large HTML pages). */

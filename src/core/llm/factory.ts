@@ -3,6 +3,7 @@
  * (SecretStorage in the editor) or the environment; they are never logged nor put in messages.
  */
 import { LlmConfigError } from './errors';
+import { urlWithoutCredentials } from '../spec/maskSecrets';
 import { DEFAULT_GEMINI_MODEL, GeminiProvider, type GeminiProviderOptions } from './gemini';
 import { DEFAULT_OPENAI_MODEL, OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider, type OpenAIProviderOptions } from './openai';
 import type { ChatProvider } from './types';
@@ -68,10 +69,12 @@ export function openaiProviderOptions(config: ProviderConfig): OpenAIProviderOpt
   const isOpenAI = isOpenAIHost(baseUrl);
   const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(env.OPENAI_API_KEY);
   if (!apiKey && isOpenAI) {
-    throw new LlmConfigError(`No API key for ${baseUrl}: set OPENAI_API_KEY, or point the base URL at a local server (Ollama, vLLM, LM Studio).`);
+    throw new LlmConfigError(
+      `No API key for ${urlWithoutCredentials(baseUrl)}: set OPENAI_API_KEY, or point the base URL at a local server (Ollama, vLLM, LM Studio).`,
+    );
   }
   const model = nonEmpty(config.model) ?? (isOpenAI ? DEFAULT_OPENAI_MODEL : undefined);
-  if (!model) throw new LlmConfigError(`No model given for the OpenAI-compatible endpoint ${baseUrl}: name one the server serves.`);
+  if (!model) throw new LlmConfigError(`No model given for the OpenAI-compatible endpoint ${urlWithoutCredentials(baseUrl)}: name one the server serves.`);
   return { model, baseUrl, apiKey, strict: config.strict, extraBody: config.extra };
 }
 
@@ -79,6 +82,6 @@ function isOpenAIHost(baseUrl: string): boolean {
   try {
     return new URL(baseUrl).hostname === 'api.openai.com';
   } catch {
-    throw new LlmConfigError(`Not a URL: ${baseUrl}`);
+    throw new LlmConfigError(`Not a URL: ${urlWithoutCredentials(baseUrl)}`);
   }
 }

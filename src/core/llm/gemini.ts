@@ -14,6 +14,7 @@ import type {
 } from '@google/genai' with { 'resolution-mode': 'import' };
 import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { toGeminiSchema } from './jsonSchema';
+import { urlSecrets } from '../spec/maskSecrets';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
@@ -194,7 +195,10 @@ export function geminiFetch(apiKey: string, signal?: AbortSignal): (input: strin
       res = await fetch(input, init);
     } catch (e) {
       if (init?.signal?.aborted || isAbortError(e)) throw e;
-      throw new LlmNetworkError(`cannot reach the Gemini endpoint ${originOf(input)}: ${causeText(e)}`, { cause: e });
+      // The cause quotes the URL it could not fetch: credentials in the base URL are masked there too.
+      throw new LlmNetworkError(redact(`cannot reach the Gemini endpoint ${originOf(input)}: ${causeText(e)}`, [apiKey, ...urlSecrets(urlOf(input))]), {
+        cause: e,
+      });
     }
     if (res.ok) return res;
     const bodyText = await res.text().catch(() => '');
@@ -210,7 +214,7 @@ export function geminiFetch(apiKey: string, signal?: AbortSignal): (input: strin
     const badKey = /API_KEY_INVALID|API key not valid|API key expired/i.test(bodyText);
     throw new LlmHttpError({
       status: res.status,
-      message: redact(clip(`Gemini ${res.status}: ${detail}`), [apiKey]),
+      message: redact(clip(`Gemini ${res.status}: ${detail}`), [apiKey, ...urlSecrets(urlOf(input))]),
       retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) ?? googleRetryDelayMs(body),
       fatal: badKey || res.status === 401 || res.status === 403 || res.status === 404,
       // Daily quotas show in the QuotaFailure details (`…PerDayPerProjectPerModel…`), not the message.
@@ -239,9 +243,13 @@ function usageOf(usage: GenerateContentResponseUsageMetadata | undefined): ChatR
   return { inputTokens: usage?.promptTokenCount ?? 0, outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) };
 }
 
+function urlOf(input: string | URL | Request): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+}
+
 function originOf(input: string | URL | Request): string {
   try {
-    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
+    return new URL(urlOf(input)).origin;
   } catch {
     return '(unknown)';
   }

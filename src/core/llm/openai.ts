@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { causeText, clip, isAbortError, LlmHttpError, LlmNetworkError, LlmTimeoutError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { isStrictCompatible } from './jsonSchema';
+import { urlSecrets, urlWithoutCredentials } from '../spec/maskSecrets';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 
@@ -192,7 +193,9 @@ export function translateOpenAIError(e: unknown, signal: AbortSignal, baseUrl: s
   if (signal.aborted || e instanceof OpenAI.APIUserAbortError || isAbortError(e)) return e;
   if (e instanceof OpenAI.APIConnectionTimeoutError) return new LlmTimeoutError(OPENAI_CLIENT_TIMEOUT_MS);
   if (e instanceof OpenAI.APIConnectionError) {
-    return new LlmNetworkError(`cannot reach the OpenAI-compatible endpoint ${baseUrl}: ${causeText(e.cause ?? e)}`, { cause: e });
+    // The cause quotes the URL it could not fetch: credentials in the base URL are masked there too.
+    const text = `cannot reach the OpenAI-compatible endpoint ${urlWithoutCredentials(baseUrl)}: ${causeText(e.cause ?? e)}`;
+    return new LlmNetworkError(redact(text, [apiKey, ...urlSecrets(baseUrl)]), { cause: e });
   }
   if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
     const headers = e.headers;
@@ -200,14 +203,14 @@ export function translateOpenAIError(e: unknown, signal: AbortSignal, baseUrl: s
     const retryAfterMs = ms && /^\d+(\.\d+)?$/.test(ms.trim()) ? Math.round(Number(ms)) : parseRetryAfter(headers?.get('retry-after'));
     return new LlmHttpError({
       status: e.status,
-      message: redact(clip(`OpenAI-compatible ${e.status}: ${e.message}`), [apiKey]),
+      message: redact(clip(`OpenAI-compatible ${e.status}: ${e.message}`), [apiKey, ...urlSecrets(baseUrl)]),
       retryAfterMs,
       quotaExhausted: namesExhaustedQuota(`${String(e.code ?? '')} ${e.message}`),
     });
   }
   if (e instanceof OpenAI.OpenAIError) {
     // e.g. a 2xx body that is not a chat completion: a misbehaving server, worth a retry.
-    return new LlmHttpError({ status: 502, message: redact(clip(`OpenAI-compatible endpoint: ${e.message}`), [apiKey]) });
+    return new LlmHttpError({ status: 502, message: redact(clip(`OpenAI-compatible endpoint: ${e.message}`), [apiKey, ...urlSecrets(baseUrl)]) });
   }
   return e;
 }

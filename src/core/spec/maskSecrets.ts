@@ -1,8 +1,11 @@
 /**
- * Masking secrets in what Agent Seer prints about servers: command lines and URLs (detect, the
- * target description) and server stderr (error messages). One rule set, documented in the
- * README ("Secrets in output"). Variable references (`${input:token}`, `${env:X}`, `{env:X}`)
- * only name a secret, so they stay visible.
+ * Masking secrets in what Agent Seer prints or stores: command lines and URLs (detect, the
+ * target description, LLM endpoint messages) and server stderr (error messages). One rule set,
+ * documented in the README ("Secrets in output"). Variable references (`${input:token}`,
+ * `${env:X}`, `{env:X}`) only name a secret, so they stay visible.
+ *
+ * A stream (a server's stderr) is masked as it arrives, before anything is cut from it
+ * ({@link SecretStreamMasker}): a secret split by a cut would otherwise leak its tail.
  */
 
 /** What a masked value is replaced with. */
@@ -84,25 +87,214 @@ export function maskUrl(url: string): string {
  */
 export function maskSecretText(text: string, knownValues: readonly string[] = []): string {
   let out = text;
-  const values = [...new Set(knownValues)].filter((v) => v.length >= MIN_KNOWN_VALUE).sort((a, b) => b.length - a.length);
-  for (const value of values) out = out.split(value).join(MASK);
+  for (const value of usableValues(knownValues)) out = out.split(value).join(MASK);
   return maskText(out);
 }
+
+/** user:password@ or token@ in URLs. */
+const URL_USERINFO = /(:\/\/)([^/@\s?#]+)@/g;
+/** NAME=value after ?, &, #, ; (URL parameters) or at a word start (env-style KEY=value). */
+const NAME_VALUE = /(^|[?&#;\s])([A-Za-z_][\w.-]*)=([^&#;\s]*)/g;
 
 /** The shape-based rules shared by every entry point. */
 function maskText(text: string): string {
   let out = text
-    // user:password@ or token@ in URLs
-    .replace(/(:\/\/)([^/@\s?#]+)@/g, (all, scheme: string, userinfo: string) => {
+    .replace(URL_USERINFO, (all, scheme: string, userinfo: string) => {
       if (VARIABLE_REF.test(userinfo)) return all;
       const colon = userinfo.indexOf(':');
       return colon >= 0 ? `${scheme}${userinfo.slice(0, colon)}:${MASK}@` : `${scheme}${MASK}@`;
     })
-    // NAME=value after ?, &, #, ; (URL parameters) or at a word start (env-style KEY=value)
-    .replace(/(^|[?&#;\s])([A-Za-z_][\w.-]*)=([^&#;\s]*)/g, (all, lead: string, name: string, value: string) =>
+    .replace(NAME_VALUE, (all, lead: string, name: string, value: string) =>
       value !== '' && value !== MASK && looksSecretName(name) && !VARIABLE_REF.test(value) ? `${lead}${name}=${MASK}` : all,
     )
     .replace(BEARER, (all, word: string, value: string) => (VARIABLE_REF.test(value) ? all : `${word} ${MASK}`));
   for (const pattern of TOKEN_LITERALS) out = out.replace(pattern, MASK);
   return out;
+}
+
+/**
+ * The values inside a URL that are secrets: the user name and password of its user info and the
+ * values of secret-looking query or fragment parameters, each as written and decoded. For masking
+ * the URL wherever it is quoted (an LLM endpoint's error text quotes the URL it failed to fetch).
+ */
+export function urlSecrets(href: string | undefined): string[] {
+  if (!href) return [];
+  const out: string[] = [];
+  const add = (raw: string) => {
+    if (raw === '' || VARIABLE_REF.test(raw)) return;
+    out.push(raw);
+    try {
+      out.push(decodeURIComponent(raw.replace(/\+/g, ' ')));
+    } catch {
+      // not valid percent-encoding: the raw form is what appears
+    }
+  };
+  const userinfo = /^[A-Za-z][\w+.-]*:\/\/([^/@\s?#]+)@/.exec(href)?.[1];
+  if (userinfo !== undefined) {
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) add(userinfo);
+    else {
+      add(userinfo.slice(0, colon));
+      add(userinfo.slice(colon + 1));
+    }
+  }
+  for (const [, , name = '', value = ''] of href.matchAll(NAME_VALUE)) if (looksSecretName(name)) add(value);
+  return [...new Set(out)];
+}
+
+/** A URL fit to print with nothing secret in it: user info, query and fragment dropped. */
+export function urlWithoutCredentials(href: string): string {
+  try {
+    const url = new URL(href);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return maskText(href.replace(/[?#].*$/s, ''));
+  }
+}
+
+/** The known values worth masking: distinct, at least {@link MIN_KNOWN_VALUE} characters, longest first. */
+function usableValues(knownValues: readonly string[]): string[] {
+  return [...new Set(knownValues)].filter((v) => v.length >= MIN_KNOWN_VALUE).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Where `text` holds something {@link maskSecretText} masks, as [start, end) spans on the raw
+ * text (overlapping and over-wide spans are fine: they only say where a stream must not be cut).
+ */
+function secretSpans(text: string, values: readonly string[]): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const value of values) {
+    for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) spans.push([at, at + value.length]);
+  }
+  for (const m of text.matchAll(URL_USERINFO)) spans.push([m.index, m.index + m[0].length]);
+  for (const m of text.matchAll(NAME_VALUE)) if (looksSecretName(m[2] ?? '')) spans.push([m.index, m.index + m[0].length]);
+  for (const m of text.matchAll(BEARER)) spans.push([m.index, m.index + m[0].length]);
+  for (const pattern of TOKEN_LITERALS) for (const m of text.matchAll(pattern)) spans.push([m.index, m.index + m[0].length]);
+  return spans;
+}
+
+/**
+ * Shape rules need this much text after a cut point to see a secret that starts before it
+ * (the longest credential shapes — JWT headers, `Bearer` values — are well under it).
+ */
+const SHAPE_HOLDBACK = 1024;
+/** Text is masked and released in pieces of at least this many characters (so work stays linear). */
+const STREAM_PIECE = 4096;
+/** A single secret-looking run longer than this is released masked without waiting for its end. */
+const STREAM_MAX_PENDING = 65_536;
+
+/**
+ * Masks a text stream as it arrives, so that what it releases can be cut anywhere without a
+ * secret fragment surviving: a piece is released only up to a point no secret straddles (the
+ * last `holdback` characters — the longest known value, at least {@link SHAPE_HOLDBACK} — wait
+ * for the text after them). {@link pendingView} shows the held text masked, and a held tail
+ * that begins a known value (4+ characters of it: a secret still being written) masked too.
+ */
+export class SecretStreamMasker {
+  private readonly values: string[];
+  private readonly holdback: number;
+  /** No known value spans a line end, so a cut after one splits none. */
+  private readonly linesSafe: boolean;
+  private pending = '';
+  /** A secret was released before its end: its continuation (up to whitespace) is masked too. */
+  private inSecret = false;
+
+  constructor(knownValues: readonly string[] = []) {
+    this.values = usableValues(knownValues);
+    this.holdback = Math.max(SHAPE_HOLDBACK, this.values[0]?.length ?? 0);
+    this.linesSafe = this.values.every((v) => !v.includes('\n'));
+  }
+
+  /** Takes the next text of the stream; returns what can now be released, masked ('' while held). */
+  push(text: string): string {
+    let head = '';
+    if (this.inSecret) {
+      const run = /^\S*/.exec(text)?.[0] ?? '';
+      if (run.length === text.length) return text === '' ? '' : MASK_CONTINUED;
+      this.inSecret = false;
+      head = run === '' ? '' : MASK_CONTINUED;
+      text = text.slice(run.length);
+    }
+    this.pending += text;
+    if (this.pending.length < 2 * this.holdback + STREAM_PIECE) return head;
+    return head + this.release();
+  }
+
+  /** Everything held, masked as if the stream ended here (the stream itself goes on). */
+  pendingView(): string {
+    let text = this.pending;
+    let partial = '';
+    for (const value of this.values) {
+      // The earliest start wins: the longest held tail that is a proper prefix of the value.
+      const head = value.slice(0, MIN_KNOWN_VALUE);
+      for (let at = text.indexOf(head, Math.max(0, text.length - value.length + 1)); at >= 0; at = text.indexOf(head, at + 1)) {
+        if (value.startsWith(text.slice(at))) {
+          if (text.length - at > partial.length) partial = text.slice(at);
+          break;
+        }
+      }
+    }
+    if (partial !== '') text = text.slice(0, -partial.length);
+    return maskSecretText(text, this.values) + (partial === '' ? '' : MASK);
+  }
+
+  /** Releases the held text up to the last safe point before the holdback. */
+  private release(): string {
+    const text = this.pending;
+    let cut = text.length - this.holdback;
+    // A line end is the most natural place, and a cheap one: no shape rule matches across a line
+    // end but `Bearer`/`Basic` (checked), so when no known value holds one, nothing straddles it.
+    const newline = text.lastIndexOf('\n', cut - 1);
+    if (newline >= STREAM_PIECE) {
+      cut = newline + 1;
+      const head = text.slice(0, cut);
+      if (this.linesSafe && !BEARER_AT_END.test(head)) {
+        this.pending = text.slice(cut);
+        return maskSecretText(head, this.values);
+      }
+    }
+    const spans = secretSpans(text, this.values);
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const [start, end] of spans) {
+        if (start < cut && cut < end) {
+          cut = start;
+          moved = true;
+        }
+      }
+    }
+    if (cut === 0 && text.length > STREAM_MAX_PENDING) {
+      // One secret-looking run longer than any real credential: mask what is here and the rest of it.
+      this.pending = '';
+      this.inSecret = !/\s$/.test(text);
+      return maskSecretText(text, this.values);
+    }
+    this.pending = text.slice(cut);
+    return maskSecretText(text.slice(0, cut), this.values);
+  }
+}
+
+/** A `Bearer`/`Basic` whose value may follow on the next line. */
+const BEARER_AT_END = /\b(Bearer|Basic)\s*$/i;
+
+/** What the continuation of a secret released before its end becomes. */
+const MASK_CONTINUED = MASK;
+
+/** A secret-looking URL parameter (after `?`, `&`, `#` or `;`). */
+const URL_PARAM = /([?&#;])([A-Za-z_][\w.-]*)=([^&#;\s]*)/g;
+
+/**
+ * Only the URL rules of {@link maskSecretText} (user info, secret-looking parameters), for text
+ * whose other shapes are not worth the risk of over-masking (an LLM endpoint's error message).
+ */
+export function maskUrlCredentials(text: string): string {
+  return text
+    .replace(URL_USERINFO, (all, scheme: string, userinfo: string) => {
+      if (VARIABLE_REF.test(userinfo)) return all;
+      const colon = userinfo.indexOf(':');
+      return colon >= 0 ? `${scheme}${userinfo.slice(0, colon)}:${MASK}@` : `${scheme}${MASK}@`;
+    })
+    .replace(URL_PARAM, (all, lead: string, name: string, value: string) =>
+      value !== '' && value !== MASK && looksSecretName(name) && !VARIABLE_REF.test(value) ? `${lead}${name}=${MASK}` : all,
+    );
 }

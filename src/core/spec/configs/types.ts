@@ -59,6 +59,12 @@ export interface ServerDefinition {
   disabled: boolean;
   /** Variables referenced anywhere in command, args, env, cwd, url, headers. */
   variables: VariableRef[];
+  /**
+   * Values `resolveVariables` put in place of `${env:…}`/`${X}`/`{env:…}` and `${input:…}`
+   * references (not inline defaults): possibly secrets, so masked wherever the server's command
+   * line, messages or stderr are shown. Never written anywhere.
+   */
+  secretValues?: string[];
   /** Where the definition's key stands in the file, for editors. */
   location?: SourceRange;
 }

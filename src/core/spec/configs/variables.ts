@@ -128,6 +128,7 @@ function valueOf(ref: VariableRef, ctx: ResolveContext): string | undefined {
  */
 export function resolveVariables(def: ServerDefinition, ctx: ResolveContext): ResolveResult {
   const unresolved = new Map<string, VariableRef>();
+  const secretValues = new Set<string>();
   const sub = (s: string): string =>
     s.replace(VARIABLE_PATTERN, (raw: string, template?: string, inner?: string, opencodeEnv?: string) => {
       const ref = classify(raw, template, inner, opencodeEnv);
@@ -136,6 +137,8 @@ export function resolveVariables(def: ServerDefinition, ctx: ResolveContext): Re
         if (!unresolved.has(ref.raw)) unresolved.set(ref.raw, ref);
         return ref.raw;
       }
+      // Environment and input values may be secrets (an inline `:-default` is written in the config, not one).
+      if (ref.kind === 'input' || (ref.kind === 'env' && value !== ref.defaultValue)) secretValues.add(value);
       return value;
     });
   const mapValues = (r: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, sub(v)]));
@@ -156,5 +159,6 @@ export function resolveVariables(def: ServerDefinition, ctx: ResolveContext): Re
   if (def.url !== undefined) resolved.url = sub(def.url);
   resolved.headers = mapValues(def.headers);
   resolved.variables = definitionVariables(resolved);
+  resolved.secretValues = [...(def.secretValues ?? []), ...secretValues];
   return { definition: resolved, unresolved: [...unresolved.values()] };
 }

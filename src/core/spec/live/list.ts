@@ -18,8 +18,8 @@ import { startServerProcess, stopServerProcess, type ChildStop, type ServerProce
 import { raceTimer, withDeadline } from './deadline';
 import { abortedError, clip, describeError, LiveListError, oneLine, phaseText, safeUrl, seconds, type LiveListErrorDetails, type Phase } from './errors';
 import { ChildStdioTransport } from './stdioTransport';
-import { TailBuffer } from './tailBuffer';
-import { maskArgs, maskSecretText } from '../maskSecrets';
+import { MaskedTail } from './tailBuffer';
+import { maskArgs, maskSecretText, urlSecrets } from '../maskSecrets';
 import { ServerInfo, Tool, toolIssueMessage, type Spec } from '../model';
 import { DEFAULT_SERVER_TIMEOUT_SECONDS } from '../../workspace/defaults';
 
@@ -73,7 +73,7 @@ const CLIENT_INFO = { name: 'agent-seer', version: '0.1.0' };
  * HTTP, or SSE (directly when `transport` is `sse`, or as a fallback when Streamable HTTP answers
  * with a 4xx). stdio children get the SDK's safe default environment plus `definition.env`;
  * `headers` go on every HTTP request. `disabled` is not checked: that is the caller's call.
- * Throws {@link LiveListError}; a stdio child and every process it started (its process group)
+ * Throws {@link LiveListError}; a stdio child and every process it started (its tree, see `child.ts`)
  * are stopped before this settles.
  */
 export async function listServerTools(definition: ServerDefinition, options: LiveListOptions = {}): Promise<LiveListing> {
@@ -89,8 +89,22 @@ export async function listServerTools(definition: ServerDefinition, options: Liv
     onSpawn: options.onSpawn,
   };
   if (o.signal?.aborted) throw abortedError(definition.name);
-  if (definition.transport === 'stdio') return listStdio(definition, o);
-  return listUrl(definition, o);
+  try {
+    return definition.transport === 'stdio' ? await listStdio(definition, o) : await listUrl(definition, o);
+  } catch (error) {
+    // The one way out of a failed listing: whatever a message quotes (a command line, a server's
+    // reply, a URL), the definition's secrets never leave in it.
+    if (error instanceof LiveListError) error.message = maskSecretText(error.message, knownSecrets(definition));
+    throw error;
+  }
+}
+
+/**
+ * The values a definition hands its server that may be secrets: its env and header values, what
+ * `${env:…}`/`${input:…}` references resolved to, and the credentials in its URL.
+ */
+function knownSecrets(definition: ServerDefinition): string[] {
+  return [...Object.values(definition.env), ...Object.values(definition.headers), ...(definition.secretValues ?? []), ...urlSecrets(definition.url)];
 }
 
 /**
@@ -99,7 +113,10 @@ export async function listServerTools(definition: ServerDefinition, options: Liv
  * (`maskArgs`); env and headers are never included.
  */
 export function describeTarget(definition: ServerDefinition): string {
-  if (definition.transport === 'stdio') return ['stdio:', ...maskArgs([definition.command ?? '', ...definition.args])].join(' ').trim();
+  if (definition.transport === 'stdio') {
+    const line = ['stdio:', ...maskArgs([definition.command ?? '', ...definition.args])].join(' ').trim();
+    return maskSecretText(line, knownSecrets(definition));
+  }
   return `${definition.transport}: ${safeUrl(definition.url ?? '')}`;
 }
 
@@ -124,15 +141,12 @@ async function listStdio(definition: ServerDefinition, o: Resolved): Promise<Liv
   }
   o.onSpawn?.(proc.pid);
 
-  const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+  // The server's stderr may echo what the config handed it (a token in its env, a header, an
+  // argument from `${env:…}`): those values never reach a message, a record or the caller. The
+  // whole stream is masked before it is cut to its tail.
+  const stderr = new MaskedTail(STDERR_TAIL_BYTES, knownSecrets(definition));
   proc.child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-  // The server's stderr may echo what the config handed it (a token in its env, a header):
-  // those values never reach a message, a record or the caller.
-  const secrets = [...Object.values(definition.env), ...Object.values(definition.headers)];
-  const tailText = (): string | undefined => {
-    const tail = stderr.text();
-    return tail === undefined ? undefined : maskSecretText(tail, secrets);
-  };
+  const tailText = (): string | undefined => stderr.text();
   let rejectGone: (error: Error) => void = () => undefined;
   const childGone = new Promise<never>((_, reject) => (rejectGone = reject));
   childGone.catch(() => undefined); // only ever consumed through races

@@ -109,6 +109,18 @@ test('resolveVariables substitutes workspace folder, env (with defaults) and inp
   assert.deepEqual(original, snapshot, 'the input definition is not changed');
 });
 
+test('resolveVariables lists the values it took from the environment and inputs (not defaults, not folders) as secrets', () => {
+  const { definition } = resolveVariables(
+    def({
+      args: ['${env:API_TOKEN}', '--org=${input:org}', '${workspaceFolder}/x', '--level=${LEVEL:-info}', '${HOSTNAME}'],
+      headers: { A: 'Bearer {env:API_TOKEN}' },
+    }),
+    { workspaceFolder: ws, env: { API_TOKEN: 'tok-123456', HOSTNAME: 'box-7' }, inputs: { org: 'acme-secret' } },
+  );
+  assert.deepEqual(definition.args, ['tok-123456', '--org=acme-secret', `${ws}/x`, '--level=info', 'box-7']);
+  assert.deepEqual(definition.secretValues, ['tok-123456', 'acme-secret', 'box-7']);
+});
+
 test('unresolved inputs and env vars stay as written and are reported once each', () => {
   const { definition, unresolved } = resolveVariables(
     {

@@ -17,6 +17,7 @@ import type { ServerDefinition } from '../../../../src/core/spec/configs/types';
 import { describeTarget, listServerTools, LiveListError, type LiveListErrorKind, type LiveListOptions } from '../../../../src/core/spec/live';
 import { NAMELESS_INDEX } from '../../../fixtures/servers/brokenToolServer';
 import { compiledServersDir, repoRoot } from '../../fixturePaths';
+import { helperPid, killLeftovers, TREE_HELPERS, writeHostileServer } from '../../hostileServer';
 
 const serversDir = compiledServersDir;
 const fixtureNames = ['search_issues', 'add', 'create_issue', 'delete_issue', 'echo', 'get_weather', 'ping'];
@@ -489,6 +490,60 @@ describe('listServerTools stops the whole process tree', { skip: process.platfor
   }
 });
 
+describe(
+  'a server whose helpers leave its process group (setsid, a double fork, a detached child)',
+  { skip: process.platform !== 'linux' ? 'reads /proc' : false },
+  () => {
+    /**
+     * Runs `snapshot` of the hostile server in `mode` through the built CLI, then checks every
+     * helper it started is gone; kills what survived so a failure leaves nothing behind.
+     */
+    async function snapshotLeavesNothing(mode: 'tree-answer' | 'tree-hang', timeoutSeconds: number, expectCode: number): Promise<void> {
+      const dir = await mkdtemp(join(tmpdir(), 'agent-seer-daemons-'));
+      const pids: number[] = [];
+      try {
+        const script = writeHostileServer(dir);
+        writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { daemons: { command: process.execPath, args: [script, mode, dir] } } }));
+        const r = await runCli(['snapshot', join(dir, '.mcp.json'), '--out', join(dir, 'out'), '--timeout', String(timeoutSeconds)], 60_000);
+        assert.equal(r.code, expectCode, r.err);
+        for (const name of TREE_HELPERS) pids.push(await helperPid(dir, name));
+        const survivors = TREE_HELPERS.filter((_, i) => !processGone(pids[i]!));
+        assert.deepEqual(survivors, [], `helpers that outlived the snapshot: ${survivors.join(', ')}`);
+      } finally {
+        killLeftovers(pids.filter((pid) => !processGone(pid)));
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+
+    it('a normal snapshot stops them all', async () => {
+      await snapshotLeavesNothing('tree-answer', 20, 0);
+    });
+
+    it('a snapshot that times out stops them all', async () => {
+      await snapshotLeavesNothing('tree-hang', 3, 1);
+    });
+
+    it('the listing reports the tree stopped by signal when helpers outlived the server', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'agent-seer-daemons-'));
+      const pids: number[] = [];
+      try {
+        const script = writeHostileServer(dir);
+        const listing = await listServerTools(definition('daemons', { command: process.execPath, args: [script, 'tree-answer', dir] }), { killGraceMs: 500 });
+        assert.deepEqual(
+          listing.spec.tools.map((t) => t.name),
+          ['echo'],
+        );
+        for (const name of TREE_HELPERS) pids.push(await helperPid(dir, name));
+        assert.equal(listing.stopped, 'SIGTERM', 'the server left on stdin close; its helpers needed a signal');
+        for (const pid of pids) assert.ok(processGone(pid), `helper ${pid} survived`);
+      } finally {
+        killLeftovers(pids.filter((pid) => !processGone(pid)));
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);
+
 describe('listServerTools keeps secrets out of messages', () => {
   it('masks env and header values the config passed when a server echoes them to stderr', async () => {
     const script = 'process.stderr.write("fatal: bad credentials " + process.env.MY_SERVICE_TOKEN + " for " + process.env.ORG + "\\n", () => process.exit(1))';
@@ -522,7 +577,8 @@ describe('listServerTools over HTTP', () => {
   it('says what the server answered when the headers are wrong (and the SSE fallback too)', async () => {
     const server = await startHttpFixture(['--http', '0', '--require-header', 'x-api-key=s3cret']);
     try {
-      const { error } = await failing(urlServer('remote', server.url, 'http', { 'X-Api-Key': 'wrong' }), 'connect');
+      // Header values are masked in messages: this one must not be a word the server's answer uses.
+      const { error } = await failing(urlServer('remote', server.url, 'http', { 'X-Api-Key': 'not-the-key-42' }), 'connect');
       assert.equal(
         error.message,
         `could not connect to ${server.url}: HTTP 401: missing or wrong credentials; SSE fallback: SSE error: Non-200 status code (401)`,
