@@ -51,3 +51,16 @@ export function toolHashes(spec: Spec): Record<string, string> {
 export function specHash(spec: Spec): string {
   return sha256(canonicalJson(spec.tools));
 }
+
+/**
+ * A loaded spec's hash, once per spec object: the judge hashes the spec into every record's
+ * judgment (twice for a conversation) and the trees ask about every record of a run; hashing a
+ * 20,000-tool spec each time made judging quadratic in the spec's size. Specs are not mutated
+ * after loading (a re-read spec is a new object), so the answer cannot go out of date.
+ */
+const specHashes = new WeakMap<Spec, string>();
+export function specHashOnce(spec: Spec): string {
+  let h = specHashes.get(spec);
+  if (h === undefined) specHashes.set(spec, (h = specHash(spec)));
+  return h;
+}
