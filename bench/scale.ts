@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { run } from '../src/cli/main';
 import type { Io } from '../src/cli/errors';
 import type { BenchResult } from './foundation';
-import { bigEnumSpec, scaleSpec } from './scaleSpec';
+import { bigEnumSpec, scaleSpec } from '../test/unit/scaleSpec';
 
 const env = (name: string, fallback: string): string => process.env[`AGENT_SEER_BENCH_SCALE_${name}`] ?? fallback;
 

@@ -30,9 +30,14 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** Hashes of tool objects: a record stores the hash of each tool it calls, and a tool with a 100,000-value enum is long to hash per record. Like specs, tools are not mutated after loading. */
+const toolHashCache = new WeakMap<Tool, string>();
+
 /** Hash of one tool: sha256 of its canonical JSON. */
 export function toolHash(tool: Tool): string {
-  return sha256(canonicalJson(tool));
+  let h = toolHashCache.get(tool);
+  if (h === undefined) toolHashCache.set(tool, (h = sha256(canonicalJson(tool))));
+  return h;
 }
 
 /** Hash of every tool, keyed by name (the first of duplicate names wins, as in lookups). */

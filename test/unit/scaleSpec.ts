@@ -1,5 +1,5 @@
 /**
- * Synthetic specs for the scale bench (`bench/scale.ts`) and the scale test: n tools that look
+ * Synthetic specs for the scale bench (`bench/scale.ts`) and the scale tests (`core/pipeline/offlineScale.test.ts`): n tools that look
  * like a real server's (verbs over resources, IDs shared across tools, enums, number ranges,
  * optional flags, a nested filter object), and one tool whose parameter is an enum of m values.
  * Deterministic: the same n gives the same spec.
