@@ -32,7 +32,7 @@ function countingRegExps<T>(fn: () => T): { result: T; built: number } {
   globalThis.RegExp = new Proxy(original, {
     construct(target, args: [string | RegExp, string?]) {
       built++;
-      return Reflect.construct(target, args) as RegExp;
+      return Reflect.construct<[string | RegExp, string?], RegExp>(target, args);
     },
   });
   try {
