@@ -69,7 +69,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
   const lines = ['| spec | tools | records | generate (s) | ms per tool | judge (s) | ms per record |', '|---|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows)
     lines.push(
-      `| ${r.label} | ${r.tools} | ${r.records} | ${(r.generateMs / 1000).toFixed(1)}${r.generateStatus === 'complete' ? '' : ` (${r.generateStatus})`} | ${(r.generateMs / r.tools).toFixed(2)} | ${(r.judgeMs / 1000).toFixed(1)} | ${(r.judgeMs / Math.max(1, r.records)).toFixed(2)} |`,
+      `| ${r.label} | ${r.tools} | ${r.records} | ${(r.generateMs / 1000).toFixed(1)}${r.generateStatus === 'complete' ? '' : ` (${r.generateStatus})`} | ${r.label.endsWith('tools') ? (r.generateMs / r.tools).toFixed(2) : '–'} | ${(r.judgeMs / 1000).toFixed(1)} | ${(r.judgeMs / Math.max(1, r.records)).toFixed(2)} |`,
     );
   return lines.join('\n');
 }
@@ -89,8 +89,7 @@ export async function runScaleBench(): Promise<BenchResult[]> {
     if (process.env.AGENT_SEER_BENCH_VERBOSE) process.stderr.write(`${scaleTable(rows)}\n`);
     const results: BenchResult[] = rows.map((r) => ({
       name: `offline generate + judge, ${r.label}`,
-      value: r.generateMs / r.tools,
-      unit: 'ms/tool',
+      ...(r.label.endsWith('tools') ? { value: r.generateMs / r.tools, unit: 'ms/tool' } : { value: r.generateMs, unit: 'ms' }),
       note: `${r.records} records (${r.generateStatus}); generate ${(r.generateMs / 1000).toFixed(1)} s; judge ${(r.judgeMs / 1000).toFixed(1)} s = ${(r.judgeMs / Math.max(1, r.records)).toFixed(2)} ms/record`,
     }));
     const bySize = rows.filter((r) => sizes.includes(r.tools) && r.label.endsWith('tools'));
