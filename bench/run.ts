@@ -4,6 +4,7 @@ import { runFoundationBench, type BenchResult } from './foundation';
 import { runGenerateBench } from './generate';
 import { runMaskingBench } from './masking';
 import { runResumeBench } from './resume';
+import { runScaleBench } from './scale';
 
 async function main(): Promise<void> {
   const results: BenchResult[] = [...(await runFoundationBench()), ...runMaskingBench()];
@@ -11,6 +12,8 @@ async function main(): Promise<void> {
   if (process.env.AGENT_SEER_BENCH_GEN !== '0') results.push(...(await runGenerateBench()));
   // Kill/resume trials of the built CLI; AGENT_SEER_BENCH_RESUME=0 skips them.
   if (process.env.AGENT_SEER_BENCH_RESUME !== '0') results.push(...(await runResumeBench()));
+  // Offline generate + judge from 250 to 20,000 tools and a 100,000-value enum (a few minutes); AGENT_SEER_BENCH_SCALE=0 skips it.
+  if (process.env.AGENT_SEER_BENCH_SCALE !== '0') results.push(...(await runScaleBench()));
   // 200 scenarios of an agent under a 60/min limit (about 10 minutes); AGENT_SEER_BENCH_AGENT=0 skips it.
   if (process.env.AGENT_SEER_BENCH_AGENT !== '0') results.push(...(await runAgentsBench()));
   if (process.argv.includes('--json')) {

@@ -66,6 +66,13 @@ export function summaryJson(r: PipelineResult | StaleRegeneration): Record<strin
   };
 }
 
+/**
+ * What re-running a cancelled offline run does. There is nothing to resume: the generator makes
+ * no calls and is deterministic, so a re-run makes every record again from the start.
+ */
+const OFFLINE_RERUN =
+  'the records written so far are kept; re-running the same command makes the harness again from the start (the offline generator is deterministic: the same records, and judgments of unchanged records are kept)';
+
 /** The text summary. */
 export function summaryText(r: PipelineResult, io: Io): string {
   const c = r.counts;
@@ -95,7 +102,8 @@ export function summaryText(r: PipelineResult, io: Io): string {
     if (cost) lines.push(`  ${costText(cost, r.manifest.model)}`);
   }
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
-  if (r.status === 'cancelled') lines.push('Cancelled: re-run the same command to resume (finished LLM calls are cached).');
+  if (r.status === 'cancelled')
+    lines.push(`Cancelled: ${r.manifest.provider === 'offline' ? OFFLINE_RERUN : 're-run the same command to resume (finished LLM calls are cached)'}.`);
   if (r.status === 'pending')
     lines.push(`Pending: ${r.error ?? `batch jobs are still running; run the same command again to collect them, or \`agent-seer status ${where}\``}.`);
   if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
@@ -167,6 +175,7 @@ export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusRe
   out.push(`  wall time: ${(result.wallTimeMs / 1000).toFixed(1)} s`);
   if (t.byStatus.pending)
     out.push('Pending: batch jobs are still running; run the same command again to collect them (`agent-seer status` on the output folder shows them).');
+  else if (generator === 'the offline generator' && t.byStatus.cancelled) out.push(`Cancelled: ${OFFLINE_RERUN}.`);
   else if (t.byStatus.partial || t.byStatus.failed || t.byStatus.cancelled)
     out.push('Re-run the same command to resume or retry: finished replies are cached, and complete harnesses make no call.');
   return out.join('\n');

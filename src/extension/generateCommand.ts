@@ -266,7 +266,13 @@ export function reportOutcome<R extends PipelineResult>(services: ExtensionServi
     `Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens${cost}, ${(result.wallTimeMs / 1000).toFixed(1)} s`,
   );
   if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
-  else if (result.status === 'cancelled') void showWarning(services.log, `Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`);
+  else if (result.status === 'cancelled')
+    void showWarning(
+      services.log,
+      result.manifest.provider === 'offline'
+        ? `Agent Seer: cancelled; ${c.records} finished records are kept. Offline generation is deterministic: running it again makes the same harness from the start.`
+        : `Agent Seer: cancelled; ${c.records} finished records are kept. Run again to resume.`,
+    );
   else if (result.status === 'partial') {
     void showWarning(
       services.log,

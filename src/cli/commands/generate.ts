@@ -382,8 +382,9 @@ export const synopsis = `  agent-seer generate <spec-or-config | spec… | folde
                      [--prices FILE] [--json]
                                              generate an evaluation harness (default: offline,
                                              into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
-                                             OPENAI_API_KEY; re-run to resume; --force: write
-                                             into a folder that is not this spec's harness;
+                                             OPENAI_API_KEY; re-run to resume an LLM run;
+                                             --force: write into a folder that is not this
+                                             spec's harness;
                                              --only-stale: regenerate only the records whose
                                              tools changed since the harness was made; several
                                              specs or a folder: a corpus, one harness each
@@ -396,7 +397,9 @@ export const usage = `Usage: agent-seer generate <spec-or-config> [options]
 Generates an evaluation harness (scenarios, expected calls, mock outputs, multi-turn dialogues)
 from a spec snapshot, or from an MCP config file through the snapshot of its server in the
 workspace's snapshot folder (agentSeer.snapshotFolder in .vscode/settings.json, default
-${SNAPSHOT_FOLDER}). Re-run the same command to resume: finished LLM replies are cached.
+${SNAPSHOT_FOLDER}). Re-run the same command to resume an LLM run: finished LLM replies are
+cached. An offline run makes no calls and is deterministic: a re-run makes it again from the
+start (each record is written as soon as it is made, so a stopped run keeps what it wrote).
 
 A corpus: several spec files, or a folder (every *.json directly in it that is a spec with
 tools; the other files are skipped, each said on stderr). One harness folder per spec under

@@ -137,7 +137,10 @@ export function idLikeValues(args: unknown, exclude?: ReadonlySet<string>): IdVa
 }
 
 /** All strings a schema itself supplies (enum, const, default, examples), deep. */
-export function schemaLiterals(schema: unknown): Set<string> {
+export function schemaLiterals(schema: unknown): ReadonlySet<string> {
+  // Cached per schema object: every record checks its calls' schemas, and a 100,000-value enum is long to walk each time.
+  const cached = isRecord(schema) ? literalsCache.get(schema) : undefined;
+  if (cached) return cached;
   const out = new Set<string>();
   const add = (v: unknown): void => {
     if (typeof v === 'string' || typeof v === 'number') out.add(String(v));
@@ -154,8 +157,11 @@ export function schemaLiterals(schema: unknown): Set<string> {
     }
   };
   walk(schema, 0);
+  if (isRecord(schema)) literalsCache.set(schema, out);
   return out;
 }
+
+const literalsCache = new WeakMap<object, ReadonlySet<string>>();
 
 /** Whether `needle` occurs in `hay` on word boundaries (not inside a longer identifier). */
 export function containsToken(hay: string, needle: string): boolean {

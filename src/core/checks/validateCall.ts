@@ -27,6 +27,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { CallError, CallErrorKind } from '../harness/format';
 import type { Spec, Tool } from '../spec/model';
+import { canonicalJson } from '../harness/hash';
 import { dialectOf, objectShape, type Dialect, type ObjectShape } from './jsonSchemaUtil';
 import { isRecord } from '../util/isRecord';
 import { compileLinear } from '../util/linearRegex';
@@ -69,11 +70,12 @@ const linearRegExp = Object.assign(
   { code: 'linearRegExp' }, // named for ajv's standalone code, which this project does not emit
 );
 
-const instances = new Map<Dialect, Ajv>();
+const instances = new Map<string, Ajv>();
 
-/** One ajv per dialect, created on first use. */
-function ajvFor(dialect: Dialect): Ajv {
-  let ajv = instances.get(dialect);
+/** One ajv per dialect (and per whether it checks schemas against the meta-schema itself), created on first use. */
+function ajvFor(dialect: Dialect, validateSchema = true): Ajv {
+  const key = `${dialect}${validateSchema ? '' : ':prechecked'}`;
+  let ajv = instances.get(key);
   if (!ajv) {
     const options = {
       allErrors: true,
@@ -81,13 +83,74 @@ function ajvFor(dialect: Dialect): Ajv {
       logger: false as const,
       addUsedSchema: false,
       validateFormats: true,
+      validateSchema,
       code: { regExp: linearRegExp },
     };
     ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
     addFormats(ajv);
-    instances.set(dialect, ajv);
+    instances.set(key, ajv);
   }
   return ajv;
+}
+
+/**
+ * Enums longer than this are checked for repeated values here, in one pass: draft-07's
+ * meta-schema says `uniqueItems` for `enum`, which ajv checks by comparing every pair of values
+ * (a 100,000-value enum took a minute to compile).
+ */
+const LONG_ENUM = 256;
+
+/** The `enum` arrays longer than {@link LONG_ENUM} anywhere in a schema. */
+function longEnums(node: unknown, found: Set<unknown[]>, depth = 0): Set<unknown[]> {
+  if (depth > 64) return found;
+  if (Array.isArray(node)) for (const n of node) longEnums(n, found, depth + 1);
+  else if (isRecord(node))
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'enum' && Array.isArray(v) && v.length > LONG_ENUM) found.add(v);
+      else longEnums(v, found, depth + 1);
+    }
+  return found;
+}
+
+/** The schema with each long enum cut to its first value (what the meta-schema checks of it besides uniqueness). */
+function withShortEnums(node: unknown, long: ReadonlySet<unknown[]>, depth = 0): unknown {
+  if (depth > 64) return node;
+  if (Array.isArray(node)) return long.has(node) ? node.slice(0, 1) : node.map((n) => withShortEnums(n, long, depth + 1));
+  if (!isRecord(node)) return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withShortEnums(v, long, depth + 1)]));
+}
+
+/** A repeated value of an enum (as ajv's `uniqueItems` sees equality: same JSON, object keys in any order), or undefined. */
+function repeatedValue(values: readonly unknown[]): { first: number; again: number } | undefined {
+  const seen = new Map<string, number>();
+  for (const [i, v] of values.entries()) {
+    const key = v !== null && typeof v === 'object' ? canonicalJson(v) : `${typeof v}:${String(v)}`;
+    const first = seen.get(key);
+    if (first !== undefined) return { first, again: i };
+    seen.set(key, i);
+  }
+  return undefined;
+}
+
+/**
+ * Compiles a schema holding long enums: their uniqueness is checked here, the rest of the
+ * schema against the meta-schema as ajv would (with the long enums cut short), then the schema
+ * is compiled by an ajv that does not check it again. Throws as `ajv.compile` does.
+ */
+function compileWithLongEnums(copy: Record<string, unknown>, dialect: Dialect, long: ReadonlySet<unknown[]>): ValidateFunction {
+  for (const values of long) {
+    const repeated = repeatedValue(values);
+    if (repeated) throw new Error(`schema is invalid: enum must NOT have duplicate items (items ## ${repeated.again} and ${repeated.first} are identical)`);
+  }
+  const checker = ajvFor(dialect);
+  if (!checker.validateSchema(withShortEnums(copy, long) as Record<string, unknown>))
+    throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
+  const ajv = ajvFor(dialect, false);
+  try {
+    return ajv.compile(copy);
+  } finally {
+    ajv.removeSchema(copy);
+  }
 }
 
 /**
@@ -153,8 +216,9 @@ export function compileSchema(schema: unknown): Compiled {
   const ajv = ajvFor(dialect);
   const unchecked: string[] = [];
   refusedPatterns = unchecked;
+  const long = longEnums(copy, new Set());
   try {
-    result = { ok: true, validate: ajv.compile(copy), unchecked };
+    result = { ok: true, validate: long.size ? compileWithLongEnums(copy, dialect, long) : ajv.compile(copy), unchecked };
   } catch (e) {
     result = { ok: false, message: (e as Error).message.split('\n')[0] ?? 'unknown error' };
   } finally {

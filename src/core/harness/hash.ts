@@ -30,9 +30,14 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** Hashes of tool objects: a record stores the hash of each tool it calls, and a tool with a 100,000-value enum is long to hash per record. Like specs, tools are not mutated after loading. */
+const toolHashCache = new WeakMap<Tool, string>();
+
 /** Hash of one tool: sha256 of its canonical JSON. */
 export function toolHash(tool: Tool): string {
-  return sha256(canonicalJson(tool));
+  let h = toolHashCache.get(tool);
+  if (h === undefined) toolHashCache.set(tool, (h = sha256(canonicalJson(tool))));
+  return h;
 }
 
 /** Hash of every tool, keyed by name (the first of duplicate names wins, as in lookups). */
@@ -50,4 +55,17 @@ export function toolHashes(spec: Spec): Record<string, string> {
 /** Hash of a spec: sha256 of the canonical JSON of its tool list, in order. */
 export function specHash(spec: Spec): string {
   return sha256(canonicalJson(spec.tools));
+}
+
+/**
+ * A loaded spec's hash, once per spec object: the judge hashes the spec into every record's
+ * judgment (twice for a conversation) and the trees ask about every record of a run; hashing a
+ * 20,000-tool spec each time made judging quadratic in the spec's size. Specs are not mutated
+ * after loading (a re-read spec is a new object), so the answer cannot go out of date.
+ */
+const specHashes = new WeakMap<Spec, string>();
+export function specHashOnce(spec: Spec): string {
+  let h = specHashes.get(spec);
+  if (h === undefined) specHashes.set(spec, (h = specHash(spec)));
+  return h;
 }

@@ -10,7 +10,7 @@
  * `null` with `status: 'not-judged'` and a note: a record is never scored 0 or 1 by accident.
  * Rejected replies are never cached, so a re-run asks again for every record not yet judged.
  */
-import { canonicalJson, sha256, specHash } from '../harness/hash';
+import { canonicalJson, sha256, specHashOnce } from '../harness/hash';
 import { groundingCounts } from '../checks/grounding';
 import { findTool, uncheckedConstraints } from '../checks/validateCall';
 import type { HarnessRecord } from '../harness/format';
@@ -77,7 +77,7 @@ export function judgePromptVersions(prompts: PromptLibrary | undefined, mode: Ju
  * judgment with the same hash is current and is not redone.
  */
 export function judgmentInputHash(record: HarnessRecord, spec: Spec, judge: JudgeIdentity): string {
-  return judgmentInputHashOf(record, specHash(spec), judge);
+  return judgmentInputHashOf(record, specHashOnce(spec), judge);
 }
 
 /** What a judgment's input hash is made of besides the record and the spec. */

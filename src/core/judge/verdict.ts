@@ -10,7 +10,7 @@ import { judgmentScores, type HarnessRecord, type RecordChecks } from '../harnes
 import type { Spec } from '../spec/model';
 import { subdimensionLabel } from '../vocabulary';
 import { PASS_THRESHOLD } from '../workspace/defaults';
-import { specHash } from '../harness/hash';
+import { specHashOnce } from '../harness/hash';
 import { judgmentInputHashOf } from './judgeRecord';
 import { StoredJudgment } from './schemas';
 
@@ -69,18 +69,6 @@ export function storedJudgments(record: HarnessRecord): [string, StoredJudgment]
     if (parsed.success) out.push([id, parsed.data]);
   }
   return out;
-}
-
-/**
- * A loaded spec's hash, once per spec object: the trees ask about every record of a run against
- * one spec, and hashing a 200-tool spec per record cost most of a tree refresh. Specs are not
- * mutated after loading (a re-read spec is a new object), so the answer cannot go out of date.
- */
-const specHashes = new WeakMap<Spec, string>();
-function specHashOnce(spec: Spec): string {
-  let h = specHashes.get(spec);
-  if (h === undefined) specHashes.set(spec, (h = specHash(spec)));
-  return h;
 }
 
 /** Whether an unsupervised judgment was computed from this record and spec (oracle judgments depend on a trajectory: never stale here). */

@@ -5,6 +5,7 @@
  * record stale), and the exact checks are computed.
  */
 import { computeChecks } from '../checks/recordChecks';
+import { findTool } from '../checks/validateCall';
 import { FORMAT_VERSION, type HarnessRecord } from '../harness/format';
 import { toolHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
@@ -33,7 +34,7 @@ export interface RecordParts {
 export function usedToolHashes(spec: Spec, calls: readonly { name: string }[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of [...new Set(calls.map((c) => c.name))].sort(byCodeUnit)) {
-    const tool = spec.tools.find((t) => t.name === name);
+    const tool = findTool(spec, name);
     if (tool) out[name] = toolHash(tool);
   }
   return out;
@@ -41,7 +42,7 @@ export function usedToolHashes(spec: Spec, calls: readonly { name: string }[]): 
 
 /** Whether the spec's tool of that name declares an outputSchema. */
 function hasOutputSchema(spec: Spec, name: string): boolean {
-  const tool = spec.tools.find((t) => t.name === name);
+  const tool = findTool(spec, name);
   return tool?.outputSchema !== undefined && tool.outputSchema !== null;
 }
 

@@ -1,17 +1,20 @@
 /**
  * The offline run: the deterministic offline generator (`generateOfflineYielding`, so the
- * extension host can breathe) makes every record up front, then they are written one by one
- * with the manifest after each; same seed → byte-identical records.
+ * extension host can breathe) builds every scenario, then hands out each record as it is
+ * assembled and it is written at once, the manifest following at most every
+ * `OFFLINE_MANIFEST_EVERY_MS` (a manifest lists every record, so one per record would make a
+ * large run quadratic); same seed → byte-identical records. Cancelling stops within a step:
+ * the records written so far stay, listed by the final manifest (status `cancelled`).
  */
 import { resolve } from 'node:path';
-import type { HarnessManifest } from '../harness/format';
-import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
-import { generateOfflineYielding, offlineManifest, type OfflineResult } from './offline';
+import type { HarnessManifest, SkippedTool } from '../harness/format';
+import { DEFAULT_COMPLEX, DEFAULT_SEED, DEFAULT_SIMPLE, OFFLINE_MANIFEST_EVERY_MS } from '../workspace/defaults';
+import { generateOfflineYielding, offlineManifest, type OfflineEvent, type OfflineResult } from './offline';
 import { Progress, ZERO_LLM } from './progress';
 import { finalResult, type PipelineResult, type RunPipelineOptions } from './runOptions';
-import { emptyCounts, recordCounts, RunWriter } from './runWriter';
+import { emptyCounts, recordCounts, RunWriter, type ManifestUpdate } from './runWriter';
 
-/** Runs the offline generator into a claimed folder (`earlier`: the record ids already there). Stops between records when cancelled. */
+/** Runs the offline generator into a claimed folder (`earlier`: the record ids already there). Stops between steps when cancelled. */
 export async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Promise<PipelineResult> {
   const now = o.now ?? Date.now;
   const started = now();
@@ -22,57 +25,50 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     complex: Math.max(0, o.complex ?? DEFAULT_COMPLEX),
   };
   const progress = new Progress(now, () => ZERO_LLM, o.onProgress);
-  let status: PipelineResult['status'] = 'complete';
-  let result: OfflineResult;
-  try {
-    // The signal is checked between the generator's steps, so a cancel lands within one step.
-    result = await generateOfflineYielding(o.spec, opts, o.signal);
-  } catch (e) {
-    if (!o.signal?.aborted) throw e;
-    // Cancelled before any record was made: a cancelled manifest with none, as for a cancel between records.
-    status = 'cancelled';
-    const manifestCounts = recordCounts(o.spec, [], { repaired: {}, discarded: {}, coverageRound: 0, skipped: [] });
-    result = { records: [], skipped: [], manifestCounts };
-  }
   const startedAt = new Date(started).toISOString();
-  const base: HarnessManifest = {
-    ...offlineManifest(o.spec, opts, result, { startedAt }),
-    status: 'running',
-    recordIds: [],
-    counts: emptyCounts(o.spec, result.skipped),
-  };
-  const writer = new RunWriter(outDir, base, earlier);
+  const none: OfflineResult = { records: [], manifestCounts: emptyCounts(o.spec, []), skipped: [] };
+  const writer = new RunWriter(outDir, { ...offlineManifest(o.spec, opts, none, { startedAt }), status: 'running', recordIds: [] }, earlier);
   await writer.start(o.spec);
-  progress.add('write', result.records.length);
-  for (const record of result.records) {
-    if (o.signal?.aborted) {
-      status = 'cancelled';
-      break;
+
+  let skipped: SkippedTool[] = [];
+  const counts: ManifestUpdate = (m, records) => ({
+    ...m,
+    counts: recordCounts(o.spec, records, { repaired: {}, discarded: {}, coverageRound: 0, skipped }),
+  });
+  let manifestAt = now();
+  const onEvent = async (e: OfflineEvent): Promise<void> => {
+    if (e.kind === 'planned') {
+      skipped = e.skipped;
+      progress.add('write', e.records);
+      return;
     }
-    await writer.writeRecord(record, (m, records) => ({
-      ...m,
-      counts: recordCounts(o.spec, records, { repaired: {}, discarded: {}, coverageRound: 0, skipped: result.skipped }),
-    }));
+    const due = now() - manifestAt >= OFFLINE_MANIFEST_EVERY_MS;
+    await writer.writeRecord(e.record, due ? counts : undefined);
+    if (due) manifestAt = now();
     progress.records++;
     progress.done('write');
+  };
+
+  let result: OfflineResult | undefined;
+  try {
+    result = await generateOfflineYielding(o.spec, opts, o.signal, onEvent);
+  } catch (e) {
+    // Cancelled (the signal's reason): what is written stays; anything else is a failure of the generator.
+    if (!o.signal?.aborted) throw e;
   }
+  const status: PipelineResult['status'] = result ? 'complete' : 'cancelled';
   const finished = now();
   const ids = writer.records.map((r) => r.id);
-  const counts =
-    status === 'complete'
-      ? result.manifestCounts
-      : recordCounts(o.spec, writer.records, {
-          repaired: result.manifestCounts.repaired,
-          discarded: result.manifestCounts.discarded,
-          coverageRound: result.manifestCounts.coverageRound,
-          skipped: result.skipped,
-        });
-  const removedStale = status === 'complete' ? await writer.removeStale(ids) : 0;
+  const removedStale = result ? await writer.removeStale(ids) : 0;
   const manifest: HarnessManifest = {
-    ...offlineManifest(o.spec, opts, result, { startedAt, finishedAt: new Date(finished).toISOString(), durationMs: finished - started }),
+    ...offlineManifest(o.spec, opts, result ?? { ...none, skipped }, {
+      startedAt,
+      finishedAt: new Date(finished).toISOString(),
+      durationMs: finished - started,
+    }),
     status,
     recordIds: ids,
-    counts,
+    counts: result ? result.manifestCounts : recordCounts(o.spec, writer.records, { repaired: {}, discarded: {}, coverageRound: 0, skipped }),
   };
   manifest.timings.stages = progress.timings();
   await writer.finish(manifest);

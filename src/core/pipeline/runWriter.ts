@@ -56,6 +56,9 @@ export async function writeSpecCopy(outDir: string, spec: Spec): Promise<void> {
   await writeFileInside(outDir, join(outDir, HARNESS_SPEC_FILE), stableJson(copy));
 }
 
+/** The manifest after a record: the current one (its `recordIds` already the records written) and those records. */
+export type ManifestUpdate = (m: HarnessManifest, records: readonly HarnessRecord[]) => HarnessManifest;
+
 /**
  * Serialised writer of one run's folder. Records of earlier runs (`earlier`, from the claim of
  * the folder) stay listed in the manifest's `earlierRecordIds` until this run completes; only then,
@@ -115,17 +118,29 @@ export class RunWriter {
   /**
    * Writes one record, then the manifest with `update` applied (e.g. new counts). A record that
    * an earlier run wrote with the same content keeps the judgments it has there: regenerating an
-   * unchanged spec does not throw away judging that was paid for.
+   * unchanged spec does not throw away judging that was paid for. Without `update` only the
+   * record is written and the manifest catches up at the next {@link updateManifest} or
+   * {@link finish}: a manifest names every record so far, so writing it after each of thousands
+   * of records would make a run quadratic in its size.
    */
-  writeRecord(record: HarnessRecord, update: (m: HarnessManifest, records: readonly HarnessRecord[]) => HarnessManifest): Promise<void> {
+  writeRecord(record: HarnessRecord, update?: ManifestUpdate): Promise<void> {
     return this.enqueue(async () => {
       const judgments = record.judgments ?? (await this.earlierJudgments(record));
       if (judgments) record = { ...record, judgments };
       await writeRecord(this.outDir, record);
       this.written.set(record.id, record);
-      this.manifest = this.withEarlier(update({ ...this.manifest, recordIds: [...this.written.keys()] }, this.records));
-      await writeManifest(this.outDir, this.manifest);
+      if (update) await this.writeManifestNow(update);
     });
+  }
+
+  /** Writes the manifest with the records written so far and `update` applied. */
+  updateManifest(update: ManifestUpdate): Promise<void> {
+    return this.enqueue(() => this.writeManifestNow(update));
+  }
+
+  private async writeManifestNow(update: ManifestUpdate): Promise<void> {
+    this.manifest = this.withEarlier(update({ ...this.manifest, recordIds: [...this.written.keys()] }, this.records));
+    await writeManifest(this.outDir, this.manifest);
   }
 
   /** The judgments of the record file an earlier run wrote for this id, when its content is the same. */

@@ -69,6 +69,11 @@ export const WAITING_LINE_EVERY_MS = 10_000;
 export const CLI_PROGRESS_EVERY_MS = 1000;
 /** Milliseconds between progress updates in the editor's notification. */
 export const EDITOR_PROGRESS_EVERY_MS = 250;
+/**
+ * Milliseconds between manifest rewrites while an offline run writes its records (each record
+ * is written at once; the manifest, which lists them all, follows at most this often and at the end).
+ */
+export const OFFLINE_MANIFEST_EVERY_MS = 1000;
 
 /**
  * Complexity thresholds. Table 15's best-scoring servers sit at or under them (Selenium, Redis,

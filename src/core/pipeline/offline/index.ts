@@ -101,15 +101,27 @@ export function generateOffline(spec: Spec, options: GenerateOfflineOptions): Of
 }
 
 /**
- * {@link generateOffline} handing the event loop back between tools, scenarios and records (the
- * extension host stays responsive on a 200-tool spec); identical result. Rejects once `signal`
- * is aborted.
+ * What an offline run hands out as it goes: once every scenario is built, how many records will
+ * follow and the tools skipped; then each record the moment it is assembled (so a runner writes
+ * it at once, and a run stopped half-way keeps what it made).
  */
-export function generateOfflineYielding(spec: Spec, options: GenerateOfflineOptions, signal?: AbortSignal): Promise<OfflineResult> {
-  return runStepsYielding(offlineSteps(spec, options), signal);
+export type OfflineEvent = { kind: 'planned'; records: number; skipped: SkippedTool[] } | { kind: 'record'; record: HarnessRecord };
+
+/**
+ * {@link generateOffline} handing the event loop back between tools, scenarios and records (the
+ * extension host stays responsive on a 200-tool spec), and each {@link OfflineEvent} to
+ * `onEvent` (awaited); identical result. Rejects once `signal` is aborted.
+ */
+export function generateOfflineYielding(
+  spec: Spec,
+  options: GenerateOfflineOptions,
+  signal?: AbortSignal,
+  onEvent?: (event: OfflineEvent) => Promise<void> | void,
+): Promise<OfflineResult> {
+  return runStepsYielding(offlineSteps(spec, options), signal, onEvent);
 }
 
-function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<OfflineResult> {
+function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<OfflineResult, OfflineEvent | void> {
   const seed = Math.trunc(options.seed);
   const analysis = yield* analysisSteps(spec);
   const { callable, skipped } = yield* callabilitySteps(spec, seed);
@@ -161,11 +173,11 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
     coverageRound += extra.length;
   }
 
+  yield { kind: 'planned', records: built.length, skipped };
   const records: HarnessRecord[] = [];
   const usedIds = new Set<string>();
   const usedTitles = new Set<string>();
   for (const b of built) {
-    yield;
     const { plan } = b;
     const scenario = { ...b.scenario, title: uniqueTitle(b.scenario, usedTitles) };
     const mock = mockOffline(spec, scenario, { seed });
@@ -184,18 +196,18 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
     let id = `${plan.tier === 'simple' ? 's' : 'c'}${String(n).padStart(3, '0')}-${slug(scenario.title)}`;
     while (usedIds.has(id)) id = `${id}-x`;
     usedIds.add(id);
-    records.push(
-      assembleRecord(spec, {
-        id,
-        tier: plan.tier,
-        category: b.category,
-        scenario,
-        mockWorkflow: mock.mock_workflow,
-        expectedResponse: mock.expected_response,
-        conversation,
-        provenance: { provider: OFFLINE_PROVIDER, model: OFFLINE_MODEL, temperature: null, seed, promptVersions: { ...OFFLINE_PROMPT_VERSIONS } },
-      }),
-    );
+    const record = assembleRecord(spec, {
+      id,
+      tier: plan.tier,
+      category: b.category,
+      scenario,
+      mockWorkflow: mock.mock_workflow,
+      expectedResponse: mock.expected_response,
+      conversation,
+      provenance: { provider: OFFLINE_PROVIDER, model: OFFLINE_MODEL, temperature: null, seed, promptVersions: { ...OFFLINE_PROMPT_VERSIONS } },
+    });
+    records.push(record);
+    yield { kind: 'record', record };
   }
 
   const manifestCounts = recordCounts(spec, records, { repaired, discarded, coverageRound, skipped });

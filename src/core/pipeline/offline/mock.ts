@@ -37,10 +37,20 @@ const snake = (s: string): string => nameWords(s).join('_');
 /** Last words of a parameter whose value a call's own output echoes (`page_id`, `name`, `filePath`). */
 const OWN_ID = new Set(['id', 'sid', 'uid', 'uuid', 'name', 'path', 'slug', 'key']);
 
+const takesSid = (t: ToolInfo): boolean => t.params.some((p) => p.name === 'Sid' || p.name === 'sid');
+
+/** Per analysis, whether some tool of an entity takes a `Sid` (asked once per entity, not once per call). */
+const sidHeads = new WeakMap<SpecAnalysis, Map<string, boolean>>();
+
 /** The key an entity's identifier goes under in outputs of tools of that entity. */
 function idKeyFor(info: ToolInfo, analysis: SpecAnalysis): string {
-  const sid = (t: ToolInfo): boolean => t.params.some((p) => p.name === 'Sid' || p.name === 'sid');
-  return sid(info) || (info.head !== '' && analysis.tools.some((t) => t.head === info.head && sid(t))) ? 'sid' : 'id';
+  if (takesSid(info)) return 'sid';
+  if (info.head === '') return 'id';
+  let heads = sidHeads.get(analysis);
+  if (!heads) sidHeads.set(analysis, (heads = new Map()));
+  let sid = heads.get(info.head);
+  if (sid === undefined) heads.set(info.head, (sid = (analysis.byHead.get(info.head) ?? []).some(takesSid)));
+  return sid ? 'sid' : 'id';
 }
 
 function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string): Record<string, unknown> {
@@ -184,7 +194,9 @@ function baseOutput(
   }
   const analysis = analysisOf(spec);
   const sibling = info
-    ? analysis.tools.find((t) => t !== info && t.hasOutputSchema && t.head && t.head === info.head && t.verbClass === info.verbClass)
+    ? info.head
+      ? (analysis.byHead.get(info.head) ?? []).find((t) => t !== info && t.hasOutputSchema && t.verbClass === info.verbClass)
+      : undefined
     : undefined;
   if (sibling) {
     const schema = sibling.tool.outputSchema;

@@ -237,6 +237,8 @@ const LIFECYCLE: Record<ToolInfo['verbClass'], number> = { create: 0, discover: 
 /** Workflow planning over the callable tools. */
 class Planner {
   private readonly callableSet: Set<ToolInfo>;
+  /** Callable tools by head noun, in `callable` order (a plan looks at one entity's tools, not at all of them). */
+  private readonly callableByHead = new Map<string, ToolInfo[]>();
 
   constructor(
     private readonly analysis: SpecAnalysis,
@@ -244,17 +246,33 @@ class Planner {
     private readonly covered: Set<string>,
   ) {
     this.callableSet = new Set(callable);
+    for (const t of callable) {
+      if (!t.head) continue;
+      const list = this.callableByHead.get(t.head);
+      if (list) list.push(t);
+      else this.callableByHead.set(t.head, [t]);
+    }
   }
 
-  /** Best producer of a tool's parameter among callable tools not excluded; uncovered ones win ties. */
+  /**
+   * Best producer of a tool's parameter among callable tools not excluded; uncovered ones win
+   * ties. The ranking is best first, so the scan stops at the first lower score.
+   */
   private producerFor(consumer: ToolInfo, paramName: string, exclude: ReadonlySet<ToolInfo>): ToolInfo | undefined {
     const p = consumer.params.find((x) => x.name === paramName);
     if (!p) return undefined;
-    const ranked = this.analysis.producers(consumer, p).filter((a) => this.callableSet.has(a) && !exclude.has(a));
-    const top = ranked[0];
-    if (!top) return undefined;
-    const best = this.analysis.producerScore(top, consumer, p);
-    return ranked.find((a) => this.analysis.producerScore(a, consumer, p) === best && !this.covered.has(a.name)) ?? top;
+    let top: ToolInfo | undefined;
+    let best = 0;
+    for (const a of this.analysis.producers(consumer, p)) {
+      if (a === consumer || !this.callableSet.has(a) || exclude.has(a)) continue;
+      const score = this.analysis.producerScore(a, consumer, p);
+      if (!top) {
+        top = a;
+        best = score;
+      } else if (score !== best) break;
+      if (!this.covered.has(a.name)) return a;
+    }
+    return top;
   }
 
   /** Required reference parameters of a tool. */
@@ -264,7 +282,7 @@ class Planner {
 
   private sameEntityRead(info: ToolInfo, exclude: ReadonlySet<ToolInfo>, rng: Rng): ToolInfo | undefined {
     if (!info.head) return undefined;
-    const reads = this.callable.filter((t) => t !== info && !exclude.has(t) && t.head === info.head && t.phase === 'read');
+    const reads = (this.callableByHead.get(info.head) ?? []).filter((t) => t !== info && !exclude.has(t) && t.phase === 'read');
     const gets = reads.filter((t) => t.verbClass === 'read');
     return rng.pick(gets.length ? gets : reads);
   }
@@ -420,11 +438,33 @@ export function planCoverage(
   const planner = new Planner(analysis, callable, covered);
   const plans: Plan[] = [];
   const next = { ...startIndex };
+  // `covered` only grows: the first uncovered tool, overall and per entity, is found by cursors
+  // that never move back (one pass over the tools, not one per plan).
+  let cursor = 0;
+  const headCursors = new Map<string, number>();
+  const byHead = new Map<string, ToolInfo[]>();
+  for (const t of callable) {
+    if (!t.head) continue;
+    const list = byHead.get(t.head);
+    if (list) list.push(t);
+    else byHead.set(t.head, [t]);
+  }
+  const firstUncovered = (list: readonly ToolInfo[], at: number): number => {
+    while (at < list.length && covered.has((list[at] as ToolInfo).name)) at++;
+    return at;
+  };
   for (;;) {
-    const uncovered = callable.filter((t) => !covered.has(t.name));
-    const first = uncovered[0];
+    cursor = firstUncovered(callable, cursor);
+    const first = callable[cursor];
     if (!first) break;
-    const family = first.head ? uncovered.filter((t) => t.head === first.head).slice(0, 5) : [first];
+    let family = [first];
+    if (first.head) {
+      const members = byHead.get(first.head) ?? [];
+      const from = firstUncovered(members, headCursors.get(first.head) ?? 0);
+      headCursors.set(first.head, from);
+      family = [];
+      for (let i = from; i < members.length && family.length < 5; i++) if (!covered.has((members[i] as ToolInfo).name)) family.push(members[i] as ToolInfo);
+    }
     const rng = rngFor(seed, 'coverage', first.name);
     const tools = family.length >= 2 ? planner.lifecycle(family) : planner.simple(first, rng);
     const tier: Tier = tools.length >= 3 ? 'complex' : 'simple';
@@ -615,7 +655,7 @@ export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number):
     plan.tier === 'simple'
       ? `Everyday use of ${plan.target.name}${edges.length ? `; the agent must carry ${edges.join(', ')} from one call to the next` : ''}.`
       : `A ${calls.length}-step workflow across ${distinct.length} tool(s)${edges.length ? ` with data dependencies ${edges.join(', ')}` : ''}; reads come before the actions that depend on them.`;
-  const others = analysis.tools.filter((t) => !distinct.includes(t.name) && t.head && t.head === plan.target.head && !t.broken);
+  const others = plan.target.head ? (analysis.byHead.get(plan.target.head) ?? []).filter((t) => !distinct.includes(t.name) && !t.broken) : [];
   const offer = rng.pick(others);
   const followup = offer
     ? `Would you like me to also ${taskPhrase(offer)}?`

@@ -156,8 +156,13 @@ export interface SpecAnalysis {
   spec: Spec;
   tools: ToolInfo[];
   byName: Map<string, ToolInfo>;
-  /** Best producers of (tool, param), cached. */
-  producers(consumer: ToolInfo, param: ParamInfo): ToolInfo[];
+  /** Tools by their head noun (non-empty heads only), each list in spec order. */
+  byHead: Map<string, ToolInfo[]>;
+  /**
+   * Best producers of (tool, param), best first, cached. Lists are shared between parameters
+   * that rank producers alike, so one may hold the consumer itself: callers skip it.
+   */
+  producers(consumer: ToolInfo, param: ParamInfo): readonly ToolInfo[];
   /** Score of A producing B's parameter (0 = none). */
   producerScore(producer: ToolInfo, consumer: ToolInfo, param: ParamInfo): number;
 }
@@ -515,15 +520,35 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     }
   }
 
-  for (const t of tools) for (const p of t.params) describedSource(p, t, tools);
+  const sources = sourceIndex(tools);
+  for (const t of tools) for (const p of t.params) describedSource(p, t, sources);
 
   const byName = new Map<string, ToolInfo>();
   for (const t of tools) if (!byName.has(t.name)) byName.set(t.name, t);
+  const push = <K>(m: Map<K, ToolInfo[]>, k: K, t: ToolInfo): void => {
+    const list = m.get(k);
+    if (list) list.push(t);
+    else m.set(k, [t]);
+  };
+  // Indexes of the tools that can score as producers (see `candidates`), each list in spec order.
+  const byHead = new Map<string, ToolInfo[]>();
+  const allByName = new Map<string, ToolInfo[]>();
+  const byEntityWord = new Map<string, ToolInfo[]>();
+  const byOutputKey = new Map<string, ToolInfo[]>();
+  const fileFamily: ToolInfo[] = [];
+  for (const t of tools) {
+    if (t.head) push(byHead, t.head, t);
+    push(allByName, t.name, t);
+    for (const w of new Set(t.entity)) push(byEntityWord, w, t);
+    if (t.hasOutputSchema) for (const k of t.outputKeys) push(byOutputKey, k, t);
+    if (FILE_FAMILY.has(t.head)) fileFamily.push(t);
+  }
 
   const sameFamily = (a: ToolInfo, b: ToolInfo): boolean => (a.head !== '' && a.head === b.head) || (FILE_FAMILY.has(a.head) && FILE_FAMILY.has(b.head));
 
-  const producerScore = (a: ToolInfo, b: ToolInfo, p: ParamInfo): number => {
-    if (a === b || a.broken || !p.isRef) return 0;
+  /** The score of A producing B's P were A not B (B enters only through its head: `sameFamily`). */
+  const producerScoreFor = (a: ToolInfo, b: ToolInfo, p: ParamInfo): number => {
+    if (a.broken || !p.isRef) return 0;
     if (a.verbClass === 'delete' || a.destructive) return 0;
     let s = p.producedBy?.has(a.name) ? 4 : 0;
     const key = squash(p.name);
@@ -541,14 +566,44 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     const bonus = a.verbClass === 'discover' ? 0.5 : a.verbClass === 'read' ? 0.3 : a.verbClass === 'create' ? 0.2 : 0;
     return s + bonus;
   };
+  const producerScore = (a: ToolInfo, b: ToolInfo, p: ParamInfo): number => (a === b ? 0 : producerScoreFor(a, b, p));
 
+  /**
+   * Every tool that can score above 0 as a producer of B's P (a superset): one of the tools P's
+   * description names, one whose output has P's key, one whose head or entity holds P's head,
+   * one of B's family; each clause of `producerScore` needs one of these.
+   */
+  const candidates = (b: ToolInfo, p: ParamInfo): Set<ToolInfo> => {
+    const out = new Set<ToolInfo>();
+    const add = (list: readonly ToolInfo[] | undefined): void => {
+      for (const t of list ?? []) out.add(t);
+    };
+    for (const name of p.producedBy ?? []) add(allByName.get(name));
+    const key = squash(p.name);
+    if (key.length >= 4) add(byOutputKey.get(key));
+    const pHead = p.entity[p.entity.length - 1];
+    if (pHead !== undefined) {
+      add(byHead.get(pHead));
+      add(byEntityWord.get(pHead));
+      if (FILE_FAMILY.has(pHead)) add(fileFamily);
+    }
+    if (b.head) add(byHead.get(b.head));
+    if (FILE_FAMILY.has(b.head)) add(fileFamily);
+    return out;
+  };
+
+  // Ranked per what the ranking depends on (P's sources, key and entity; B's head only when P
+  // names no entity), not per (B, P): the thousands of tools taking one `issue_id` share one
+  // list, so ranking is linear in the tools, not quadratic. B itself (never its own producer)
+  // is kept out of the scores by ranking for it and left to callers to skip.
   const cache = new Map<string, ToolInfo[]>();
-  const producers = (b: ToolInfo, p: ParamInfo): ToolInfo[] => {
-    const key = `${b.index}\u0000${p.name}`;
+  const producers = (b: ToolInfo, p: ParamInfo): readonly ToolInfo[] => {
+    if (!p.isRef) return [];
+    const key = [[...(p.producedBy ?? [])].join('\u0001'), squash(p.name), p.entity.join(' '), p.entity.length ? '' : b.head].join('\u0000');
     let hit = cache.get(key);
     if (!hit) {
-      hit = tools
-        .map((a) => ({ a, s: producerScore(a, b, p) }))
+      hit = [...candidates(b, p)]
+        .map((a) => ({ a, s: producerScoreFor(a, b, p) }))
         .filter((x) => x.s > 0)
         .sort((x, y) => y.s - x.s || x.a.index - y.a.index)
         .map((x) => x.a);
@@ -557,26 +612,82 @@ export function* analyzeSpecSteps(spec: Spec): Steps<SpecAnalysis> {
     return hit;
   };
 
-  return { spec, tools, byName, producers, producerScore };
+  return { spec, tools, byName, byHead, producers, producerScore };
 }
 
 /** "…from the page content snapshot", "…from the listed console messages", "Call list_pages to…": where a parameter's value comes from. */
 const SOURCE_PHRASE = /\bfrom the (?:listed |returned )?((?:[a-z]+ ){0,3}[a-z]+)/i;
+
+/** Runs of identifier characters, as `\b` in a regular expression sees words. */
+const WORD_RUNS = /[A-Za-z0-9_]+/g;
+
+/**
+ * The tools a parameter's description may name as its source, indexed once per spec so that
+ * each description is matched against the few tools it could name, not against every tool (a
+ * 20,000-tool spec has tens of thousands of described parameters).
+ */
+interface SourceIndex {
+  /** Named-outright candidates by the longest identifier run of their name (every run of a name a `\b`-bounded match finds is a whole word run of the text). */
+  byRun: Map<string, ToolInfo[]>;
+  /** Names with no identifier character: always tried. */
+  unindexed: ToolInfo[];
+  /** Non-destructive tools by the singular of each of their name words, built on first use. */
+  byWord?: Map<string, ToolInfo[]>;
+  sources: readonly ToolInfo[];
+}
+
+function sourceIndex(tools: readonly ToolInfo[]): SourceIndex {
+  const sources = tools.filter((t) => !t.destructive && t.verbClass !== 'delete');
+  const byRun = new Map<string, ToolInfo[]>();
+  const unindexed: ToolInfo[] = [];
+  for (const t of sources) {
+    if (t.name.length < 5) continue;
+    const runs = t.name.match(WORD_RUNS);
+    if (!runs) {
+      unindexed.push(t);
+      continue;
+    }
+    const key = runs.reduce((a, b) => (b.length > a.length ? b : a));
+    const list = byRun.get(key);
+    if (list) list.push(t);
+    else byRun.set(key, [t]);
+  }
+  return { byRun, unindexed, sources };
+}
+
+/** Source tools whose name words hold `noun` (singular), in spec order. */
+function toolsWithWord(index: SourceIndex, noun: string): readonly ToolInfo[] {
+  if (!index.byWord) {
+    const byWord = new Map<string, ToolInfo[]>();
+    for (const t of index.sources) {
+      for (const w of new Set(t.words.map(singular))) {
+        const list = byWord.get(w);
+        if (list) list.push(t);
+        else byWord.set(w, [t]);
+      }
+    }
+    index.byWord = byWord;
+  }
+  return index.byWord.get(noun) ?? [];
+}
 
 /**
  * Marks a scalar parameter whose description names its source as a reference produced by the
  * non-destructive tools it names: one named outright (`list_pages`), else those whose name words hold
  * the phrase's last noun (`take_snapshot` for "from the page content snapshot").
  */
-function describedSource(p: ParamInfo, owner: ToolInfo, tools: readonly ToolInfo[]): void {
+function describedSource(p: ParamInfo, owner: ToolInfo, index: SourceIndex): void {
   const scalar = typeList(p.schema).some((x) => x === 'string' || x === 'integer');
   if (!scalar || !p.description) return;
-  const others = tools.filter((t) => t !== owner && !t.destructive && t.verbClass !== 'delete');
-  let named = others.filter((t) => t.name.length >= 5 && new RegExp(`\\b${t.name.replace(/[^A-Za-z0-9_]/g, '\\$&')}\\b`).test(p.description));
+  const candidates = new Set(index.unindexed);
+  for (const run of new Set(p.description.match(WORD_RUNS))) for (const t of index.byRun.get(run) ?? []) candidates.add(t);
+  let named = [...candidates]
+    .filter((t) => t !== owner && new RegExp(`\\b${t.name.replace(/[^A-Za-z0-9_]/g, '\\$&')}\\b`).test(p.description))
+    .sort((a, b) => a.index - b.index);
   if (!named.length) {
     const phrase = SOURCE_PHRASE.exec(p.description)?.[1];
     const noun = phrase ? singular(phrase.toLowerCase().split(' ').pop() ?? '') : '';
-    if (noun.length >= 4) named = others.filter((t) => t.words.some((w) => singular(w) === noun));
+    if (noun.length >= 4) named = toolsWithWord(index, noun).filter((t) => t !== owner);
   }
   if (!named.length) return;
   p.isRef = true;
