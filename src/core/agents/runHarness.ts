@@ -20,6 +20,7 @@ import { judgeTrajectory, needsJudging, type TrajectoryJudge } from './judgeTraj
 import { HarnessMockServer } from './mockServer';
 import { passHatK, scoreScenario, type ScenarioScore } from './score';
 import { Trajectory, type TrajectoryJudgment } from './trajectory';
+import { safeParseKeepingKeys } from '../util/ownKeys';
 
 export interface RunHarnessOptions {
   spec: Spec;
@@ -84,7 +85,7 @@ export interface RunHarnessResult {
 
 async function finishedTrajectory(file: string): Promise<Trajectory | undefined> {
   try {
-    const t = Trajectory.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    const t = safeParseKeepingKeys(Trajectory, JSON.parse(await readFile(file, 'utf8')));
     return t.success && t.data.outcome ? t.data : undefined;
   } catch {
     return undefined;

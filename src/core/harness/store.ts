@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { FileReadError, readBoundedFile } from '../boundedRead';
 import { looksBinary } from '../spec/jsonText';
 import { writeFileAtomic } from '../util/writeFileAtomic';
+import { parseKeepingKeys, safeParseKeepingKeys } from '../util/ownKeys';
 import { HarnessManifest, HarnessRecord } from './format';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
@@ -56,14 +57,14 @@ export async function writeRecord(dir: string, record: HarnessRecord): Promise<s
  * says: rewriting an edited record must not leave a second copy under a new name); returns it.
  */
 export async function writeRecordFile(file: string, record: HarnessRecord): Promise<string> {
-  const valid = HarnessRecord.parse(record);
+  const valid = parseKeepingKeys(HarnessRecord, record);
   await writeFileAtomic(file, stableJson(valid));
   return file;
 }
 
 /** Validates and writes `<dir>/manifest.json`; returns the file path. */
 export async function writeManifest(dir: string, manifest: HarnessManifest): Promise<string> {
-  const valid = HarnessManifest.parse(manifest);
+  const valid = parseKeepingKeys(HarnessManifest, manifest);
   await mkdir(dir, { recursive: true });
   const file = join(dir, MANIFEST_FILE);
   await writeFileAtomic(file, stableJson(valid));
@@ -154,7 +155,7 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
   const manifestFile = join(dir, MANIFEST_FILE);
   const m = await readJson(manifestFile, problems);
   if (m.ok) {
-    const parsed = HarnessManifest.safeParse(m.value);
+    const parsed = safeParseKeepingKeys(HarnessManifest, m.value);
     if (parsed.success) out.manifest = parsed.data;
     else problems.push({ file: manifestFile, message: `invalid manifest: ${describeIssues(parsed.error)}` });
   }
@@ -171,7 +172,7 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
     const file = join(folder, name);
     const r = await readJson(file, problems);
     if (!r.ok) continue;
-    const parsed = HarnessRecord.safeParse(r.value);
+    const parsed = safeParseKeepingKeys(HarnessRecord, r.value);
     if (!parsed.success) {
       problems.push({ file, message: `invalid record: ${describeIssues(parsed.error)}` });
       continue;
