@@ -9,6 +9,7 @@ import { kindLabel, nameTokens, structuredStringHint } from './formatHints';
 import { DEFAULT_COMPLEXITY } from '../workspace/defaults';
 import { countFeatures, declaredTypes, DepthMeter, firstString, RefResolver, valueChain, type JsonRecord } from './schema';
 import { isRecord } from '../util/isRecord';
+import { refusedName, shownName } from './toolNames';
 
 /** Limits above which a tool gets a finding. All are "greater than" except where a name says "min". */
 export interface ComplexityThresholds {
@@ -135,7 +136,9 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
     findings.push(finding(code, name, what, at(param === undefined ? {} : { param })));
   };
 
-  if (!tool.description?.trim()) add('tool-no-description', `Tool "${name}" has no description.`);
+  const refused = refusedName(name);
+  if (refused.by.length) add('tool-name-refused', `Tool name "${shownName(name)}" is refused by ${refused.by.join(' and ')}: ${refused.why}.`);
+  if (!tool.description?.trim()) add('tool-no-description', `Tool "${shownName(name)}" has no description.`);
   const hints = tool.annotations;
   if (hints?.readOnlyHint === true && hints.destructiveHint === true) {
     add('contradictory-annotations', `Tool "${name}" is annotated both readOnlyHint and destructiveHint.`);

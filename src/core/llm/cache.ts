@@ -9,6 +9,7 @@ import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:
 import { join } from 'node:path';
 import type { DiscardReason, Usage } from './types';
 import { processAlive } from '../util/processAlive';
+import { writeFailure } from '../util/writeFileAtomic';
 
 /** What determines a reply; hashed into the cache key. */
 export interface CacheKeyParts {
@@ -226,7 +227,13 @@ export class DiskCache implements ReplyCache {
     const file: CacheFile = { version: 1, key, createdAt: new Date().toISOString(), about, ...content };
     await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true });
     const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, `${JSON.stringify(file, null, 1)}\n`, 'utf8');
+    try {
+      await writeFile(tmp, `${JSON.stringify(file, null, 1)}\n`, 'utf8');
+    } catch (e) {
+      // A full disk: said with the entry's file, and no half-written temp left behind.
+      await unlink(tmp).catch(() => undefined);
+      throw writeFailure(path, e);
+    }
     try {
       await rename(tmp, path);
     } catch (e) {

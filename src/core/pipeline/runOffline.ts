@@ -10,6 +10,7 @@ import { generateOfflineYielding, offlineManifest } from './offline';
 import { Progress, ZERO_LLM } from './progress';
 import { finalResult, type PipelineResult, type RunPipelineOptions } from './runOptions';
 import { emptyCounts, recordCounts, RunWriter } from './runWriter';
+import { emptyReason } from './runHealth';
 
 /** Runs the offline generator into a claimed folder (`earlier`: the record ids already there). Stops between records when cancelled. */
 export async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Promise<PipelineResult> {
@@ -57,6 +58,9 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
           coverageRound: result.manifestCounts.coverageRound,
           skipped: result.skipped,
         });
+  // 0 records is not a success (and an empty run removes nothing earlier runs wrote).
+  const empty = status === 'complete' && ids.length === 0;
+  if (empty) status = 'empty';
   const removedStale = status === 'complete' ? await writer.removeStale(ids) : 0;
   const manifest: HarnessManifest = {
     ...offlineManifest(o.spec, opts, result, { startedAt, finishedAt: new Date(finished).toISOString(), durationMs: finished - started }),
@@ -64,6 +68,7 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     recordIds: ids,
     counts,
   };
+  if (empty) manifest.error = emptyReason({ tools: o.spec.tools.length, skipped: result.skipped, requested: opts, discarded: result.manifestCounts.discarded });
   manifest.timings.stages = progress.timings();
   await writer.finish(manifest);
   return finalResult(status, outDir, writer.current, {
@@ -73,5 +78,6 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     chainDepth: 0,
     maxPromptTokens: 0,
     removedStale,
+    ...(manifest.error !== undefined ? { error: manifest.error } : {}),
   });
 }
