@@ -9,6 +9,7 @@ import { FORMAT_VERSION, type HarnessRecord } from '../harness/format';
 import { toolHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { byCodeUnit } from '../util/byCodeUnit';
+import { setOwn } from '../util/ownKeys';
 
 /** What a record is made of. */
 export interface RecordParts {
@@ -34,7 +35,7 @@ export function usedToolHashes(spec: Spec, calls: readonly { name: string }[]): 
   const out: Record<string, string> = {};
   for (const name of [...new Set(calls.map((c) => c.name))].sort(byCodeUnit)) {
     const tool = spec.tools.find((t) => t.name === name);
-    if (tool) out[name] = toolHash(tool);
+    if (tool) setOwn(out, name, toolHash(tool));
   }
   return out;
 }

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cli as runCli } from '../cliRunner';
+import { startFakeGemini } from '../../fakes/fakeGemini';
+import { schemaOnlyModel } from '../../fakes/schemaOnly';
 
 let dir: string;
 const SPEC = {
@@ -90,4 +92,33 @@ test('generate covers the tool, judge keeps the argument on rewrite, report and 
   assert.equal(exp.code, 0, exp.err);
   const exported = JSON.parse(exp.out) as { tools: { inputSchema: { properties: Record<string, unknown> } }[] };
   assert.deepEqual(Object.keys(exported.tools[0]!.inputSchema.properties).sort(), ['__proto__', 'key', 'value']);
+});
+
+test('an LLM run keeps the argument: the response schema asks for it, the reply parser and the record keep it', async () => {
+  const fake = await startFakeGemini({ apiKey: 'test-key' });
+  try {
+    fake.respondWith(schemaOnlyModel);
+    const g = await runCli(
+      ['generate', 'spec.json', '--provider', 'gemini', '--base-url', fake.url, '--out', 'llm', '--simple', '2', '--complex', '0', '--json'],
+      dir,
+      {
+        PATH: process.env.PATH,
+        GEMINI_API_KEY: 'test-key',
+      },
+    );
+    assert.equal(g.code, 0, g.out + g.err);
+    // The scenario request's response schema declares the parameter as an own property.
+    const asked = fake.requests.some((r) => JSON.stringify(r.jsonSchema ?? {}).includes('"__proto__"'));
+    assert.ok(asked, 'no request asked for the __proto__ argument');
+    const recordsDir = join(dir, 'llm', 'records');
+    const records = await Promise.all(
+      (await readdir(recordsDir)).map(
+        async (n) => JSON.parse(await readFile(join(recordsDir, n), 'utf8')) as { id: string; expected_tools: { arguments: Record<string, unknown> }[] },
+      ),
+    );
+    assert.ok(records.length >= 2);
+    for (const r of records) assert.ok(ownProtoArgument(r), `${r.id}: ${JSON.stringify(r.expected_tools)}`);
+  } finally {
+    await fake.close();
+  }
 });
