@@ -23,6 +23,7 @@ import { recordFileStem, stableJson, writeFileAtomic } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { ScenarioReplay } from './replay';
 import { Trajectory, TRAJECTORY_FORMAT_VERSION, type TrajectoryCall } from './trajectory';
+import { parseKeepingKeys } from '../util/ownKeys';
 
 /** What to serve. */
 export interface ServedHarness {
@@ -144,7 +145,7 @@ export class HarnessMockServer {
 
   private async save(trajectory: Trajectory): Promise<void> {
     if (!this.options.trajectoryDir) return;
-    const valid = Trajectory.parse(trajectory);
+    const valid = parseKeepingKeys(Trajectory, trajectory);
     await mkdir(this.options.trajectoryDir, { recursive: true });
     await writeFileAtomic(join(this.options.trajectoryDir, `${recordFileStem(valid.scenarioId)}.json`), stableJson(valid));
   }

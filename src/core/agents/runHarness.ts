@@ -20,7 +20,7 @@ import { judgeTrajectory, needsJudging, type TrajectoryJudge } from './judgeTraj
 import { HarnessMockServer } from './mockServer';
 import { passHatK, scoreScenario, type ScenarioScore } from './score';
 import { Trajectory, type TrajectoryJudgment } from './trajectory';
-import { safeParseKeepingKeys } from '../util/ownKeys';
+import { parseKeepingKeys, safeParseKeepingKeys } from '../util/ownKeys';
 
 export interface RunHarnessOptions {
   spec: Spec;
@@ -153,7 +153,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
   // The session's own record of the calls (a rerun whose agent calls nothing must not keep the
   // last run's calls: the file is rewritten whole here).
   const written = outcome.trajectory;
-  const trajectory = Trajectory.parse({
+  const trajectory = parseKeepingKeys(Trajectory, {
     ...written,
     outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies, callsPerTurn: outcome.callsPerTurn },
   });
@@ -166,7 +166,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
 async function judged(o: RunScenarioOptions, t: Trajectory, file: string): Promise<Trajectory> {
   if (!o.judge || !needsJudging(t, o.judge.id)) return t;
   const judgment = await judgeTrajectory(o.spec, o.record, t, o.judge, o.signal);
-  const out = Trajectory.parse({ ...t, judgments: { ...t.judgments, [o.judge.id]: judgment } });
+  const out = parseKeepingKeys(Trajectory, { ...t, judgments: { ...t.judgments, [o.judge.id]: judgment } });
   await writeFileAtomic(file, stableJson(out));
   return out;
 }
