@@ -4,15 +4,18 @@ import { OutputFolderError } from '../core/harness/outputFolder';
 
 /**
  * Exit codes shared by every command (documented in the README). `partial`: the command ended
- * but part of its LLM work failed or was not done by the model (see `runHealth.ts`).
+ * but part of its LLM work failed or was not done by the model (see `runHealth.ts`). `empty`:
+ * the command ended without an error but had nothing to show for it (a harness of 0 records
+ * written, judged or reported), which CI must not take for a pass.
  */
-export const EXIT = { ok: 0, failed: 1, badInput: 2, partial: 3, pending: 4 } as const;
+export const EXIT = { ok: 0, failed: 1, badInput: 2, partial: 3, pending: 4, empty: 5 } as const;
 
 /**
  * Exit codes from best to worst: bad input outranks a failure, which outranks batch jobs still
- * running (the corpus must be run again), which outranks a partial result.
+ * running (the corpus must be run again), which outranks an empty harness (no records: a
+ * re-run will not change that), which outranks a partial result.
  */
-const EXIT_SEVERITY: readonly number[] = [EXIT.ok, EXIT.partial, EXIT.pending, EXIT.failed, EXIT.badInput];
+const EXIT_SEVERITY: readonly number[] = [EXIT.ok, EXIT.partial, EXIT.empty, EXIT.pending, EXIT.failed, EXIT.badInput];
 
 /** The worst of several exit codes (a corpus run's, over its specs'); 0 for none. */
 export function worstExit(codes: readonly number[]): number {

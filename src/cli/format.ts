@@ -12,11 +12,18 @@ export function formatProblem(p: LoadProblem, rel: (f: string) => string = (f) =
   return `${rel(p.file)}${where}: ${p.message}`;
 }
 
-/** C0 controls but tab and newline, DEL, and C1 controls (U+0080–U+009F: 0x9B is a one-byte CSI). */
+/**
+ * C0 controls but tab and newline, DEL, and C1 controls (U+0080–U+009F: 0x9B is a one-byte CSI);
+ * and the invisible characters that reorder or hide text: the bidi marks, embeddings, overrides
+ * and isolates (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069: a right-to-left override in a
+ * tool name makes the rest of the line read backwards), zero-width space and word joiner
+ * (U+200B, U+2060), the line and paragraph separators (U+2028–U+2029) and the BOM (U+FEFF).
+ * Zero-width joiners (U+200C–U+200D) are kept: emoji and some scripts need them.
+ */
 // eslint-disable-next-line no-control-regex -- control characters are what this escapes
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]/g;
 // eslint-disable-next-line no-control-regex -- control characters are what this escapes
-const CONTROL_OR_NEWLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+const CONTROL_OR_NEWLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
 /**
  * Text fit for a terminal: control characters that could drive it (ESC sequences that set the

@@ -78,7 +78,7 @@ export function summaryText(r: PipelineResult, io: Io): string {
   const c = r.counts;
   const where = relative(io.cwd, r.outputDir) || r.outputDir;
   const lines = [
-    `${r.status === 'complete' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
+    `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
     `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
     `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)}; the paper: ${percent(PAPER_MULTI_TURN_RATE)})` : ''}`,
     `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
@@ -106,6 +106,7 @@ export function summaryText(r: PipelineResult, io: Io): string {
     lines.push(`Cancelled: ${r.manifest.provider === 'offline' ? OFFLINE_RERUN : 're-run the same command to resume (finished LLM calls are cached)'}.`);
   if (r.status === 'pending')
     lines.push(`Pending: ${r.error ?? `batch jobs are still running; run the same command again to collect them, or \`agent-seer status ${where}\``}.`);
+  if (r.status === 'empty') lines.push(`Empty: ${r.error ?? '0 records'}. An empty harness is not a success (exit ${EXIT.empty}).`);
   if (r.status === 'partial' || (r.status === 'failed' && r.items)) lines.push(`${r.status === 'partial' ? 'Partial' : 'Failed'}: ${r.error ?? 'see above'}`);
   if (r.stopped === 'quota')
     lines.push('Stopped by the LLM quota: re-run the same command once the quota resets; finished replies are cached and are not asked again.');
@@ -127,9 +128,10 @@ export function costText(cost: NonNullable<PipelineResult['manifest']['cost']>, 
   return `cost: ${formatUsd(a.usd)} (${a.mode}; ${model}, ${prices})${estimate}`;
 }
 
-/** The exit code of one run: 0 complete, 3 partial, 4 pending (batch jobs still running), 1 failed or cancelled. */
+/** The exit code of one run: 0 complete, 3 partial, 4 pending (batch jobs still running), 5 empty (0 records), 1 failed or cancelled. */
 export function runExit(r: PipelineResult): number {
-  return r.status === 'complete' ? EXIT.ok : r.status === 'partial' ? EXIT.partial : r.status === 'pending' ? EXIT.pending : EXIT.failed;
+  const byStatus: Partial<Record<PipelineResult['status'], number>> = { complete: EXIT.ok, partial: EXIT.partial, pending: EXIT.pending, empty: EXIT.empty };
+  return byStatus[r.status] ?? EXIT.failed;
 }
 
 /** The exit code of one spec of a corpus: a refused output folder is bad input (2), a run that threw a failure (1). */
@@ -173,6 +175,10 @@ export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusRe
   out.push(`  total: ${t.records} record${t.records === 1 ? '' : 's'} over ${t.specs} spec${t.specs === 1 ? '' : 's'}; ${statuses}`);
   if (generator !== 'the offline generator') out.push(`  LLM: ${llmText(t.llm)}`);
   out.push(`  wall time: ${(result.wallTimeMs / 1000).toFixed(1)} s`);
+  if (t.byStatus.empty)
+    out.push(
+      `Empty: ${t.byStatus.empty} spec${t.byStatus.empty === 1 ? '' : 's'} gave 0 records (see each line, and inspect); an empty harness is not a success.`,
+    );
   if (t.byStatus.pending)
     out.push('Pending: batch jobs are still running; run the same command again to collect them (`agent-seer status` on the output folder shows them).');
   else if (generator === 'the offline generator' && t.byStatus.cancelled) out.push(`Cancelled: ${OFFLINE_RERUN}.`);

@@ -76,3 +76,12 @@ export const MAX_CACHED_PATTERNS = 10_000;
  * repetitions emit nothing yet would loop without end otherwise.
  */
 export const MAX_PATTERN_SAMPLE_STEPS = 4 * MAX_SAMPLE_STRING;
+
+/**
+ * Largest body of one synchronous LLM reply read (bytes), success or error. A structured reply
+ * of the largest output any model gives (65,536 tokens) is well under 1 MB; a server that sends
+ * more is misbehaving, and a 300 MB body was once held whole (2.38 GB of memory). Reading stops
+ * at this size and the call fails (retried, and counted toward the outage stop, like a 5xx).
+ * Batch result files are not under it: they hold many replies.
+ */
+export const MAX_LLM_REPLY_BYTES = 8 * 1024 * 1024;

@@ -266,6 +266,8 @@ export function reportOutcome<R extends PipelineResult>(services: ExtensionServi
     `Run ${result.status}: ${summary}; ${result.llm.calls} LLM calls, ${result.llm.inputTokens + result.llm.outputTokens} tokens${cost}, ${(result.wallTimeMs / 1000).toFixed(1)} s`,
   );
   if (result.status === 'complete') void vscode.window.showInformationMessage(`Agent Seer: ${summary}.`);
+  // 0 records is never a success: a warning with the reason (every tool skipped, …), not a toast of "0 records".
+  else if (result.status === 'empty') void showWarning(services.log, `Agent Seer: generation wrote no records: ${result.error ?? '0 records'}.`);
   else if (result.status === 'cancelled')
     void showWarning(
       services.log,

@@ -233,7 +233,7 @@ export class HarnessTree extends Disposable implements vscode.TreeDataProvider<H
         item.tooltip = new vscode.MarkdownString().appendText(
           `${vscode.workspace.asRelativePath(node.harness.dir)}\n${counts}\n` +
             (m
-              ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model} (${m.status})\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records${driftText}`
+              ? `Generated ${m.timings.startedAt} by ${m.provider} ${m.model} (${m.status})${m.status !== 'complete' && m.error ? `: ${m.error}` : ''}\nCoverage ${(m.counts.coverage.ratio * 100).toFixed(0)}%, ${m.counts.multiTurn} multi-turn records${driftText}`
               : 'No valid manifest'),
         );
         // A run that did not complete keeps its warning; otherwise the worst verdict colours it.

@@ -180,7 +180,9 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
   }
   if (outcome.status === 'done' && 'judges' in outcome.result) {
     const s = outcome.result.judges[0];
-    if (s) {
+    // A harness of 0 records judged is not a success (the CLI exits 5): a warning, not a toast.
+    if (outcome.result.records === 0) void showWarning(services.log, `Agent Seer: nothing to judge: the harness holds 0 records.`);
+    else if (s) {
       const tc = s.meanTc !== null ? `mean TC ${s.meanTc.toFixed(2)}` : `mean exact ${s.meanExact?.toFixed(2) ?? '–'}`;
       services.log.info(`Judged ${s.judged} records (${s.notJudged} not judged, ${s.skipped} already current) with ${judgeId}: ${tc}`);
       void vscode.window.showInformationMessage(`Agent Seer: judged ${s.judged + s.skipped} records with ${judgeId}; ${tc}.`);

@@ -249,6 +249,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   }
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
   if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
+  if (result.status === 'empty') io.err(`agent-seer: generation empty: ${result.error ?? '0 records'}`);
   const batchSummary = batch?.chat.summary();
   const batchLine = batchSummary ? batchSummaryLine(batchSummary) : undefined;
   io.out(
@@ -446,7 +447,8 @@ ${BATCH_USAGE}
 
 Keys: GEMINI_API_KEY or GOOGLE_API_KEY (gemini), OPENAI_API_KEY (openai).
 Exit 0 complete; 1 failed; 2 bad input; 3 partial; 4 pending (--batch --no-wait: jobs still
-running). A corpus: the worst of its specs' (2, then 1, then 4, then 3).`;
+running); 5 empty (the run wrote 0 records, e.g. every tool was skipped: the summary says why).
+A corpus: the worst of its specs' (2, then 1, then 4, then 5, then 3).`;
 
 /** A corpus: several inputs, or one that is a folder. One file is a single run, as it always was. */
 async function isCorpus(positionals: readonly string[], cwd: string): Promise<boolean> {

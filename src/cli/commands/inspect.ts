@@ -6,6 +6,7 @@ import { formatProblem, relativeTo, terminalSafe } from '../format';
 import { pathOption } from '../options';
 import type { OptionTable, Parsed } from '../command';
 import { SNAPSHOT_FOLDER } from '../../core/workspace/layout';
+import { shownName } from '../../core/complexity/toolNames';
 import { renderTable } from '../table';
 
 /** `--clients gemini,openai` → the client ids; `none` → none; anything else is a usage error. */
@@ -79,7 +80,8 @@ export async function inspectCommand(args: { paths: string[]; json: boolean; cli
         if (!s.findings.length) continue;
         io.out(`\n${field(s.name)} (${field(rel(s.source))}):`);
         for (const f of s.findings) {
-          const where = f.tool ? `${f.tool}${f.param ? `.${f.param}` : ''}` : '(server)';
+          // A tool name may be a megabyte long: the line shows its start and its length.
+          const where = f.tool ? `${shownName(f.tool)}${f.param ? `.${f.param}` : ''}` : '(server)';
           // The table says what; why each code matters is printed once, below.
           const why = FINDING_CODES[f.code].explanation;
           const what = f.message.endsWith(why) ? f.message.slice(0, -why.length).trim() : f.message;

@@ -7,7 +7,15 @@ import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/app/llmClient';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 import { throttleProgress } from '../../core/app/throttle';
-import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, LlmStopError, type ChatProvider } from '../../core/llm';
+import {
+  createProvider,
+  DEFAULT_GEMINI_JUDGE_MODEL,
+  DEFAULT_OPENAI_MODEL,
+  LlmConfigError,
+  LlmQuotaError,
+  LlmStopError,
+  type ChatProvider,
+} from '../../core/llm';
 import { BatchPendingError } from '../../core/llm/batch';
 import { costOf, estimateLine, formatEstimateUsd, formatUsd, priceOf, type CostEstimate, type CostMode, type Prices } from '../../core/llm/pricing';
 import { estimateJudging, type JudgeToEstimate } from '../../core/judge/estimate';
@@ -138,8 +146,9 @@ export function judgeExitCode(r: JudgeHarnessResult): number {
  *
  * Exit 0 when every record is judged (or already was); 1 when the run failed, a judge judged
  * none of the records it tried (an outage), or some file of the harness could not be read (each
- * is named on stderr, one line with the reason); 3 when some records could not be judged; 2 for
- * bad input (no harness, no spec, bad options, no key). A quota error stops the run at once.
+ * is named on stderr, one line with the reason); 3 when some records could not be judged; 5 when
+ * the harness holds 0 records; 2 for bad input (no harness, no spec, bad options, no key). A
+ * quota error stops the run at once; `--json` still prints what was judged before it.
  */
 export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
@@ -241,9 +250,19 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     // The last record is always shown, so the final count is on screen.
     { always: (p) => p.done >= p.total },
   );
+  // Counted here too, so a run a quota or an outage stops still has its summary (judgeHarness rejects then).
+  const sofar = new Map(judges.map((j) => [j.id, { id: j.id, judged: 0, notJudged: 0, skipped: 0 }]));
   const onProgress = (p: JudgeProgress): void => {
+    const c = sofar.get(p.judgeId);
+    if (c) c[p.outcome === 'judged' ? 'judged' : p.outcome === 'skipped' ? 'skipped' : 'notJudged']++;
     if (p.outcome === 'not-judged') io.err(`judge: ${p.recordId} (${p.judgeId}): not judged (see the record's notes)`);
     showProgress(p);
+  };
+  /** The `--json` summary of a run that ended early: what was judged before it stopped, and why it stopped. */
+  const stoppedJson = (status: 'cancelled' | 'pending' | 'stopped', error: string, extra: Record<string, unknown> = {}): void => {
+    if (!args.json) return;
+    const exitCode = status === 'pending' ? EXIT.pending : EXIT.failed;
+    io.out(JSON.stringify({ dir, spec: found.file, status, ...extra, error, exitCode, records: harness.records.length, judges: [...sofar.values()] }, null, 2));
   };
   let result: JudgeHarnessResult;
   try {
@@ -253,16 +272,19 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   } catch (e) {
     if (signal?.aborted) {
       io.err('agent-seer: cancelled; finished judgments are saved, re-run to continue');
+      stoppedJson('cancelled', 'cancelled');
       return EXIT.failed;
     }
     if (e instanceof BatchPendingError) {
       io.err(`agent-seer: ${e.message}`);
       io.err('agent-seer: finished judgments are saved.');
+      stoppedJson('pending', e.message);
       return EXIT.pending;
     }
     if (e instanceof LlmStopError) {
       io.err(`agent-seer: stopped: ${e.message}`);
       io.err(`agent-seer: finished judgments are saved; re-run the same command once ${e.resumeWhen} to judge the rest`);
+      stoppedJson('stopped', e.message, { stopped: e instanceof LlmQuotaError ? 'quota' : 'outage', resumeWhen: e.resumeWhen });
       return EXIT.failed;
     }
     throw e;
@@ -273,12 +295,22 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   for (const p of result.problems) io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
   const costs = judgeCosts(result, llmJudges, prices, estimates, batches.length ? 'batch' : 'sync');
   const batchSummaries = batches.map((b) => ({ provider: `${b.id}:${b.model}`, ...b.summary() }));
+  // Files that could not be read were not judged: the run did not do all it was asked to.
+  const exitCode = result.problems.length > 0 ? EXIT.failed : result.records === 0 ? EXIT.empty : judgeExitCode(result);
+  const emptyWhy =
+    result.records === 0
+      ? `0 records to judge${manifest?.error ? `: ${manifest.error.replace(/^0 records: /, '')}` : manifest ? ` (the harness's run is ${manifest.status})` : ''}`
+      : undefined;
+  if (emptyWhy !== undefined) io.err(`agent-seer: ${rel(dir)}: ${emptyWhy}; an empty harness is not a success (exit ${EXIT.empty})`);
   if (args.json) {
     io.out(
       JSON.stringify(
         {
           dir,
           spec: found.file,
+          status: exitStatus(exitCode),
+          exitCode,
+          ...(emptyWhy !== undefined ? { error: emptyWhy } : {}),
           records: result.records,
           judges: result.judges,
           cost: costs,
@@ -298,8 +330,12 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
       ].join('\n'),
     );
   }
-  // Files that could not be read were not judged: the run did not do all it was asked to.
-  return result.problems.length > 0 ? EXIT.failed : judgeExitCode(result);
+  return exitCode;
+}
+
+/** The word for a finished judge run's exit code in `--json`. */
+function exitStatus(code: number): string {
+  return code === EXIT.ok ? 'complete' : code === EXIT.partial ? 'partial' : code === EXIT.empty ? 'empty' : 'failed';
 }
 
 /** The option table of `agent-seer judge`. */
@@ -354,7 +390,10 @@ ${BATCH_USAGE}
   -h, --help         this text
 
 Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop);
-2 bad input; 3 some records not judged; 4 pending (--batch --no-wait: jobs still running).`;
+2 bad input; 3 some records not judged; 4 pending (--batch --no-wait: jobs still running);
+5 empty (the harness holds 0 records). --json prints its summary in every case, with "status"
+(complete, partial, empty, failed; stopped, cancelled or pending when the run ended early, with
+what was judged before).`;
 
 /** Runs `judge` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {

@@ -16,7 +16,7 @@ import { DEFAULT_RESAMPLES } from '../../core/report/stats';
 import { f3 } from '../../core/report/tables';
 import type { Spec } from '../../core/spec/model';
 import { loadSpecText } from '../../core/spec/snapshot';
-import { EXIT, UsageError, type Io } from '../errors';
+import { EXIT, UsageError, worstExit, type Io } from '../errors';
 import { intOption, outputFileOption, pathOption, readInputFile } from '../options';
 import type { OptionTable, Parsed } from '../command';
 
@@ -96,7 +96,7 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
  *
  * Output on stdout (or --out), progress and warnings on stderr. Exit 1 when a server's mean under
  * the primary judge, or an agent's exact call match, is below a threshold (a CI gate), 2 on bad
- * input (no harness, unknown judge).
+ * input (no harness, unknown judge), 5 when every harness holds 0 records (nothing to report).
  */
 export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   if (!args.dirs.length) throw new UsageError('report needs at least one harness folder');
@@ -158,6 +158,12 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
       io.err(`agent-seer: ${rel(p.file)}: ${p.message}`);
     }
     const runCount = runs.agents.reduce((n, a) => n + a.runs.length, 0);
+    // An empty harness is said, with the reason its run gave, so a report of nothing never reads as a pass.
+    if (read.records.length === 0) {
+      const why = read.manifest?.error?.replace(/^0 records: /, '') ?? (read.manifest ? `its run is ${read.manifest.status}` : 'no manifest');
+      warnings.push(`${rel(dir)}: 0 records (${why})`);
+      io.err(`agent-seer: warning: ${rel(dir)}: 0 records (${why})`);
+    }
     progress(
       `read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}${runCount ? `, ${runCount} runs of ${runs.agents.length} agents` : ''}`,
     );
@@ -187,7 +193,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING) || w.startsWith(UNSCORED_WARNING)) io.err(`agent-seer: warning: ${w}`);
   const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore)];
   for (const f of failures) io.err(`agent-seer: ${f}`);
-  return failures.length ? EXIT.failed : EXIT.ok;
+  const empty = inputs.every((i) => i.records.length === 0);
+  if (empty) io.err(`agent-seer: nothing to report: 0 records in ${inputs.length === 1 ? inputs[0]!.dir : `${inputs.length} harnesses`} (exit ${EXIT.empty})`);
+  return worstExit([failures.length ? EXIT.failed : EXIT.ok, empty ? EXIT.empty : EXIT.ok]);
 }
 
 /** The option table of `agent-seer report`. */
@@ -245,7 +253,8 @@ the run's pid, purpose and start time: report it when the run has finished. A ha
 symbolic link in its records/, runs/ or .cache/ (or as its manifest) is refused, naming the link.
 
 Exit 0; 1 when a --min-tc/--min-coh/--min-score gate fails; 2 on bad input, a link inside a
-harness, or a harness being written.`;
+harness, or a harness being written; 5 when the harnesses hold 0 records (nothing to report:
+the report is still written, and says so).`;
 
 /** Runs `report` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {

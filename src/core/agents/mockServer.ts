@@ -23,6 +23,7 @@ import { recordFileStem, stableJson } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { ScenarioReplay } from './replay';
 import { Trajectory, TRAJECTORY_FORMAT_VERSION, type TrajectoryCall } from './trajectory';
+import { parseKeepingKeys } from '../util/ownKeys';
 
 /** What to serve. */
 export interface ServedHarness {
@@ -149,7 +150,7 @@ export class HarnessMockServer {
 
   private async save(trajectory: Trajectory): Promise<void> {
     if (!this.options.trajectoryDir) return;
-    const valid = Trajectory.parse(trajectory);
+    const valid = parseKeepingKeys(Trajectory, trajectory);
     const dir = this.options.trajectoryDir;
     await writeFileInside(this.options.trajectoryRoot ?? dir, join(dir, `${recordFileStem(valid.scenarioId)}.json`), stableJson(valid));
   }

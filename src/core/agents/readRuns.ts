@@ -11,6 +11,7 @@ import { describeIssues, readJson, type HarnessProblem } from '../harness/store'
 import { byCodeUnit } from '../util/byCodeUnit';
 import { RUNS_DIR } from '../workspace/layout';
 import { Trajectory } from './trajectory';
+import { safeParseKeepingKeys } from '../util/ownKeys';
 
 /** One run of one agent: its folder name and the trajectories found in it. */
 export interface AgentRun {
@@ -89,7 +90,7 @@ export async function readRuns(harnessDir: string): Promise<RunsRead> {
         const file = join(dir, name);
         const read = await readJson(harnessDir, file, problems);
         if (!read.ok) continue;
-        const parsed = Trajectory.safeParse(read.value);
+        const parsed = safeParseKeepingKeys(Trajectory, read.value);
         if (parsed.success) trajectories.push(parsed.data);
         else problems.push({ file, message: `invalid trajectory: ${describeIssues(parsed.error)}` });
       }

@@ -20,6 +20,7 @@ import { judgeTrajectory, needsJudging, type TrajectoryJudge } from './judgeTraj
 import { HarnessMockServer } from './mockServer';
 import { passHatK, scoreScenario, type ScenarioScore } from './score';
 import { Trajectory, type TrajectoryJudgment } from './trajectory';
+import { parseKeepingKeys, safeParseKeepingKeys } from '../util/ownKeys';
 
 export interface RunHarnessOptions {
   spec: Spec;
@@ -90,7 +91,7 @@ export interface RunHarnessResult {
 
 async function finishedTrajectory(root: string, file: string): Promise<Trajectory | undefined> {
   try {
-    const t = Trajectory.safeParse(JSON.parse(await readFileInside(root, file)));
+    const t = safeParseKeepingKeys(Trajectory, JSON.parse(await readFileInside(root, file)));
     return t.success && t.data.outcome ? t.data : undefined;
   } catch (e) {
     if (e instanceof ContainmentError) throw e;
@@ -162,7 +163,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
   // The session's own record of the calls (a rerun whose agent calls nothing must not keep the
   // last run's calls: the file is rewritten whole here).
   const written = outcome.trajectory;
-  const trajectory = Trajectory.parse({
+  const trajectory = parseKeepingKeys(Trajectory, {
     ...written,
     outcome: { stoppedBy: outcome.stoppedBy, steps: outcome.steps, replies: outcome.replies, callsPerTurn: outcome.callsPerTurn },
   });
@@ -175,7 +176,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
 async function judged(o: RunScenarioOptions, t: Trajectory, file: string, root: string): Promise<Trajectory> {
   if (!o.judge || !needsJudging(t, o.judge.id)) return t;
   const judgment = await judgeTrajectory(o.spec, o.record, t, o.judge, o.signal);
-  const out = Trajectory.parse({ ...t, judgments: { ...t.judgments, [o.judge.id]: judgment } });
+  const out = parseKeepingKeys(Trajectory, { ...t, judgments: { ...t.judgments, [o.judge.id]: judgment } });
   await writeFileInside(root, file, stableJson(out));
   return out;
 }

@@ -4,6 +4,7 @@
  * Shared by the validator and the offline generator so both read a schema the same way.
  */
 import { isRecord } from '../util/isRecord';
+import { setOwn } from '../util/ownKeys';
 
 /** A JSON Schema node (anything that is an object; booleans are handled by callers). */
 export type SchemaNode = Record<string, unknown>;
@@ -69,7 +70,7 @@ export function objectShape(schema: unknown, root: unknown): ObjectShape {
     if (depth > 8) return;
     const node = deref(raw, root);
     if (isRecord(node.properties)) {
-      for (const [k, v] of Object.entries(node.properties)) if (!Object.hasOwn(shape.properties, k)) shape.properties[k] = v;
+      for (const [k, v] of Object.entries(node.properties)) if (!Object.hasOwn(shape.properties, k)) setOwn(shape.properties, k, v);
     }
     if (!inAlternative && Array.isArray(node.required)) {
       for (const r of node.required) if (typeof r === 'string' && !shape.required.includes(r)) shape.required.push(r);

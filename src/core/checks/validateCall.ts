@@ -31,6 +31,7 @@ import { canonicalJson } from '../harness/hash';
 import { dialectOf, objectShape, type Dialect, type ObjectShape } from './jsonSchemaUtil';
 import { isRecord } from '../util/isRecord';
 import { compileLinear } from '../util/linearRegex';
+import { protoAsPattern } from './protoProperties';
 
 /** Options of `validateCall`. */
 export interface ValidateCallOptions {
@@ -208,7 +209,7 @@ export function compileSchema(schema: unknown): Compiled {
   const { dialect, known } = dialectOf(schema);
   // A copy, so stripping `$schema`/`$id` never touches the spec; `$id` is dropped because servers
   // reuse ids across tools and ajv would refuse the second one.
-  const copy: Record<string, unknown> = { ...(upgradeDraft4(schema) as Record<string, unknown>) };
+  const copy: Record<string, unknown> = { ...(protoAsPattern(upgradeDraft4(schema)) as Record<string, unknown>) };
   if (!known) delete copy.$schema;
   delete copy.$id;
   delete copy.id;
@@ -427,8 +428,11 @@ export function validateToolArguments(tool: Tool, args: unknown, options: Valida
     return { ok: false, errors };
   }
   if (!compiled.validate(args)) errors.push(...mapErrors(compiled.validate.errors ?? []));
+  const shape = shapeOf(schema);
+  // ajv cannot see a missing `__proto__` (every object inherits one): see checks/protoProperties.ts.
+  if (shape.required.includes('__proto__') && !Object.hasOwn(args, '__proto__'))
+    errors.push({ kind: 'missing-required', param: '__proto__', message: "missing required parameter '__proto__'" });
   if (options.rejectUnknownParams ?? true) {
-    const shape = shapeOf(schema);
     if (shape.additional === 'absent') {
       const declared = Object.keys(shape.properties);
       // Same engine and the same rule as ajv's (see the module comment): a refused pattern covers every key.

@@ -10,6 +10,7 @@ import { DEFAULT_COMPLEXITY } from '../workspace/defaults';
 import { countFeatures, declaredTypes, DepthMeter, firstString, forEachSubschema, RefResolver, valueChain, type JsonRecord } from './schema';
 import { isRecord } from '../util/isRecord';
 import { compileLinear } from '../util/linearRegex';
+import { refusedName, shownName } from './toolNames';
 
 /** Limits above which a tool gets a finding. All are "greater than" except where a name says "min". */
 export interface ComplexityThresholds {
@@ -136,7 +137,9 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
     findings.push(finding(code, name, what, at(param === undefined ? {} : { param })));
   };
 
-  if (!tool.description?.trim()) add('tool-no-description', `Tool "${name}" has no description.`);
+  const refused = refusedName(name);
+  if (refused.by.length) add('tool-name-refused', `Tool name "${shownName(name)}" is refused by ${refused.by.join(' and ')}: ${refused.why}.`);
+  if (!tool.description?.trim()) add('tool-no-description', `Tool "${shownName(name)}" has no description.`);
   const hints = tool.annotations;
   if (hints?.readOnlyHint === true && hints.destructiveHint === true) {
     add('contradictory-annotations', `Tool "${name}" is annotated both readOnlyHint and destructiveHint.`);

@@ -36,6 +36,12 @@ export const FINDING_CODES = {
     title: 'Two tools share a name',
     explanation: 'Agents call tools by name, so one of them is shadowed or rejected by the client and calls to it land on the other.',
   },
+  'tool-name-refused': {
+    severity: 'error',
+    title: 'Tool name that OpenAI or Gemini refuse as a function name',
+    explanation:
+      'A client sends the tool name as the function name, and OpenAI (letters, digits, _ and -, at most 64) and Gemini (also . and :, starting with a letter or _) refuse other names, so the request fails or the tool is dropped or renamed.',
+  },
   'tool-no-description': {
     severity: 'warning',
     title: 'Tool without a description',

@@ -212,12 +212,14 @@ export type ManifestCounts = z.infer<typeof ManifestCounts>;
 /**
  * Status of a run; a manifest is rewritten as the run progresses. `partial`: the run ended, but
  * too many LLM items failed or were not made by the model (or a quota stopped it after some
- * records) for the harness to count as complete; `failed`: no usable result.
+ * records) for the harness to count as complete; `failed`: no usable result; `empty`: the run
+ * ended without an error but wrote 0 records (every tool skipped, no scenario buildable), which is
+ * never a success.
  */
 export const RunStatus = z
-  .enum(['running', 'complete', 'partial', 'failed', 'cancelled', 'pending'])
+  .enum(['running', 'complete', 'partial', 'failed', 'cancelled', 'pending', 'empty'])
   .describe(
-    'running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled; pending (batch mode with --no-wait: jobs were submitted and are still running; run the same command again to collect them).',
+    'running; complete; partial (ended with too many LLM items failed, discarded or filled offline, or stopped by a quota after some records); failed; cancelled; pending (batch mode with --no-wait: jobs were submitted and are still running; run the same command again to collect them); empty (the run ended but wrote 0 records, e.g. every tool was skipped: `error` says why).',
   );
 export type RunStatus = z.infer<typeof RunStatus>;
 
@@ -337,7 +339,7 @@ export const HarnessManifest = z
       .describe('Ids of records earlier runs wrote to this folder that this run has not replaced (yet); a complete run removes them and drops this field.')
       .optional(),
     items: ItemOutcomes.describe('LLM runs: what became of the items (absent for offline runs).').optional(),
-    error: z.string().describe('Why the run failed or is partial, when it is.').optional(),
+    error: z.string().describe('Why the run failed, is partial or is empty, when it is.').optional(),
     drift: SpecDrift.describe('Set by a stale-only regeneration: the spec changes it found and what it did; a full run drops it.').optional(),
     cost: RunCost.describe('LLM runs: the cost estimate and the cost of the requests made (absent for offline runs and older manifests).').optional(),
   })

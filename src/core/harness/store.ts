@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { FileReadError } from '../boundedRead';
 import { checkHarnessFolder, ContainmentError, listInside, readFileInside, writeFileInside } from '../containment';
 import { looksBinary } from '../spec/jsonText';
+import { parseKeepingKeys, safeParseKeepingKeys } from '../util/ownKeys';
 import { HarnessManifest, HarnessRecord } from './format';
 import { MANIFEST_FILE, RECORDS_DIR } from './layout';
 
@@ -58,14 +59,14 @@ export async function writeRecord(dir: string, record: HarnessRecord): Promise<s
  * new name); returns it. Refused (`ContainmentError`) when the file or a folder on the way is a link.
  */
 export async function writeRecordFile(dir: string, file: string, record: HarnessRecord): Promise<string> {
-  const valid = HarnessRecord.parse(record);
+  const valid = parseKeepingKeys(HarnessRecord, record);
   await writeFileInside(dir, file, stableJson(valid));
   return file;
 }
 
 /** Validates and writes `<dir>/manifest.json`; returns the file path. */
 export async function writeManifest(dir: string, manifest: HarnessManifest): Promise<string> {
-  const valid = HarnessManifest.parse(manifest);
+  const valid = parseKeepingKeys(HarnessManifest, manifest);
   await mkdir(dir, { recursive: true });
   const file = join(dir, MANIFEST_FILE);
   await writeFileInside(dir, file, stableJson(valid));
@@ -164,7 +165,7 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
   const manifestFile = join(dir, MANIFEST_FILE);
   const m = await readJson(dir, manifestFile, problems);
   if (m.ok) {
-    const parsed = HarnessManifest.safeParse(m.value);
+    const parsed = safeParseKeepingKeys(HarnessManifest, m.value);
     if (parsed.success) out.manifest = parsed.data;
     else problems.push({ file: manifestFile, message: `invalid manifest: ${describeIssues(parsed.error)}` });
   }
@@ -189,7 +190,7 @@ export async function readHarness(dir: string): Promise<HarnessRead> {
     const file = join(folder, name);
     const r = await readJson(dir, file, problems);
     if (!r.ok) continue;
-    const parsed = HarnessRecord.safeParse(r.value);
+    const parsed = safeParseKeepingKeys(HarnessRecord, r.value);
     if (!parsed.success) {
       problems.push({ file, message: `invalid record: ${describeIssues(parsed.error)}` });
       continue;

@@ -11,6 +11,7 @@ import { FileReadError } from '../boundedRead';
 import { checkInside, ensureFolderInside, readFileInside } from '../containment';
 import type { DiscardReason, Usage } from './types';
 import { processAlive } from '../util/processAlive';
+import { writeFailure } from '../util/writeFileAtomic';
 
 /** What determines a reply; hashed into the cache key. */
 export interface CacheKeyParts {
@@ -236,7 +237,13 @@ export class DiskCache implements ReplyCache {
     await ensureFolderInside(this.root, join(this.dir, key.slice(0, 2)));
     await checkInside(this.root, path); // a link where the entry goes is refused, not replaced silently
     const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, `${JSON.stringify(file, null, 1)}\n`, 'utf8');
+    try {
+      await writeFile(tmp, `${JSON.stringify(file, null, 1)}\n`, 'utf8');
+    } catch (e) {
+      // A full disk: said with the entry's file, and no half-written temp left behind.
+      await unlink(tmp).catch(() => undefined);
+      throw writeFailure(path, e);
+    }
     try {
       await rename(tmp, path);
     } catch (e) {

@@ -17,6 +17,8 @@ import { toGeminiSchema } from './jsonSchema';
 import { urlSecrets } from '../spec/maskSecrets';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
+import { MAX_LLM_REPLY_BYTES } from '../bounds';
+import { boundedResponse } from './boundedFetch';
 
 // The package's typings are ESM-only while it ships a CommonJS build too; load that build and
 // borrow the types from the ESM declarations.
@@ -93,7 +95,7 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
     this.apiKey = options.apiKey;
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.extraConfig = options.extraConfig ?? {};
-    this.client = createGeminiClient(options);
+    this.client = createGeminiClient(options, undefined, MAX_LLM_REPLY_BYTES);
   }
 
   async complete(request: ChatRequest): Promise<ChatReply> {
@@ -173,8 +175,12 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
  * {@link geminiFetch} under it. With `signal`, every request of the client carries it too (for the
  * SDK calls that take none, such as `files.upload`).
  */
-export function createGeminiClient(options: Pick<GeminiProviderOptions, 'apiKey' | 'baseUrl' | 'apiVersion'>, signal?: AbortSignal): GoogleGenAIClient {
-  const fetchFn = geminiFetch(options.apiKey, signal);
+export function createGeminiClient(
+  options: Pick<GeminiProviderOptions, 'apiKey' | 'baseUrl' | 'apiVersion'>,
+  signal?: AbortSignal,
+  maxReplyBytes?: number,
+): GoogleGenAIClient {
+  const fetchFn = geminiFetch(options.apiKey, signal, maxReplyBytes);
   return new GoogleGenAI({
     apiKey: options.apiKey,
     vertexai: false,
@@ -187,12 +193,18 @@ export function createGeminiClient(options: Pick<GeminiProviderOptions, 'apiKey'
  * The SDK's fetch, with HTTP errors and network faults turned into our typed errors: the server's
  * requested wait (the SDK's `ApiError` drops it), a bad key as fatal, a daily quota as exhausted.
  */
-export function geminiFetch(apiKey: string, signal?: AbortSignal): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+export function geminiFetch(
+  apiKey: string,
+  signal?: AbortSignal,
+  maxReplyBytes?: number,
+): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, requestInit) => {
     const init = signal ? { ...requestInit, signal: requestInit?.signal ? AbortSignal.any([requestInit.signal, signal]) : signal } : requestInit;
     let res: Response;
     try {
+      // A synchronous reply is read at most up to maxReplyBytes (boundedFetch.ts); batch files are not.
       res = await fetch(input, init);
+      if (maxReplyBytes !== undefined) res = boundedResponse(res, maxReplyBytes, 'Gemini');
     } catch (e) {
       if (init?.signal?.aborted || isAbortError(e)) throw e;
       // The cause quotes the URL it could not fetch: credentials in the base URL are masked there too.

@@ -9,6 +9,8 @@ import { isStrictCompatible } from './jsonSchema';
 import { urlSecrets, urlWithoutCredentials } from '../spec/maskSecrets';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
+import { MAX_LLM_REPLY_BYTES } from '../bounds';
+import { boundedFetch } from './boundedFetch';
 
 /** OpenAI's own endpoint, the default base URL. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -49,7 +51,7 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
     this.apiKey = options.apiKey;
     this.strict = options.strict ?? 'auto';
     this.extraBody = options.extraBody ?? {};
-    this.client = openaiClient(this.baseUrl, options.apiKey);
+    this.client = openaiClient(this.baseUrl, options.apiKey, MAX_LLM_REPLY_BYTES);
   }
 
   async complete(request: ChatRequest): Promise<ChatReply> {
@@ -134,8 +136,10 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
 const OPENAI_CLIENT_TIMEOUT_MS = 30 * 60_000;
 
 /** The `openai` client for an endpoint: its retries off (the CallGuard governs), no OPENAI_* variables read. */
-export function openaiClient(baseUrl: string, apiKey: string | undefined): OpenAI {
+export function openaiClient(baseUrl: string, apiKey: string | undefined, maxReplyBytes?: number): OpenAI {
   return new OpenAI({
+    // A synchronous reply is read at most up to maxReplyBytes (boundedFetch.ts); batch files are not.
+    ...(maxReplyBytes !== undefined ? { fetch: boundedFetch(globalThis.fetch, maxReplyBytes, 'OpenAI-compatible') } : {}),
     baseURL: baseUrl,
     // The client insists on a key; keyless local servers ignore the placeholder.
     apiKey: apiKey ?? 'no-key',

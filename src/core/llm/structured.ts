@@ -14,6 +14,7 @@ import { zodToJsonSchema } from './jsonSchema';
 import { abortReason, CallGuard, systemClock, type CallLimits, type Clock } from './limits';
 import { LlmStats } from './stats';
 import type { ChatMessage, ChatProvider, DiscardReason, StructuredRequest, StructuredResult, Usage } from './types';
+import { safeParseKeepingKeys } from '../util/ownKeys';
 
 /** Default sampling temperature for generation (the paper's setting). */
 export const DEFAULT_TEMPERATURE = 0.7;
@@ -210,7 +211,8 @@ export class StructuredLlm {
 
   /** Schema then semantic validation of a parsed reply. */
   private async check<T>(request: StructuredRequest<T>, raw: unknown): Promise<Check<T>> {
-    const result = request.schema.safeParse(raw);
+    // A reply's argument or output named `__proto__` is kept (zod drops it).
+    const result = safeParseKeepingKeys(request.schema, raw);
     if (!result.success) return { ok: false, reason: 'schema', errors: formatIssues(result.error.issues) };
     if (request.validate) {
       const errors = await request.validate(result.data);

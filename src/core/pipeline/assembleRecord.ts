@@ -10,6 +10,7 @@ import { FORMAT_VERSION, type HarnessRecord } from '../harness/format';
 import { toolHash } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { byCodeUnit } from '../util/byCodeUnit';
+import { setOwn } from '../util/ownKeys';
 
 /** What a record is made of. */
 export interface RecordParts {
@@ -35,7 +36,7 @@ export function usedToolHashes(spec: Spec, calls: readonly { name: string }[]): 
   const out: Record<string, string> = {};
   for (const name of [...new Set(calls.map((c) => c.name))].sort(byCodeUnit)) {
     const tool = findTool(spec, name);
-    if (tool) out[name] = toolHash(tool);
+    if (tool) setOwn(out, name, toolHash(tool));
   }
   return out;
 }

@@ -110,7 +110,7 @@ export interface CorpusTotals {
 
 /** Sums the outcomes of a corpus run (the cost is unknown when one spec's is). */
 export function corpusTotals(outcomes: readonly CorpusOutcome[]): CorpusTotals {
-  const byStatus: CorpusStatusCounts = { complete: 0, partial: 0, pending: 0, failed: 0, cancelled: 0, refused: 0, error: 0 };
+  const byStatus: CorpusStatusCounts = { complete: 0, partial: 0, empty: 0, pending: 0, failed: 0, cancelled: 0, refused: 0, error: 0 };
   const llm: PipelineLlmCounts = { ...ZERO_LLM };
   let records = 0;
   for (const o of outcomes) {

@@ -27,7 +27,7 @@ import type { AcceptedScenario } from './llm/scenarios';
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { OFFLINE_PROVIDER } from './offline';
 import { llmDiff, Progress, type PipelineLlmCounts } from './progress';
-import { emptyTally, itemOutcomes, runVerdict } from './runHealth';
+import { emptyReason, emptyTally, itemOutcomes, runVerdict } from './runHealth';
 import { finalResult, type PipelineResult, type RunPipelineOptions } from './runOptions';
 import { emptyCounts, recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
@@ -313,7 +313,11 @@ export class LlmRun {
     const cancelled = this.options.signal?.aborted === true || (failure !== undefined && isAbortError(failure));
     if (cancelled) return { status: 'cancelled', ...stopped };
     if (failure !== undefined && stop === undefined) return { status: 'failed', reason: errorText(failure) };
-    const judged = runVerdict(this.ctx.items, { records: this.writer.records.length, ...(stop !== undefined ? { stopped: stop } : {}) });
+    const judged = runVerdict(this.ctx.items, {
+      records: this.writer.records.length,
+      emptyReason: emptyReason({ tools: this.ctx.spec.tools.length, skipped: this.skipped, requested: this.requested, discarded: this.ctx.discarded }),
+      ...(stop !== undefined ? { stopped: stop } : {}),
+    });
     return { status: judged.status, ...(judged.reason !== undefined ? { reason: judged.reason } : {}), ...stopped };
   }
 

@@ -225,7 +225,8 @@ function mergedManifest(
     // The harness is no better than its kept records: an earlier partial (or worse) status stands
     // after a complete stale-only run, with its reason; a full run is what retries those items.
     const earlierStands = run.status === 'complete' && earlier.status !== 'complete';
-    next.status = earlierStands ? earlier.status : run.status;
+    // A stale-only run that made 0 records over a harness that keeps others is not empty: what it was asked for is missing.
+    next.status = earlierStands ? earlier.status : run.status === 'empty' && next.recordIds.length > 0 ? 'partial' : run.status;
     const error = earlierStands ? earlier.error : run.error;
     if (error !== undefined) next.error = error;
   }

@@ -43,7 +43,7 @@ export function itemOutcomes(t: ItemTally, offlineRecords: number): ItemOutcomes
 
 /** The verdict on a run that ended without being cancelled. */
 export interface RunVerdict {
-  status: 'complete' | 'partial' | 'failed';
+  status: 'complete' | 'partial' | 'failed' | 'empty';
   /** Why it is not complete (one line). */
   reason?: string;
 }
@@ -52,11 +52,12 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 /**
  * Judges a finished run from its tally: `failed` when items existed and none was made by the
- * model; `partial` when the degraded share exceeds {@link DEGRADED_SHARE_LIMIT}; else `complete`.
+ * model; `partial` when the degraded share exceeds {@link DEGRADED_SHARE_LIMIT}; `empty` when it
+ * otherwise ended well with 0 records; else `complete`.
  * A run the provider stopped (`stopped`: its quota ran out or its endpoint is down) is `partial`
  * when the model made records before it, else `failed`.
  */
-export function runVerdict(t: ItemTally, options: { records: number; stopped?: string }): RunVerdict {
+export function runVerdict(t: ItemTally, options: { records: number; stopped?: string; emptyReason?: string }): RunVerdict {
   const failedText = Object.entries(t.failedBy)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -71,5 +72,32 @@ export function runVerdict(t: ItemTally, options: { records: number; stopped?: s
   const share = degradedShare(t);
   if (share > DEGRADED_SHARE_LIMIT)
     return { status: 'partial', reason: `${pct(share)} of ${t.total} LLM items degraded (limit ${pct(DEGRADED_SHARE_LIMIT)}): ${why}` };
+  if (options.records === 0) return { status: 'empty', reason: options.emptyReason ?? '0 records' };
   return { status: 'complete' };
+}
+
+/**
+ * Why a run that ended well wrote 0 records, in one line for the summary and the manifest's
+ * `error`: a spec without tools, every tool skipped (with the first reasons), nothing requested,
+ * or scenarios that could not be built.
+ */
+export function emptyReason(o: {
+  tools: number;
+  skipped: readonly { tool: string; reason: string }[];
+  requested: { simple: number; complex: number };
+  discarded?: Readonly<Record<string, number>>;
+}): string {
+  if (o.tools === 0) return '0 records: the spec has no tools';
+  if (o.skipped.length >= o.tools) {
+    const first = o.skipped
+      .slice(0, 2)
+      .map((s) => `${s.tool}: ${s.reason}`)
+      .join('; ');
+    return `0 records: every tool was skipped (${o.skipped.length}; ${first}${o.skipped.length > 2 ? '; …' : ''}) — see inspect`;
+  }
+  if (o.requested.simple + o.requested.complex === 0) return '0 records: none were requested (--simple 0 --complex 0)';
+  const discarded = Object.entries(o.discarded ?? {})
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return `0 records: no scenario could be built${discarded ? ` (discarded: ${discarded})` : ''} — see inspect`;
 }

@@ -13,6 +13,7 @@ import { generateOfflineYielding, offlineManifest, type OfflineEvent, type Offli
 import { Progress, ZERO_LLM } from './progress';
 import { finalResult, type PipelineResult, type RunPipelineOptions } from './runOptions';
 import { emptyCounts, recordCounts, RunWriter, type ManifestUpdate } from './runWriter';
+import { emptyReason } from './runHealth';
 
 /** Runs the offline generator into a claimed folder (`earlier`: the record ids already there). Stops between steps when cancelled. */
 export async function runOffline(o: RunPipelineOptions, earlier: readonly string[]): Promise<PipelineResult> {
@@ -56,10 +57,13 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     // Cancelled (the signal's reason): what is written stays; anything else is a failure of the generator.
     if (!o.signal?.aborted) throw e;
   }
-  const status: PipelineResult['status'] = result ? 'complete' : 'cancelled';
+  let status: PipelineResult['status'] = result ? 'complete' : 'cancelled';
   const finished = now();
   const ids = writer.records.map((r) => r.id);
-  const removedStale = result ? await writer.removeStale(ids) : 0;
+  // 0 records is not a success (and an empty run removes nothing earlier runs wrote).
+  const empty = status === 'complete' && ids.length === 0;
+  if (empty) status = 'empty';
+  const removedStale = status === 'complete' ? await writer.removeStale(ids) : 0;
   const manifest: HarnessManifest = {
     ...offlineManifest(o.spec, opts, result ?? { ...none, skipped }, {
       startedAt,
@@ -70,6 +74,7 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     recordIds: ids,
     counts: result ? result.manifestCounts : recordCounts(o.spec, writer.records, { repaired: {}, discarded: {}, coverageRound: 0, skipped }),
   };
+  if (empty && result) manifest.error = emptyReason({ tools: o.spec.tools.length, skipped: result.skipped, requested: opts, discarded: result.manifestCounts.discarded });
   manifest.timings.stages = progress.timings();
   await writer.finish(manifest);
   return finalResult(status, outDir, writer.current, {
@@ -79,5 +84,6 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     chainDepth: 0,
     maxPromptTokens: 0,
     removedStale,
+    ...(manifest.error !== undefined ? { error: manifest.error } : {}),
   });
 }

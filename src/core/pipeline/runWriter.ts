@@ -9,6 +9,7 @@ import { HarnessRecord, type HarnessManifest, type ManifestCounts } from '../har
 import { HARNESS_SPEC_FILE, recordFileStem, RECORDS_DIR, stableJson, writeManifest, writeRecord } from '../harness/store';
 import type { Spec } from '../spec/model';
 import { round4 } from '../util/round4';
+import { parseKeepingKeys, safeParseKeepingKeys } from '../util/ownKeys';
 import { mergeCounts, sortedCounts, type Counts } from './llm/counts';
 
 /** The counts of a run before its first record: only the skipped tools are known. */
@@ -154,7 +155,7 @@ export class RunWriter {
     }
     let earlier: HarnessRecord;
     try {
-      const parsed = HarnessRecord.safeParse(JSON.parse(text));
+      const parsed = safeParseKeepingKeys(HarnessRecord, JSON.parse(text));
       if (!parsed.success) return undefined;
       earlier = parsed.data;
     } catch {
@@ -162,7 +163,7 @@ export class RunWriter {
     }
     if (!earlier.judgments) return undefined;
     const { judgments, ...content } = earlier;
-    const same = stableJson(HarnessRecord.parse(content)) === stableJson(HarnessRecord.parse({ ...record, judgments: undefined }));
+    const same = stableJson(parseKeepingKeys(HarnessRecord, content)) === stableJson(parseKeepingKeys(HarnessRecord, { ...record, judgments: undefined }));
     return same ? judgments : undefined;
   }
 

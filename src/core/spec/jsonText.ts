@@ -4,6 +4,7 @@
  */
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import type { LoadProblem } from './model';
+import { setOwn } from '../util/ownKeys';
 
 export type ParsedJson = { ok: true; value: unknown; tree: Node } | { ok: false; problem: LoadProblem };
 
@@ -125,7 +126,8 @@ export function nodeValue(node: Node): unknown {
       const out: Record<string, unknown> = {};
       for (const prop of node.children ?? []) {
         const [key, value] = prop.children ?? [];
-        if (key && typeof key.value === 'string') out[key.value] = value ? nodeValue(value) : undefined;
+        // `setOwn`: a key named `__proto__` stays a key (assignment would replace the prototype instead).
+        if (key && typeof key.value === 'string') setOwn(out, key.value, value ? nodeValue(value) : undefined);
       }
       return out;
     }

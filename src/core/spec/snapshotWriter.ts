@@ -26,6 +26,7 @@ import { snapshotFileName } from '../workspace/layout';
 export { snapshotFileName };
 import { isRecord } from '../util/isRecord';
 import { byCodeUnit } from '../util/byCodeUnit';
+import { writeFailure } from '../util/writeFileAtomic';
 
 /** What a snapshot is made from; a `LiveListing` fits. */
 export interface SnapshotSource {
@@ -182,7 +183,7 @@ export async function writeSnapshot(listing: SnapshotSource, folder: string, opt
     await renameWithRetry(temp, target);
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw writeFailure(target, error);
   }
   return target;
 }

@@ -128,3 +128,28 @@ test('detect masks literal secrets in args and URLs (JSON and text) and keeps va
   assert.equal(defs.find((d) => d.name === 'remote')?.url, 'https://mcp.example.com/mcp?api_key=***&region=eu');
   assert.deepEqual(defs.find((d) => d.name === 'ref')?.args, ['s.js', '--api-key', '${input:key}']);
 });
+
+test('inspect flags tool names OpenAI or Gemini refuse (a/b/c, NUL, a 1 MB name, RTL override) and never prints bidi controls raw', () => {
+  const dir = tempDir();
+  const file = join(dir, 'names.json');
+  const RLO = '\u202e';
+  const names = ['a/b/c', 'nul\u0000name', 'x'.repeat(1 << 20), `rtl${RLO}txt.exe`, 'dotted.name', 'fine_name-2'];
+  const tools = names.map((name) => ({ name, description: 'Stores one entry of the test registry.', inputSchema: { type: 'object', properties: {} } }));
+  writeFileSync(file, JSON.stringify({ server: { name: `names${RLO}`, version: '1' }, tools }));
+  const r = runBin(['inspect', file]);
+  assert.equal(r.status, 0, r.stderr);
+  const refused = r.stdout.split('\n').filter((l) => l.includes('tool-name-refused') && l.includes('error'));
+  assert.equal(refused.length, 5, r.stdout.slice(0, 3000));
+  assert.match(r.stdout, /Tool name "a\/b\/c" is refused by OpenAI and Gemini: it contains "\/"/);
+  assert.match(r.stdout, /Tool name "nul\\u0000name" is refused by OpenAI and Gemini: it contains U\+0000/);
+  assert.match(r.stdout, /"x{60}… \(1,048,576 characters\)" is refused by OpenAI and Gemini: it is 1,048,576 characters long \(at most 64\)/);
+  assert.match(r.stdout, /Tool name "dotted\.name" is refused by OpenAI:/);
+  assert.ok(!r.stdout.includes('fine_name-2: Tool name'), 'a valid name is not flagged');
+  // The 1 MB name is never printed whole.
+  assert.ok(r.stdout.length < 20_000, `${r.stdout.length} characters of output`);
+  assert.ok(!r.stdout.includes(RLO) && !r.stderr.includes(RLO), 'a right-to-left override reaches the terminal raw');
+  assert.match(r.stdout, /rtl\\u202etxt\.exe/);
+  const json = runBin(['inspect', file, '--json']);
+  assert.ok(!json.stdout.includes(RLO));
+  assert.ok((JSON.parse(json.stdout) as { servers: { findings: { code: string }[] }[] }).servers[0]!.findings.some((f) => f.code === 'tool-name-refused'));
+});

@@ -37,7 +37,7 @@ describe('agent-seer generate', () => {
     assert.equal(h.manifest?.status, 'complete');
     assert.equal(h.manifest?.provider, 'offline');
     const text = c.stdout.join('\n');
-    assert.match(text, /Wrote \d+ records in evals\/slack-mcp-server \(complete; offline offline-v4\)/);
+    assert.match(text, /Wrote \d+ records in evals\/slack-mcp-server \(complete; offline offline-v5\)/);
     assert.match(text, /tiers: \d+ simple, \d+ complex/);
     assert.match(text, /multi-turn: \d+ of \d+ multi-call records \(\d+%; the paper: 16%\)/);
     assert.match(text, /tool coverage: 8\/8 \(100%\)/);

@@ -198,6 +198,36 @@ describe('agent-seer judge', () => {
     assert.ok(summary.judges[0]!.meanExact < 1, String(summary.judges[0]!.meanExact));
   });
 
+  for (const [kind, reply] of [
+    ['quota', { status: 429, message: 'Quota exceeded for quota metric GenerateRequestsPerDayPerProjectPerModel-FreeTier' }],
+    ['outage', { status: 500, retryAfter: 0, message: 'backend error' }],
+  ] as const) {
+    it(`--json prints its summary when ${kind === 'quota' ? 'an exhausted quota' : 'an outage'} stops the run (it printed nothing)`, async () => {
+      const { dir, ids } = await harness();
+      fake.respondWith(reply);
+      const r = await cli(['judge', dir, '--judge', 'gemini', '--base-url', fake.url, '--json', '--concurrency', '1'], { GEMINI_API_KEY: 'test-key' });
+      assert.equal(r.code, 1, r.err);
+      assert.ok(fake.requests.length > 0);
+      const s = JSON.parse(r.out) as {
+        status: string;
+        stopped: string;
+        exitCode: number;
+        error: string;
+        records: number;
+        judges: { id: string; judged: number }[];
+      };
+      assert.equal(s.status, 'stopped');
+      assert.equal(s.stopped, kind);
+      assert.equal(s.exitCode, 1);
+      assert.match(s.error, kind === 'quota' ? /LLM quota: the quota is exhausted/ : /./);
+      assert.equal(s.records, ids.length);
+      assert.deepEqual(
+        s.judges.map((j) => [j.id, j.judged]),
+        [['gemini:gemini-2.5-flash', 0]],
+      );
+    });
+  }
+
   it('judges a record whose id was edited in its own file, and reports the mismatch', async () => {
     const { dir, ids } = await harness();
     const file = join(dir, 'records', `${ids[0]}.json`);

@@ -11,6 +11,7 @@
  * authority on everything the subset left out (patterns, formats, lengths).
  */
 import { isRecord } from '../../util/isRecord';
+import { setOwn } from '../../util/ownKeys';
 
 type Json = Record<string, unknown>;
 
@@ -158,7 +159,7 @@ function objectSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
     const part = convert(walk, props[name], depth + 1);
     parts.set(name, part);
     // Strict mode wants every property present: an optional one may be null, which means "left out".
-    properties[name] = required.has(name) ? part.schema : { anyOf: [{ type: 'null' }, part.schema] };
+    setOwn(properties, name, required.has(name) ? part.schema : { anyOf: [{ type: 'null' }, part.schema] });
   }
   return {
     schema: { type: 'object', properties, required: names, additionalProperties: false },
@@ -168,7 +169,7 @@ function objectSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
       for (const [k, x] of Object.entries(v)) {
         const part = parts.get(k);
         if (x === null && part && !required.has(k)) continue;
-        out[k] = part ? part.decode(x) : x;
+        setOwn(out, k, part ? part.decode(x) : x); // a parameter named `__proto__` stays an argument
       }
       return out;
     },

@@ -32,7 +32,7 @@ export { turnsOffline, type TurnsOfflineOptions } from './turns';
 import { OFFLINE_PROVIDER } from '../../harness/offlineStages';
 export { OFFLINE_PROVIDER };
 /** Model id of the offline generator; bump when its output changes shape. */
-export const OFFLINE_MODEL = 'offline-v4';
+export const OFFLINE_MODEL = 'offline-v5';
 /** Generator version per stage (the offline counterpart of prompt template versions). */
 export const OFFLINE_PROMPT_VERSIONS: Readonly<Record<string, string>> = {
   interpret: 'offline-1',
@@ -138,6 +138,9 @@ function* offlineSteps(spec: Spec, options: GenerateOfflineOptions): Steps<Offli
       for (let retry = 1; b && prompts.has(b.scenario.prompt) && retry <= PROMPT_RETRIES; retry++) {
         b = buildScenario(analysis, { ...plan, key: `${plan.key}#${retry}` }, seed) ?? b;
       }
+      // A retry draws with its own key (`simple:6#1`), but the scenario is still the plan's: the
+      // record id's ordinal comes from the plan's key, never the retry's (that gave `sNaN-…`).
+      if (b) b = { ...b, plan };
       if (b) prompts.add(b.scenario.prompt);
       yield;
       if (!b) {

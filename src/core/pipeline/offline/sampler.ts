@@ -22,6 +22,7 @@ import type { Rng } from './rng';
 import { alnum, countsThings, hex, realisticNumber, realisticString, sentence, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
 import { compileLinear } from '../../util/linearRegex';
+import { setOwn } from '../../util/ownKeys';
 
 /** Everything sampling needs besides the schema. */
 export interface SampleContext {
@@ -290,10 +291,8 @@ function chooseType(schema: SchemaNode): string | undefined {
   return undefined;
 }
 
-/** Sets an own property, even one named `__proto__`. */
-export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-}
+/** Sets an own property, even one named `__proto__` (the one home is `util/ownKeys.ts`). */
+export const setKey = setOwn;
 
 /** A free-form map for an object that declares no properties (filters, labels, headers). */
 function freeForm(name: string, valueSchema: SchemaNode | undefined, ctx: SampleContext, depth: number): Record<string, unknown> {

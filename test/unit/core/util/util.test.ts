@@ -7,6 +7,8 @@ import { byCodeUnit } from '../../../../src/core/util/byCodeUnit';
 import { isRecord } from '../../../../src/core/util/isRecord';
 import { mean } from '../../../../src/core/util/mean';
 import { round4 } from '../../../../src/core/util/round4';
+import { safeParseKeepingKeys, setOwn } from '../../../../src/core/util/ownKeys';
+import { z } from 'zod';
 import { repoRoot } from '../../fixturePaths';
 
 function tsFiles(dir: string): string[] {
@@ -49,4 +51,22 @@ test('the plain-object guard, the mean and the code-unit order are defined once,
     if (/a < b \? -1 : a > b \? 1 : 0/.test(text)) copies.push(`${rel}: a code-unit comparison`);
   }
   assert.deepEqual(copies, []);
+});
+
+test('ownKeys: setOwn keeps `__proto__` as a key; keepOwnKeys puts back what zod drops', () => {
+  const o: Record<string, unknown> = {};
+  setOwn(o, '__proto__', { polluted: true });
+  assert.ok(Object.hasOwn(o, '__proto__'));
+  assert.equal(Object.getPrototypeOf(o), Object.prototype);
+  assert.equal((o as { polluted?: unknown }).polluted, undefined);
+
+  const raw = JSON.parse('{"a":{"__proto__":1,"b":[{"__proto__":{"x":2}}]},"keep":true}') as unknown;
+  const schema = z.object({ a: z.looseObject({ b: z.array(z.record(z.string(), z.unknown())) }), keep: z.boolean() });
+  // What this guards against: zod drops an own `__proto__` from what it parses.
+  const plain = schema.parse(raw);
+  assert.ok(!Object.hasOwn(plain.a, '__proto__') && !Object.hasOwn(plain.a.b[0]!, '__proto__'));
+  const kept = safeParseKeepingKeys(schema, raw);
+  assert.ok(kept.success);
+  assert.equal(JSON.stringify(kept.data), '{"a":{"b":[{"__proto__":{"x":2}}],"__proto__":1},"keep":true}');
+  assert.equal(Object.getPrototypeOf(kept.data.a), Object.prototype);
 });
