@@ -13,7 +13,7 @@
  * with that reason, rather than generated for minutes or given a value that breaks the schema.
  */
 import type { Faker } from '@faker-js/faker';
-import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
+import { MAX_SAMPLE_DEPTH, MAX_SAMPLE_ITEMS, MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { nameWords, singular } from '../../checks/integrity';
 import { deref, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
@@ -467,7 +467,7 @@ export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, dep
     throw new SampleLimitError(`schema requires more than ${MAX_SAMPLE_VALUES} values in one call (limit ${MAX_SAMPLE_VALUES})`);
   if (raw === false) return null;
   let schema = mergeAllOf(deref(raw, ctx.root), ctx.root, 0);
-  if (depth > 12) return null;
+  if (depth > MAX_SAMPLE_DEPTH) return null;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) {
     const pool = schema.enum.filter((v) => v !== null);

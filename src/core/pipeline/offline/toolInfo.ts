@@ -21,6 +21,8 @@
 import type { Spec, Tool } from '../../spec/model';
 import { isIdName, nameWords, singular } from '../../checks/integrity';
 import { deref, objectShape, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
+import { depthReason } from '../../checks/satisfiable';
+import { expansionReason } from '../../checks/schemaExpansion';
 import { compileSchema } from '../../checks/validateCall';
 import { runSteps, type Steps } from './steps';
 import { isRecord } from '../../util/isRecord';
@@ -348,6 +350,11 @@ function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, dep
 function brokenReason(tool: Tool): string | undefined {
   const schema = tool.inputSchema;
   if (schema !== undefined && !isRecord(schema)) return 'inputSchema is not an object';
+  const tooLarge = expansionReason(schema ?? {}, 'inputSchema') ?? (tool.outputSchema != null ? expansionReason(tool.outputSchema, 'outputSchema') : undefined);
+  if (tooLarge) return tooLarge;
+  // No value, or none the sampler builds: say so rather than try, fail and skip it as "invalid after retries".
+  const tooDeep = depthReason(schema ?? {}, 'inputSchema') ?? (tool.outputSchema != null ? depthReason(tool.outputSchema, 'outputSchema') : undefined);
+  if (tooDeep) return tooDeep;
   const compiled = compileSchema(schema ?? {});
   if (!compiled.ok) return `inputSchema cannot be compiled: ${compiled.message}`;
   return undefined;
