@@ -2,10 +2,13 @@
 import { runAgentsBench } from './agents';
 import { runFoundationBench, type BenchResult } from './foundation';
 import { runGenerateBench } from './generate';
+import { runHostileSchemaBench } from './hostileSchema';
 import { runResumeBench } from './resume';
 
 async function main(): Promise<void> {
   const results: BenchResult[] = [...(await runFoundationBench())];
+  // The hostile anyOf chain through the built CLI (seconds); AGENT_SEER_BENCH_HOSTILE=0 skips it.
+  if (process.env.AGENT_SEER_BENCH_HOSTILE !== '0') results.push(...runHostileSchemaBench());
   // A few minutes under a 60/min rate limit; AGENT_SEER_BENCH_GEN=0 skips it.
   if (process.env.AGENT_SEER_BENCH_GEN !== '0') results.push(...(await runGenerateBench()));
   // Kill/resume trials of the built CLI; AGENT_SEER_BENCH_RESUME=0 skips them.

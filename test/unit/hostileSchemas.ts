@@ -4,7 +4,11 @@
  */
 
 const object = (properties: object, required: string[]): object => ({ type: 'object', properties, required });
-const getNote = { name: 'get_note', description: 'Get a note by id.', inputSchema: object({ note_id: { type: 'string', description: 'The note.' } }, ['note_id']) };
+const getNote = {
+  name: 'get_note',
+  description: 'Get a note by id.',
+  inputSchema: object({ note_id: { type: 'string', description: 'The note.' } }, ['note_id']),
+};
 
 /**
  * Thirty `$defs`, each an `anyOf` of the next one and an object holding the next one: 3.9 KB of
@@ -19,7 +23,11 @@ export function anyOfChainSpec(length = 30): object {
   return {
     tools: [
       getNote,
-      { name: 'walk_chain', description: 'Walk a chain.', inputSchema: { type: 'object', $defs: defs, properties: { start: { $ref: '#/$defs/n0' } }, required: ['start'] } },
+      {
+        name: 'walk_chain',
+        description: 'Walk a chain.',
+        inputSchema: { type: 'object', $defs: defs, properties: { start: { $ref: '#/$defs/n0' } }, required: ['start'] },
+      },
     ],
   };
 }
@@ -35,7 +43,12 @@ export function unsatisfiableSpec(): object {
       {
         name: 'walk_cycle',
         description: 'Walk a cycle.',
-        inputSchema: { type: 'object', $defs: { node: object({ next: { $ref: '#/$defs/node' } }, ['next']) }, properties: { x: { $ref: '#/$defs/node' } }, required: ['x'] },
+        inputSchema: {
+          type: 'object',
+          $defs: { node: object({ next: { $ref: '#/$defs/node' } }, ['next']) },
+          properties: { x: { $ref: '#/$defs/node' } },
+          required: ['x'],
+        },
       },
       one('deep_config', deep),
       one('set_minimum', { type: 'number', minimum: 10, maximum: 1 }),

@@ -90,7 +90,8 @@ function nodeContradictions(n: Node, pointer: string): SchemaContradiction[] {
   const types = typeof n.type === 'string' ? [n.type] : Array.isArray(n.type) ? n.type.filter((t): t is string => typeof t === 'string') : [];
   if (types.length) {
     const fits = (v: unknown): boolean => typesOf(v).some((t) => types.includes(t));
-    if (Object.hasOwn(n, 'const') && !fits(n.const)) out.push({ kind: 'const-type', pointer, what: `const ${JSON.stringify(n.const)} is not of type ${types.join(' or ')}` });
+    if (Object.hasOwn(n, 'const') && !fits(n.const))
+      out.push({ kind: 'const-type', pointer, what: `const ${JSON.stringify(n.const)} is not of type ${types.join(' or ')}` });
     else if (Array.isArray(n.enum) && n.enum.length > 0 && !n.enum.some(fits))
       out.push({ kind: 'const-type', pointer, what: `no enum value is of type ${types.join(' or ')}` });
   }

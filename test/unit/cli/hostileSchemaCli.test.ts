@@ -39,7 +39,9 @@ test('generate --simple 3 --complex 3 on a 3.9 KB anyOf chain of 30 $defs finish
   const r = runBin(['generate', 'chain.json', '--simple', '3', '--complex', '3', '--out', 'h'], dir);
   assert.equal(r.signal, null, `killed after 30 s: ${r.err.slice(-500)}`);
   assert.equal(r.code, 0, r.err);
-  const manifest = JSON.parse(readFileSync(join(dir, 'h', 'manifest.json'), 'utf8')) as { counts: { records: number; skipped: { tool: string; reason: string }[] } };
+  const manifest = JSON.parse(readFileSync(join(dir, 'h', 'manifest.json'), 'utf8')) as {
+    counts: { records: number; skipped: { tool: string; reason: string }[] };
+  };
   assert.ok(manifest.counts.records > 0, 'records are written for the ordinary tool');
   assert.deepEqual(manifest.counts.skipped, [
     {
@@ -78,22 +80,19 @@ test('inspect flags each unsatisfiable schema with its own code, at the paramete
     .filter((f) => ours.has(f.code))
     .map((f) => `${f.tool} ${f.code} ${f.severity} ${f.param ?? ''}`)
     .sort();
-  assert.deepEqual(
-    got,
-    [
-      'deep_config required-depth-over-cap warning x',
-      'set_const const-type-mismatch error x',
-      'set_enum empty-enum error x',
-      'set_enum_type const-type-mismatch error x',
-      'set_exclusive unsatisfiable-range error x',
-      'set_integer unsatisfiable-range error x',
-      'set_items unsatisfiable-range error x',
-      'set_length unsatisfiable-range error x',
-      'set_minimum unsatisfiable-range error x',
-      'set_props unsatisfiable-range error x',
-      'walk_cycle unsatisfiable-recursion error x',
-    ],
-  );
+  assert.deepEqual(got, [
+    'deep_config required-depth-over-cap warning x',
+    'set_const const-type-mismatch error x',
+    'set_enum empty-enum error x',
+    'set_enum_type const-type-mismatch error x',
+    'set_exclusive unsatisfiable-range error x',
+    'set_integer unsatisfiable-range error x',
+    'set_items unsatisfiable-range error x',
+    'set_length unsatisfiable-range error x',
+    'set_minimum unsatisfiable-range error x',
+    'set_props unsatisfiable-range error x',
+    'walk_cycle unsatisfiable-recursion error x',
+  ]);
   const message = (tool: string): string => findings.find((f) => f.tool === tool && ours.has(f.code))!.message;
   assert.match(message('set_minimum'), /at \/properties\/x: minimum 10 > maximum 1\./);
   assert.match(message('set_length'), /minLength 10 > maxLength 2/);
