@@ -248,29 +248,35 @@ const CONTRADICTION_CODE = { range: 'unsatisfiable-range', 'empty-enum': 'empty-
  */
 function unsatisfiableFindings(name: string, schema: JsonRecord): { code: FindingCode; what: string; param?: string }[] {
   const out: { code: FindingCode; what: string; param?: string }[] = [];
-  if (schemaExpansion(schema) > MAX_SCHEMA_EXPANSION) {
+  const tooLarge = schemaExpansion(schema) > MAX_SCHEMA_EXPANSION;
+  if (tooLarge) {
     out.push({
       code: 'schema-expansion-budget',
       what: `Tool "${name}" has an inputSchema that expands to more than ${MAX_SCHEMA_EXPANSION} schema nodes once its $refs and anyOf/oneOf/allOf branches are followed.`,
     });
   }
-  const props = isRecord(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string' && Object.hasOwn(props, r)) : [];
-  const depth = requiredDepth(schema);
-  // Name the required parameter that carries the depth, so the diagnostic lands on it.
-  const carrier = required.find((r) => 1 + requiredDepth({ ...schema, properties: { [r]: props[r] }, required: [r] }) >= depth && depth > 0);
-  if (depth === Infinity) {
-    out.push({
-      code: 'unsatisfiable-recursion',
-      what: `Tool "${name}" requires a value that contains itself${carrier ? ` (through "${carrier}")` : ''}: a required $ref cycle with no base case, so no finite value is valid.`,
-      ...(carrier ? { param: carrier } : {}),
-    });
-  } else if (depth > MAX_SAMPLE_DEPTH) {
-    out.push({
-      code: 'required-depth-over-cap',
-      what: `Tool "${name}" requires arguments nested ${depth} levels deep${carrier ? ` (through "${carrier}")` : ''}, more than the ${MAX_SAMPLE_DEPTH} the offline generator builds.`,
-      ...(carrier ? { param: carrier } : {}),
-    });
+  // Within the budget the schema has at most that many distinct nodes, which bounds the depth's fixed point.
+  const depth = tooLarge ? 0 : requiredDepth(schema);
+  if (depth > MAX_SAMPLE_DEPTH) {
+    // Name the required parameter that carries the depth, so the diagnostic lands on it.
+    const props = isRecord(schema.properties) ? schema.properties : {};
+    const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string' && Object.hasOwn(props, r)) : [];
+    const carrier = required.find((r) => 1 + requiredDepth({ ...schema, properties: { [r]: props[r] }, required: [r] }) >= depth);
+    const via = carrier ? ` (through "${carrier}")` : '';
+    const at = carrier ? { param: carrier } : {};
+    if (depth === Infinity) {
+      out.push({
+        code: 'unsatisfiable-recursion',
+        what: `Tool "${name}" requires a value that contains itself${via}: a required $ref cycle with no base case, so no finite value is valid.`,
+        ...at,
+      });
+    } else {
+      out.push({
+        code: 'required-depth-over-cap',
+        what: `Tool "${name}" requires arguments nested ${depth} levels deep${via}, more than the ${MAX_SAMPLE_DEPTH} the offline generator builds.`,
+        ...at,
+      });
+    }
   }
   for (const c of contradictions(schema)) {
     const param = paramOfPointer(c.pointer);

@@ -330,19 +330,21 @@ export function paramEntity(name: string): string[] {
   return entityWordsOf(words);
 }
 
-function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, depth = 0): void {
-  if (depth > 8 || !isRecord(schema)) return;
+/** `readAt`: the shallowest depth each part was read at; a part met again no shallower adds no key (shared `$defs` are read once). */
+function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, depth = 0, readAt = new Map<unknown, number>()): void {
+  if (depth > 8 || !isRecord(schema) || (readAt.get(schema) ?? Infinity) <= depth) return;
+  readAt.set(schema, depth);
   const node = deref(schema, root);
   if (isRecord(node.properties)) {
     for (const [k, v] of Object.entries(node.properties)) {
       out.add(squash(k));
-      collectOutputKeys(v, root, out, depth + 1);
+      collectOutputKeys(v, root, out, depth + 1, readAt);
     }
   }
-  if (node.items) collectOutputKeys(node.items, root, out, depth + 1);
+  if (node.items) collectOutputKeys(node.items, root, out, depth + 1, readAt);
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const alts = node[key];
-    if (Array.isArray(alts)) for (const a of alts) collectOutputKeys(a, root, out, depth + 1);
+    if (Array.isArray(alts)) for (const a of alts) collectOutputKeys(a, root, out, depth + 1, readAt);
   }
 }
 
