@@ -10,6 +10,8 @@ import { schemaExpansion } from '../../../../src/core/checks/schemaExpansion';
 import { MAX_SCHEMA_EXPANSION } from '../../../../src/core/bounds';
 import { schemaRuleViolations } from '../../../../src/core/llm/schemaRules';
 import { argumentSchema } from '../../../../src/core/pipeline/llm/argumentSchema';
+import { callableTools } from '../../../../src/core/pipeline/runner';
+import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { anyOfChainSpec } from '../../hostileSchemas';
 
 const chainSchema = (): Record<string, unknown> => (anyOfChainSpec() as { tools: { inputSchema: Record<string, unknown> }[] }).tools[1]!.inputSchema;
@@ -46,4 +48,17 @@ test('argumentSchema ends on a $ref cycle through anyOf branches or array items,
   // What the subset cannot say travels as JSON text and comes back parsed.
   assert.deepEqual(argumentSchema(viaUnion).decode({ x: '"hi"' }), { x: 'hi' });
   assert.deepEqual(argumentSchema(viaItems).decode({ x: ['["a"]'] }), { x: [['a']] });
+});
+
+test('the LLM stages skip a tool past the expansion budget with the reason, before building its response schema', () => {
+  const load = loadSpecText(JSON.stringify(anyOfChainSpec()), 'chain.json');
+  assert.ok(load.ok);
+  const { callable, skipped } = callableTools(load.spec);
+  assert.deepEqual(
+    callable.map((t) => t.name),
+    ['get_note'],
+  );
+  assert.equal(skipped.length, 1);
+  assert.equal(skipped[0]!.tool, 'walk_chain');
+  assert.match(skipped[0]!.reason, new RegExp(`^inputSchema expands to more than ${MAX_SCHEMA_EXPANSION} schema nodes`));
 });
