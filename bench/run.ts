@@ -2,12 +2,17 @@
 import { runAgentsBench } from './agents';
 import { runFoundationBench, type BenchResult } from './foundation';
 import { runGenerateBench } from './generate';
+import { runHostileBench } from './hostile';
+import { runHostileSchemaBench } from './hostileSchema';
 import { runMaskingBench } from './masking';
 import { runResumeBench } from './resume';
 import { runScaleBench } from './scale';
 
 async function main(): Promise<void> {
   const results: BenchResult[] = [...(await runFoundationBench()), ...runMaskingBench()];
+  // The hostile anyOf chain through the built CLI (seconds), and every hostile input of issue 18 with a
+  // cancel trial each (a few minutes: 20,000 tools); AGENT_SEER_BENCH_HOSTILE=0 skips both.
+  if (process.env.AGENT_SEER_BENCH_HOSTILE !== '0') results.push(...runHostileSchemaBench(), ...(await runHostileBench()));
   // A few minutes under a 60/min rate limit; AGENT_SEER_BENCH_GEN=0 skips it.
   if (process.env.AGENT_SEER_BENCH_GEN !== '0') results.push(...(await runGenerateBench()));
   // Kill/resume trials of the built CLI; AGENT_SEER_BENCH_RESUME=0 skips them.
@@ -21,7 +26,8 @@ async function main(): Promise<void> {
     return;
   }
   for (const r of results) {
-    const ratio = r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (baseline ${r.baseline?.toFixed(1)} ${r.unit})` : '';
+    const against = r.bound !== undefined ? `bound ${r.bound.toFixed(1)}` : `baseline ${r.baseline?.toFixed(1)}`;
+    const ratio = r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (${against} ${r.unit})` : '';
     process.stdout.write(`${r.name}: ${r.value.toFixed(1)} ${r.unit}${ratio}${r.note ? `  — ${r.note}` : ''}\n`);
   }
 }

@@ -23,6 +23,13 @@ export const MAX_SAMPLE_ITEMS = 1_000;
  */
 export const MAX_SAMPLE_VALUES = 20_000;
 
+/**
+ * Deepest level the offline sampler builds a value at (the arguments object is level 0); below
+ * it a value is left out. A schema whose smallest valid value nests deeper (a required chain of
+ * 200 objects) makes its tool skipped with the reason, and `inspect` reports `required-depth-over-cap`.
+ */
+export const MAX_SAMPLE_DEPTH = 12;
+
 /** Most exact argument failures a report lists per server (the rest are counted, not listed). */
 export const MAX_REPORT_FAILURES = 200;
 
@@ -85,3 +92,12 @@ export const MAX_PATTERN_SAMPLE_STEPS = 4 * MAX_SAMPLE_STRING;
  * Batch result files are not under it: they hold many replies.
  */
 export const MAX_LLM_REPLY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Most schema nodes one tool's `inputSchema` (or `outputSchema`) may expand to once its `$ref`s
+ * are inlined and its `anyOf`/`oneOf`/`allOf` branches followed (`checks/schemaExpansion.ts`).
+ * The largest fixture tool (Twilio's CreateStream) expands to 206 nodes; a chain of thirty
+ * `$defs` each holding the next one twice expands to 2^30. Past it the tool is skipped with the
+ * reason and `inspect` reports `schema-expansion-budget`.
+ */
+export const MAX_SCHEMA_EXPANSION = 10_000;

@@ -45,6 +45,7 @@
  *   written as ISO (`2026-03-05`) or with the month's name ("March 5, 2026", "5 Mar 2026"); a
  *   date-time must also have its time (`HH:MM`) in the same text unless it is midnight.
  */
+import { MAX_SCHEMA_EXPANSION } from '../bounds';
 import type { Spec } from '../spec/model';
 import { idLikeReason, isIdName, nameWords, singular } from './integrity';
 import { deref, typeList, type SchemaNode } from './jsonSchemaUtil';
@@ -356,34 +357,54 @@ function foundInOutput(leaves: ReturnType<typeof outputLeaves>, value: string | 
 // ---------------------------------------------------------------------------------------------
 // Schema
 
-/** The schema node of a dotted argument path inside a tool's inputSchema (through $ref, allOf/anyOf/oneOf, items). */
+/**
+ * The schema nodes of a dotted argument path inside a tool's inputSchema (through $ref,
+ * allOf/anyOf/oneOf, items), in the order a depth-first reading meets them. Nodes are shared: each
+ * `$ref` is resolved once and each node is listed once however many branches lead to it, so a
+ * chain of `$defs` that each name the next one twice costs its size, not 2^length (issue 18).
+ */
 function schemaAt(root: unknown, path: readonly string[]): SchemaNode[] {
-  let nodes: SchemaNode[] = [deref(root, root)];
-  const expand = (ns: SchemaNode[]): SchemaNode[] => {
+  const resolved = new Map<unknown, SchemaNode>();
+  const node = (raw: unknown): SchemaNode => {
+    let n = resolved.get(raw);
+    if (n === undefined) {
+      n = deref(raw, root);
+      resolved.set(raw, n);
+    }
+    return n;
+  };
+  const expand = (ns: Iterable<SchemaNode>): SchemaNode[] => {
+    const seen = new Set<SchemaNode>();
     const out: SchemaNode[] = [];
-    const visit = (n: SchemaNode, depth: number): void => {
+    // Pre-order with an explicit stack (children pushed last-first), so depth costs no stack frames.
+    const stack = [...ns].reverse();
+    while (stack.length && out.length < MAX_SCHEMA_EXPANSION) {
+      const n = stack.pop()!;
+      if (seen.has(n)) continue;
+      seen.add(n);
       out.push(n);
-      if (depth > 6) return;
+      const children: SchemaNode[] = [];
       for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
         const alts = n[k];
-        if (Array.isArray(alts)) for (const a of alts) visit(deref(a, root), depth + 1);
+        if (Array.isArray(alts)) for (const a of alts) children.push(node(a));
       }
-    };
-    ns.forEach((n) => visit(n, 0));
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    }
     return out;
   };
+  let nodes: SchemaNode[] = [node(root)];
   for (const seg of path) {
-    const next: SchemaNode[] = [];
+    const next = new Set<SchemaNode>();
     for (const n of expand(nodes)) {
       if (/^\d+$/.test(seg) && (n.items !== undefined || Array.isArray(n.prefixItems))) {
         const item = Array.isArray(n.prefixItems) ? n.prefixItems[Number(seg)] : Array.isArray(n.items) ? n.items[Number(seg)] : n.items;
-        if (item !== undefined) next.push(deref(item, root));
-        else if (isRecord(n.items)) next.push(deref(n.items, root));
+        if (item !== undefined) next.add(node(item));
+        else if (isRecord(n.items)) next.add(node(n.items));
       }
-      if (isRecord(n.properties) && Object.hasOwn(n.properties, seg)) next.push(deref(n.properties[seg], root));
-      if (isRecord(n.additionalProperties)) next.push(deref(n.additionalProperties, root));
+      if (isRecord(n.properties) && Object.hasOwn(n.properties, seg)) next.add(node(n.properties[seg]));
+      if (isRecord(n.additionalProperties)) next.add(node(n.additionalProperties));
     }
-    nodes = next;
+    nodes = [...next];
     if (!nodes.length) return [];
   }
   return expand(nodes);

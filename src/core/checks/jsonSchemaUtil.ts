@@ -66,8 +66,14 @@ export interface ObjectShape {
 /** Collects the object shape of a schema (following `$ref`s), for parameter listings and the unknown-parameter rule. */
 export function objectShape(schema: unknown, root: unknown): ObjectShape {
   const shape: ObjectShape = { properties: {}, required: [], patterns: [], additional: 'absent' };
+  // The shallowest depth each part was read at, as a required part and as an alternative: a part
+  // reached again no shallower adds nothing, so shared `$defs` cost their size, not one walk per path.
+  const readAt = [new Map<unknown, number>(), new Map<unknown, number>()] as const;
   const visit = (raw: unknown, depth: number, inAlternative: boolean): void => {
     if (depth > 8) return;
+    const [asRequired, asAlternative] = readAt;
+    if ((asRequired.get(raw) ?? Infinity) <= depth || (inAlternative && (asAlternative.get(raw) ?? Infinity) <= depth)) return;
+    (inAlternative ? asAlternative : asRequired).set(raw, depth);
     const node = deref(raw, root);
     if (isRecord(node.properties)) {
       for (const [k, v] of Object.entries(node.properties)) if (!Object.hasOwn(shape.properties, k)) setOwn(shape.properties, k, v);

@@ -11,6 +11,9 @@ import { countFeatures, declaredTypes, DepthMeter, firstString, forEachSubschema
 import { isRecord } from '../util/isRecord';
 import { compileLinear } from '../util/linearRegex';
 import { refusedName, shownName } from './toolNames';
+import { MAX_SAMPLE_DEPTH, MAX_SCHEMA_EXPANSION } from '../bounds';
+import { contradictions, requiredDepth } from '../checks/satisfiable';
+import { schemaExpansion } from '../checks/schemaExpansion';
 
 /** Limits above which a tool gets a finding. All are "greater than" except where a name says "min". */
 export interface ComplexityThresholds {
@@ -215,6 +218,8 @@ function inspectTool(tool: Tool, limits: ComplexityThresholds, toolIndex: number
   patternFindings(schema, propMap, add);
   metrics.broken = problems.length > 0 || refs.unresolved.size > 0;
 
+  for (const f of unsatisfiableFindings(name, schema)) add(f.code, f.what, f.param);
+
   if (metrics.params > limits.maxParams) {
     add('many-params', `Tool "${name}" takes ${metrics.params} parameters (more than ${limits.maxParams}).`);
   }
@@ -260,6 +265,61 @@ function patternFindings(schema: JsonRecord, props: JsonRecord, add: (code: Find
   };
   for (const [param, sub] of Object.entries(props)) forEachSubschema(sub, (node) => check(node, param));
   forEachSubschema(schema, (node) => check(node, undefined));
+}
+
+/** The top-level parameter a JSON pointer inside an inputSchema lies under, if any. */
+function paramOfPointer(pointer: string): string | undefined {
+  const m = /^\/properties\/([^/]+)/.exec(pointer);
+  return m?.[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+const CONTRADICTION_CODE = { range: 'unsatisfiable-range', 'empty-enum': 'empty-enum', 'const-type': 'const-type-mismatch' } as const;
+
+/**
+ * What no value satisfies, or the generator cannot build: a schema too large expanded, a required
+ * `$ref` cycle with no base, required nesting past the sampler's cap, contradictory keywords.
+ */
+function unsatisfiableFindings(name: string, schema: JsonRecord): { code: FindingCode; what: string; param?: string }[] {
+  const out: { code: FindingCode; what: string; param?: string }[] = [];
+  const tooLarge = schemaExpansion(schema) > MAX_SCHEMA_EXPANSION;
+  if (tooLarge) {
+    out.push({
+      code: 'schema-expansion-budget',
+      what: `Tool "${name}" has an inputSchema that expands to more than ${MAX_SCHEMA_EXPANSION} schema nodes once its $refs and anyOf/oneOf/allOf branches are followed.`,
+    });
+  }
+  // Within the budget the schema has at most that many distinct nodes, which bounds the depth's fixed point.
+  const depth = tooLarge ? 0 : requiredDepth(schema);
+  if (depth > MAX_SAMPLE_DEPTH) {
+    // Name the required parameter that carries the depth, so the diagnostic lands on it.
+    const props = isRecord(schema.properties) ? schema.properties : {};
+    const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string' && Object.hasOwn(props, r)) : [];
+    const carrier = required.find((r) => 1 + requiredDepth({ ...schema, properties: { [r]: props[r] }, required: [r] }) >= depth);
+    const via = carrier ? ` (through "${carrier}")` : '';
+    const at = carrier ? { param: carrier } : {};
+    if (depth === Infinity) {
+      out.push({
+        code: 'unsatisfiable-recursion',
+        what: `Tool "${name}" requires a value that contains itself${via}: a required $ref cycle with no base case, so no finite value is valid.`,
+        ...at,
+      });
+    } else {
+      out.push({
+        code: 'required-depth-over-cap',
+        what: `Tool "${name}" requires arguments nested ${depth} levels deep${via}, more than the ${MAX_SAMPLE_DEPTH} the offline generator builds.`,
+        ...at,
+      });
+    }
+  }
+  for (const c of contradictions(schema)) {
+    const param = paramOfPointer(c.pointer);
+    out.push({
+      code: CONTRADICTION_CODE[c.kind],
+      what: `Tool "${name}" has a schema no value satisfies at ${c.pointer || '(root)'}: ${c.what}.`,
+      ...(param !== undefined ? { param } : {}),
+    });
+  }
+  return out;
 }
 
 function inspectParam(param: string, sub: unknown, refs: RefResolver, add: (code: FindingCode, what: string, param?: string) => void): ParamInfo {

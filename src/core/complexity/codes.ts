@@ -94,6 +94,38 @@ export const FINDING_CODES = {
     title: 'Annotations say both read-only and destructive',
     explanation: 'Clients use these hints to decide whether to ask before a call, so contradicting hints make that safety decision unreliable.',
   },
+  'schema-expansion-budget': {
+    severity: 'warning',
+    title: 'Schema too large once its $refs and branches are followed',
+    explanation:
+      'Validators, generators and clients that inline references walk every path of the expanded schema, so a few kilobytes of `$defs` that name each other twice take exponential time and memory; the eval generator skips the tool.',
+  },
+  'unsatisfiable-recursion': {
+    severity: 'error',
+    title: 'Required $ref cycle with no base case',
+    explanation: 'Every valid value would have to contain another one without end, so no call to the tool can ever be valid and no eval can exercise it.',
+  },
+  'unsatisfiable-range': {
+    severity: 'error',
+    title: 'Lower bound above upper bound',
+    explanation: 'No value lies between the bounds, so every call that sets this value is rejected and generators cannot produce one.',
+  },
+  'empty-enum': {
+    severity: 'error',
+    title: 'Enum with no values',
+    explanation: 'An empty `enum` accepts nothing, so every call that sets this value is rejected and agents cannot choose one.',
+  },
+  'const-type-mismatch': {
+    severity: 'error',
+    title: 'const or enum values of a type the schema excludes',
+    explanation: 'The only allowed values fail the `type` beside them, so no value is valid and every call that sets this value is rejected.',
+  },
+  'required-depth-over-cap': {
+    severity: 'warning',
+    title: 'Required nesting deeper than the generator builds',
+    explanation:
+      'The smallest valid arguments nest deeper than the offline generator builds values, so the tool is skipped when generating evals, and agents rarely reproduce such structures exactly.',
+  },
   'gemini-schema': {
     severity: 'warning',
     title: 'Input schema uses keywords Gemini function declarations do not take',

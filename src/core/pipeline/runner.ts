@@ -29,6 +29,7 @@ import { skipIfDuplicate } from './duplicateTools';
 import { DEFAULT_GROUPING } from './llm/grouping';
 import { claimOutputFolder } from '../harness/outputFolder';
 import { compileSchema } from '../checks/validateCall';
+import { expansionReason } from '../checks/schemaExpansion';
 import { LlmRun } from './llmRun';
 import { runOffline } from './runOffline';
 import type { PipelineResult, RunPipelineOptions } from './runOptions';
@@ -79,8 +80,12 @@ export function callableTools(spec: Spec): { callable: Tool[]; skipped: SkippedT
       skipped.push(duplicate);
       continue;
     }
-    const compiled = compileSchema(tool.inputSchema ?? {});
-    if (!compiled.ok) skipped.push({ tool: tool.name, reason: `inputSchema cannot be compiled: ${compiled.message}` });
+    // Too large expanded first: the LLM stages build response schemas from it as trees.
+    const tooLarge =
+      expansionReason(tool.inputSchema ?? {}, 'inputSchema') ?? (tool.outputSchema != null ? expansionReason(tool.outputSchema, 'outputSchema') : undefined);
+    const compiled = tooLarge ? undefined : compileSchema(tool.inputSchema ?? {});
+    if (tooLarge) skipped.push({ tool: tool.name, reason: tooLarge });
+    else if (compiled && !compiled.ok) skipped.push({ tool: tool.name, reason: `inputSchema cannot be compiled: ${compiled.message}` });
     else callable.push(tool);
   }
   return { callable, skipped };

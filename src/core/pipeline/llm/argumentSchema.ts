@@ -76,10 +76,17 @@ function kindOfValue(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
 }
 
-function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
+/**
+ * `within` holds the nodes entered since the last object level: union branches and array items
+ * stay at one depth, so a `$ref` cycle through them (`a: anyOf[{$ref: a}, string]`) would recurse
+ * without end; met again, such a node travels as a JSON string. Cycles through object levels end
+ * at `MAX_OBJECT_DEPTH`.
+ */
+function convert(walk: Walk, raw: unknown, depth: number, within: ReadonlySet<Json> = new Set()): ArgumentSchema {
   if (!isRecord(raw)) return asJsonString('The value');
   const node = resolve(walk, raw, 0);
-  if (!node) return asJsonString('The value');
+  if (!node || within.has(node)) return asJsonString('The value');
+  const inner = new Set(within).add(node);
   if (Array.isArray(node.enum)) {
     const t = scalar(node.enum);
     return t ? { schema: { type: t, enum: [...new Set(node.enum)] }, decode: identity } : asJsonString('One of the allowed values');
@@ -93,7 +100,7 @@ function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
   if (union || types.length > 1) {
     // A union is spelled out only when its branches need no decoding (else the branch of a value would be ambiguous).
     const branches = union ?? types.map((t) => ({ ...node, type: t }));
-    const parts = branches.map((b) => convert(walk, b, depth));
+    const parts = branches.map((b) => convert(walk, b, depth, inner));
     if (parts.every((p) => p.decode === identity)) return { schema: { anyOf: parts.map((p) => p.schema) }, decode: identity };
     // Branches of different JSON types are told apart by the value's type; objects by their property names
     // (the schema makes every property present).
@@ -133,7 +140,7 @@ function convert(walk: Walk, raw: unknown, depth: number): ArgumentSchema {
     }
     case 'array': {
       if (!isRecord(node.items)) return asJsonString('The list');
-      const item = convert(walk, node.items, depth);
+      const item = convert(walk, node.items, depth, inner);
       const schema: Json = { type: 'array', items: item.schema };
       if (typeof node.minItems === 'number') schema.minItems = node.minItems;
       if (typeof node.maxItems === 'number' && node.maxItems >= ((schema.minItems as number | undefined) ?? 0)) schema.maxItems = node.maxItems;

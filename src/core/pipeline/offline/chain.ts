@@ -12,8 +12,12 @@ import { isRecord } from '../../util/isRecord';
 export function canHost(info: ToolInfo): boolean {
   if (!info.hasOutputSchema) return true;
   const root = info.tool.outputSchema;
+  // A part already read at this depth or shallower found no slot then (else the walk would have
+  // ended): shared `$defs` are read once, not once per path through the branches.
+  const readAt = new Map<unknown, number>();
   const visit = (raw: unknown, depth: number): boolean => {
-    if (depth > 8) return false;
+    if (depth > 8 || (readAt.get(raw) ?? Infinity) <= depth) return false;
+    readAt.set(raw, depth);
     const s = deref(raw, root);
     const types = typeList(s);
     if (

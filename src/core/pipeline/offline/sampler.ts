@@ -13,7 +13,7 @@
  * with that reason, rather than generated for minutes or given a value that breaks the schema.
  */
 import type { Faker } from '@faker-js/faker';
-import { MAX_SAMPLE_ITEMS, MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
+import { MAX_SAMPLE_DEPTH, MAX_SAMPLE_ITEMS, MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_STRING, MAX_SAMPLE_VALUES } from '../../bounds';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { nameWords, singular } from '../../checks/integrity';
 import { deref, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
@@ -253,13 +253,21 @@ function holdsInteger(schema: SchemaNode): boolean {
   return lo <= hi;
 }
 
-/** Merges `allOf` parts into one schema (properties and required united, first type wins). */
-function mergeAllOf(schema: SchemaNode, root: unknown, depth: number): SchemaNode {
+/**
+ * Merges `allOf` parts into one schema (properties and required united, first type wins). Each part
+ * merged counts as a value of the call's work (`ctx.work`): nested `allOf`s that name shared
+ * `$defs` several times multiply, and the budget ends that like any other oversized sample.
+ */
+function mergeAllOf(schema: SchemaNode, ctx: SampleContext, depth: number): SchemaNode {
   if (!Array.isArray(schema.allOf) || depth > 6) return schema;
   const { allOf, ...rest } = schema;
+  const root = ctx.root;
+  const work = (ctx.work ??= { values: 0 });
   let merged: SchemaNode = { ...rest };
   for (const part of allOf as unknown[]) {
-    const p = mergeAllOf(deref(part, root), root, depth + 1);
+    if (++work.values > MAX_SAMPLE_VALUES)
+      throw new SampleLimitError(`schema requires more than ${MAX_SAMPLE_VALUES} values in one call (limit ${MAX_SAMPLE_VALUES})`);
+    const p = mergeAllOf(deref(part, root), ctx, depth + 1);
     const properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...(isRecord(p.properties) ? p.properties : {}) };
     const required = [...new Set([...(Array.isArray(merged.required) ? merged.required : []), ...(Array.isArray(p.required) ? p.required : [])])];
     merged = { ...p, ...merged, properties, required };
@@ -462,8 +470,8 @@ export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, dep
   if (++work.values > MAX_SAMPLE_VALUES)
     throw new SampleLimitError(`schema requires more than ${MAX_SAMPLE_VALUES} values in one call (limit ${MAX_SAMPLE_VALUES})`);
   if (raw === false) return null;
-  let schema = mergeAllOf(deref(raw, ctx.root), ctx.root, 0);
-  if (depth > 12) return null;
+  let schema = mergeAllOf(deref(raw, ctx.root), ctx, 0);
+  if (depth > MAX_SAMPLE_DEPTH) return null;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) {
     const pool = schema.enum.filter((v) => v !== null);
@@ -489,7 +497,7 @@ export function sampleSchema(raw: unknown, ctx: SampleContext, name: string, dep
           properties: { ...(isRecord(rest.properties) ? rest.properties : {}), ...(isRecord(branch.properties) ? branch.properties : {}) },
           required: [...new Set([...(Array.isArray(rest.required) ? rest.required : []), ...(Array.isArray(branch.required) ? branch.required : [])])],
         },
-        ctx.root,
+        ctx,
         0,
       );
       if (!isRecord(rest.properties) && !isRecord(branch.properties)) delete schema.properties;

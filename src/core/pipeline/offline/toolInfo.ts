@@ -21,6 +21,8 @@
 import type { Spec, Tool } from '../../spec/model';
 import { isIdName, nameWords, singular } from '../../checks/integrity';
 import { deref, objectShape, typeList, type SchemaNode } from '../../checks/jsonSchemaUtil';
+import { depthReason } from '../../checks/satisfiable';
+import { expansionReason } from '../../checks/schemaExpansion';
 import { compileSchema } from '../../checks/validateCall';
 import { runSteps, type Steps } from './steps';
 import { isRecord } from '../../util/isRecord';
@@ -333,19 +335,21 @@ export function paramEntity(name: string): string[] {
   return entityWordsOf(words);
 }
 
-function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, depth = 0): void {
-  if (depth > 8 || !isRecord(schema)) return;
+/** `readAt`: the shallowest depth each part was read at; a part met again no shallower adds no key (shared `$defs` are read once). */
+function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, depth = 0, readAt = new Map<unknown, number>()): void {
+  if (depth > 8 || !isRecord(schema) || (readAt.get(schema) ?? Infinity) <= depth) return;
+  readAt.set(schema, depth);
   const node = deref(schema, root);
   if (isRecord(node.properties)) {
     for (const [k, v] of Object.entries(node.properties)) {
       out.add(squash(k));
-      collectOutputKeys(v, root, out, depth + 1);
+      collectOutputKeys(v, root, out, depth + 1, readAt);
     }
   }
-  if (node.items) collectOutputKeys(node.items, root, out, depth + 1);
+  if (node.items) collectOutputKeys(node.items, root, out, depth + 1, readAt);
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const alts = node[key];
-    if (Array.isArray(alts)) for (const a of alts) collectOutputKeys(a, root, out, depth + 1);
+    if (Array.isArray(alts)) for (const a of alts) collectOutputKeys(a, root, out, depth + 1, readAt);
   }
 }
 
@@ -353,6 +357,11 @@ function collectOutputKeys(schema: unknown, root: unknown, out: Set<string>, dep
 function brokenReason(tool: Tool): string | undefined {
   const schema = tool.inputSchema;
   if (schema !== undefined && !isRecord(schema)) return 'inputSchema is not an object';
+  const tooLarge = expansionReason(schema ?? {}, 'inputSchema') ?? (tool.outputSchema != null ? expansionReason(tool.outputSchema, 'outputSchema') : undefined);
+  if (tooLarge) return tooLarge;
+  // No value, or none the sampler builds: say so rather than try, fail and skip it as "invalid after retries".
+  const tooDeep = depthReason(schema ?? {}, 'inputSchema') ?? (tool.outputSchema != null ? depthReason(tool.outputSchema, 'outputSchema') : undefined);
+  if (tooDeep) return tooDeep;
   const compiled = compileSchema(schema ?? {});
   if (!compiled.ok) return `inputSchema cannot be compiled: ${compiled.message}`;
   return undefined;
