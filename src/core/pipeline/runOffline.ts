@@ -74,7 +74,8 @@ export async function runOffline(o: RunPipelineOptions, earlier: readonly string
     recordIds: ids,
     counts: result ? result.manifestCounts : recordCounts(o.spec, writer.records, { repaired: {}, discarded: {}, coverageRound: 0, skipped }),
   };
-  if (empty && result) manifest.error = emptyReason({ tools: o.spec.tools.length, skipped: result.skipped, requested: opts, discarded: result.manifestCounts.discarded });
+  if (empty && result)
+    manifest.error = emptyReason({ tools: o.spec.tools.length, skipped: result.skipped, requested: opts, discarded: result.manifestCounts.discarded });
   manifest.timings.stages = progress.timings();
   await writer.finish(manifest);
   return finalResult(status, outDir, writer.current, {
