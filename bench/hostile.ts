@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../test/unit/fixturePaths';
-import { anyOfChainSpec } from '../test/unit/hostileSchemas';
+import { anyOfChainSpec, HOSTILE_VALUE, REDOS_SPEC } from '../test/unit/hostileSchemas';
 import { bigEnumSpec, scaleSpec } from '../test/unit/scaleSpec';
 import type { BenchResult } from './foundation';
 
@@ -95,21 +95,6 @@ interface Case {
   verify?(dir: string): string | undefined;
 }
 
-const REDOS_SPEC = {
-  server: { name: 'redos', version: '1' },
-  tools: [
-    {
-      name: 'find_code',
-      description: 'Finds a code by its value.',
-      inputSchema: {
-        type: 'object',
-        properties: { code: { type: 'string', description: 'The code to look up, letters only.', pattern: '^(a+)+$' } },
-        required: ['code'],
-      },
-    },
-  ],
-};
-
 const write = (file: string, value: unknown): void => writeFileSync(file, JSON.stringify(value));
 
 const CASES: Case[] = [
@@ -121,7 +106,7 @@ const CASES: Case[] = [
       const records = join(dir, 'h', 'records');
       const file = join(records, readdirSync(records).sort()[0]!);
       const record = JSON.parse(readFileSync(file, 'utf8')) as { expected_tools: { arguments: Record<string, unknown> }[] };
-      record.expected_tools[0]!.arguments.code = `${'a'.repeat(34)}!`;
+      record.expected_tools[0]!.arguments.code = HOSTILE_VALUE;
       write(file, record);
     },
     commands: [['judge', 'h']],

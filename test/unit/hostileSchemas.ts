@@ -1,6 +1,6 @@
 /**
- * Hostile tool specs built in code (issue 18, items 3 and 9), shared by the CLI tests and
- * `bench/hostileSchema.ts`: nothing here is a file in the fixtures.
+ * Hostile tool specs built in code (issue 18, items 2, 3 and 9), shared by the CLI tests and
+ * `bench/hostileSchema.ts`, `bench/hostile.ts`: nothing here is a file in the fixtures.
  */
 
 const object = (properties: object, required: string[]): object => ({ type: 'object', properties, required });
@@ -63,3 +63,22 @@ export function unsatisfiableSpec(): object {
     ],
   };
 }
+
+/** V8 needs about 2^34 steps to reject this against `^(a+)+$` (over 90 s measured); a linear engine, microseconds. */
+export const HOSTILE_VALUE = `${'a'.repeat(34)}!`;
+
+/** One tool whose string parameter has a catastrophic `pattern` (issue 18, item 2). */
+export const REDOS_SPEC = {
+  server: { name: 'redos', version: '1' },
+  tools: [
+    {
+      name: 'find_code',
+      description: 'Finds a code by its value.',
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'The code to look up, letters only.', pattern: '^(a+)+$' } },
+        required: ['code'],
+      },
+    },
+  ],
+};

@@ -13,6 +13,7 @@ import { after, test } from 'node:test';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import { repoRoot } from '../fixturePaths';
+import { HOSTILE_VALUE as HOSTILE, REDOS_SPEC } from '../hostileSchemas';
 import { createResponder, stageOf } from '../pipelineResponder';
 
 const bin = join(repoRoot, 'dist', 'cli.js');
@@ -44,24 +45,6 @@ function runBin(args: string[], cwd: string, killAfterMs: number): Promise<{ cod
     });
   });
 }
-
-/** V8 needs about 2^34 steps to reject this against `^(a+)+$` (over 90 s measured); a linear engine, microseconds. */
-const HOSTILE = `${'a'.repeat(34)}!`;
-
-const REDOS_SPEC = {
-  server: { name: 'redos', version: '1' },
-  tools: [
-    {
-      name: 'find_code',
-      description: 'Finds a code by its value.',
-      inputSchema: {
-        type: 'object',
-        properties: { code: { type: 'string', description: 'The code to look up, letters only.', pattern: '^(a+)+$' } },
-        required: ['code'],
-      },
-    },
-  ],
-};
 
 function writeSpec(dir: string): string {
   const file = join(dir, 'redos.json');
