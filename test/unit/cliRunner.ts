@@ -1,4 +1,5 @@
-/** Runs the CLI in-process with captured output, for the CLI tests. */
+/** Runs the CLI in-process with captured output, or the built CLI as a process, for the CLI tests. */
+import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Io } from '../../src/cli/errors';
@@ -34,4 +35,37 @@ export function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}): Capturing
   const stdout: string[] = [];
   const stderr: string[] = [];
   return { stdout, stderr, out: (s) => stdout.push(s), err: (s) => stderr.push(s), cwd, env };
+}
+
+/** The built CLI (`npm run build` first). */
+export const builtCli = join(repoRoot, 'dist', 'cli.js');
+
+/** What a run of the built CLI printed, how it ended, and whether it had to be killed. */
+export interface BuiltRun extends Omit<Captured, 'code'> {
+  code: number | null;
+  killed: boolean;
+}
+
+/**
+ * `node dist/cli.js …args` as a process in `cwd`, with exactly `env` plus PATH (no key or setting
+ * of the test process leaks in), to its end or SIGKILLed after `killAfterMs` (then `killed`).
+ */
+export function runBuiltCli(args: string[], o: { cwd: string; env?: NodeJS.ProcessEnv; killAfterMs?: number }): Promise<BuiltRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd: o.cwd, env: { PATH: process.env.PATH, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let killed = false;
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, o.killAfterMs ?? 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err, killed });
+    });
+  });
 }

@@ -6,45 +6,24 @@
  * file) with the harness in `evals/mcp-git`.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { runBuiltCli, type BuiltRun } from '../cliRunner';
 import { after, before, describe, it } from 'node:test';
 import type { HarnessRecord } from '../../../src/core/harness/format';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
 import { geminiAgent, oraclePlan } from '../../fakes/scriptedAgent';
-import { repoRoot, specsDir } from '../fixturePaths';
+import { specsDir } from '../fixturePaths';
 
-const bin = join(repoRoot, 'dist', 'cli.js');
 const SPEC = join(specsDir, 'git-official.json');
 /** The secret's text: a JSON parse error would quote its first characters. */
 const SECRET = 'SECRETKEY-do-not-print-8f3a1c';
 const HARNESS = join('evals', 'mcp-git');
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-/** Runs the built CLI without blocking this process (a fake server here may have to answer it). */
-function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
+/** The built CLI in `cwd` with exactly `env` (plus PATH). */
+const runBin = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<BuiltRun> => runBuiltCli(args, { cwd, env });
 
 /** Every file under a folder (not following links) with its bytes: to show nothing was written, changed or removed there. */
 function snapshot(dir: string): Map<string, string> {
@@ -62,11 +41,11 @@ function snapshot(dir: string): Map<string, string> {
 }
 
 /** The lines of stderr that refuse a link, each naming `path`. */
-function refusals(r: Ran): string[] {
+function refusals(r: BuiltRun): string[] {
   return r.err.split('\n').filter((l) => /symbolic link/.test(l));
 }
 
-function assertRefused(r: Ran, path: string): void {
+function assertRefused(r: BuiltRun, path: string): void {
   assert.equal(r.code, 2, `exit ${r.code}\n${r.err}`);
   const lines = refusals(r);
   assert.equal(lines.length, 1, r.err);

@@ -5,18 +5,16 @@
  * what a correct run needs: the assertion is that the process ends by itself, not how fast.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runBuiltCli, type BuiltRun } from '../cliRunner';
 import { after, test } from 'node:test';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../fakes/fakeGemini';
-import { repoRoot } from '../fixturePaths';
 import { HOSTILE_VALUE as HOSTILE, REDOS_SPEC } from '../hostileSchemas';
 import { createResponder, stageOf } from '../pipelineResponder';
 
-const bin = join(repoRoot, 'dist', 'cli.js');
 const made: string[] = [];
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-hostile-'));
@@ -25,26 +23,9 @@ function tempDir(): string {
 }
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** `node dist/cli.js …` to its end, or killed after `killAfterMs` (then `killed` is true). */
-function runBin(args: string[], cwd: string, killAfterMs: number): Promise<{ code: number | null; stdout: string; stderr: string; killed: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, GEMINI_API_KEY: 'test-key' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let killed = false;
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, killAfterMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, killed });
-    });
-  });
-}
+/** The built CLI with a Gemini key, to its end or killed after `killAfterMs` (then `killed` is true). */
+const runBin = (args: string[], cwd: string, killAfterMs: number): Promise<BuiltRun> =>
+  runBuiltCli(args, { cwd, env: { GEMINI_API_KEY: 'test-key' }, killAfterMs });
 
 function writeSpec(dir: string): string {
   const file = join(dir, 'redos.json');
@@ -56,7 +37,7 @@ test('judge: a record value against a catastrophic pattern is judged (a format e
   const dir = tempDir();
   const spec = writeSpec(dir);
   const gen = await runBin(['generate', spec, '--out', 'h', '--simple', '2', '--complex', '0'], dir, 30_000);
-  assert.equal(gen.code, 0, gen.stderr);
+  assert.equal(gen.code, 0, gen.err);
   const records = join(dir, 'h', 'records');
   const file = join(records, readdirSync(records).sort()[0]!);
   const record = JSON.parse(readFileSync(file, 'utf8')) as { prompt: string; expected_tools: { arguments: Record<string, unknown> }[] };
@@ -66,8 +47,8 @@ test('judge: a record value against a catastrophic pattern is judged (a format e
 
   const judged = await runBin(['judge', 'h', '--json'], dir, 30_000);
   assert.equal(judged.killed, false, 'judge ended by itself');
-  assert.equal(judged.code, 0, judged.stderr);
-  const summary = JSON.parse(judged.stdout) as { judges: { judged: number }[] };
+  assert.equal(judged.code, 0, judged.err);
+  const summary = JSON.parse(judged.out) as { judges: { judged: number }[] };
   assert.equal(summary.judges[0]?.judged, 2);
   const stored = JSON.parse(readFileSync(file, 'utf8')) as { judgments?: unknown };
   assert.match(JSON.stringify(stored.judgments), /must match pattern/, 'the hostile value fails the pattern');
@@ -80,10 +61,10 @@ test('inspect reports a pattern the linear-time engine refuses; judge notes that
   spec.tools[0]!.inputSchema.properties.code.pattern = '^(a+)\\1$';
   writeFileSync(file, JSON.stringify(spec));
   const inspected = await runBin(['inspect', file, '--json'], dir, 30_000);
-  assert.match(inspected.stdout, /"code": "pattern-unsupported"/);
-  assert.match(inspected.stdout, /it uses a backreference/);
+  assert.match(inspected.out, /"code": "pattern-unsupported"/);
+  assert.match(inspected.out, /it uses a backreference/);
   const gen = await runBin(['generate', file, '--out', 'h', '--simple', '1', '--complex', '0'], dir, 30_000);
-  assert.equal(gen.code, 0, gen.stderr);
+  assert.equal(gen.code, 0, gen.err);
   assert.equal((await runBin(['judge', 'h'], dir, 30_000)).code, 0);
   const records = join(dir, 'h', 'records');
   const stored = readFileSync(join(records, readdirSync(records)[0]!), 'utf8');
@@ -106,7 +87,7 @@ test('generate: a model reply carrying a hostile value is rejected by the patter
       fake.requests.some((q) => stageOf(q) === 'scenarios'),
       'the hostile reply was sent',
     );
-    assert.ok(r.code !== null && r.code <= 3, `an exit code of the run, got ${r.code}: ${r.stderr}`);
+    assert.ok(r.code !== null && r.code <= 3, `an exit code of the run, got ${r.code}: ${r.err}`);
     const records = readdirSync(join(dir, 'g', 'records'));
     for (const n of records) assert.ok(!readFileSync(join(dir, 'g', 'records', n), 'utf8').includes(HOSTILE), `${n} holds no value that breaks the pattern`);
   } finally {
@@ -121,13 +102,13 @@ test('generate: an endpoint that never answers stops the run after a bounded num
   try {
     fake.respondWith({ hang: true });
     const r = await runBin(['generate', spec, '--provider', 'gemini', '--base-url', fake.url, '--out', 'g', '--request-timeout', '2'], dir, 60_000);
-    assert.equal(r.killed, false, r.stderr);
-    assert.notEqual(r.code, 0, r.stderr);
-    assert.match(r.stderr, /the endpoint did not answer within 2 s/);
-    assert.match(r.stderr, /waiting for \d+ LLM calls?, the oldest for \d+ s \(request timeout 2 s\)/);
+    assert.equal(r.killed, false, r.err);
+    assert.notEqual(r.code, 0, r.err);
+    assert.match(r.err, /the endpoint did not answer within 2 s/);
+    assert.match(r.err, /waiting for \d+ LLM calls?, the oldest for \d+ s \(request timeout 2 s\)/);
     // 3 timed-out calls in a row, each sent twice, plus what was in flight when the stop came (concurrency 4).
     assert.ok(fake.requests.length <= 2 * (3 + 4), `${fake.requests.length} requests`);
-    assert.match(r.stderr, /LLM endpoint down: 3 calls in a row failed, the last after 2 attempts \(the endpoint did not answer within 2 s\)/);
+    assert.match(r.err, /LLM endpoint down: 3 calls in a row failed, the last after 2 attempts \(the endpoint did not answer within 2 s\)/);
   } finally {
     await fake.close();
   }
@@ -137,5 +118,5 @@ test('--request-timeout is checked like any number', async () => {
   const dir = tempDir();
   const r = await runBin(['generate', writeSpec(dir), '--provider', 'gemini', '--request-timeout', '0'], dir, 30_000);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /--request-timeout takes a whole number ≥ 1, got "0"/);
+  assert.match(r.err, /--request-timeout takes a whole number ≥ 1, got "0"/);
 });

@@ -5,17 +5,16 @@
  * fragment: no 4 consecutive characters of a secret may appear.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runBuiltCli, type BuiltRun } from '../cliRunner';
 import { after, describe, it } from 'node:test';
-import { repoRoot, specsDir } from '../fixturePaths';
+import { specsDir } from '../fixturePaths';
 import { writeHostileServer } from '../hostileServer';
 
-const bin = join(repoRoot, 'dist', 'cli.js');
 const made: string[] = [];
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-secrets-'));
@@ -24,24 +23,8 @@ function tempDir(): string {
 }
 after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
 /** The built CLI as a process with exactly `env` (plus PATH), killed after 90 s. */
-async function runBin(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Ran> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearTimeout(timer);
-  return { code, out, err };
-}
+const runBin = (args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<BuiltRun> => runBuiltCli(args, { cwd, env, killAfterMs: 90_000 });
 
 /** A fixed secret of `length` characters from [A-Z0-9] (no run of it occurs in the CLI's own words). */
 function secretOf(seed: number, length: number): string {
