@@ -162,10 +162,28 @@ function readResults(file) {
   }
 }
 
-/** A test asked for a picture (`NAME.request` in the screenshots folder): take NAME.png. */
+/**
+ * A test asked for a picture (`NAME.request` in the screenshots folder): take NAME.png. Or for a
+ * click as a person would make it (`NAME.click` holding a Playwright selector): click it and write
+ * NAME.clicked with the time of the click (ms since the epoch), or NAME.click-failed with why.
+ */
 async function takeRequestedShots(page, dir) {
   if (!existsSync(dir)) return;
   for (const f of readdirSync(dir)) {
+    if (f.endsWith('.click')) {
+      const name = f.slice(0, -'.click'.length);
+      const selector = readFileSync(join(dir, f), 'utf8');
+      rmSync(join(dir, f), { force: true });
+      try {
+        const target = page.locator(selector).first();
+        await target.waitFor({ state: 'visible', timeout: 2000 });
+        await target.click({ timeout: 2000 });
+        writeFileSync(join(dir, `${name}.clicked`), String(Date.now()));
+      } catch (err) {
+        writeFileSync(join(dir, `${name}.click-failed`), err.message.split('\n')[0]);
+      }
+      continue;
+    }
     if (!f.endsWith('.request')) continue;
     const name = f.slice(0, -'.request'.length);
     const tmp = join(dir, `${name}.tmp.png`);

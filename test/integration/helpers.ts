@@ -62,6 +62,31 @@ export async function screenshot(name: string, timeoutMs = 15_000): Promise<stri
 }
 
 /**
+ * Ask the driver (scripts/test-integration.mjs) to click what `selector` (a Playwright selector)
+ * finds in the workbench, as a person would. Resolves with the time of the click (ms since the
+ * epoch, the driver's clock: the same machine), or an error message when nothing clickable was
+ * found; undefined where no driver clicks (e.g. under @vscode/test-electron).
+ */
+export async function clickInWorkbench(name: string, selector: string, timeoutMs = 15_000): Promise<{ at: number } | { error: string } | undefined> {
+  const dir = process.env.AGENT_SEER_TEST_SCREENSHOTS;
+  if (!dir) return undefined;
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-');
+  const clicked = join(dir, `${safe}.clicked`);
+  const failed = join(dir, `${safe}.click-failed`);
+  mkdirSync(dir, { recursive: true });
+  rmSync(clicked, { force: true });
+  rmSync(failed, { force: true });
+  writeFileSync(join(dir, `${safe}.click`), selector);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (existsSync(clicked)) return { at: Number(readFileSync(clicked, 'utf8')) };
+    if (existsSync(failed)) return { error: readFileSync(failed, 'utf8') };
+    if (Date.now() > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
  * Generates the offline harness of the basic workspace's spec (`evals/secure-filesystem-server`),
  * so a test that needs a harness does not depend on another test having made one first.
  */

@@ -164,7 +164,18 @@ describe('Generate Evals', () => {
       assert.equal((item.iconPath as vscode.ThemeIcon).id, 'watch');
       assert.match((item.tooltip as vscode.MarkdownString).value, /pending/);
       await vscode.commands.executeCommand('workbench.view.extension.agentSeer');
-      await api.harnessView.reveal(run, { select: true, focus: false, expand: false });
+      // The manifest write and the reload each refresh the tree; a reveal that lands between the two
+      // cannot find the node it was given, so take the node afresh until the tree has settled.
+      await waitFor(
+        async () => {
+          const node = api.harnessTree.getChildren(api.harnessTree.getChildren()[0]).find((n) => n.kind === 'run');
+          if (!node) return undefined;
+          await api.harnessView.reveal(node, { select: true, focus: false, expand: false });
+          return true;
+        },
+        10_000,
+        'the pending run to be revealed',
+      );
       await screenshot('harnesses-tree-pending');
     } finally {
       writeFileSync(manifestFile, original);
