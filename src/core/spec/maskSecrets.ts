@@ -96,14 +96,17 @@ const URL_USERINFO = /(:\/\/)([^/@\s?#]+)@/g;
 /** NAME=value after ?, &, #, ; (URL parameters) or at a word start (env-style KEY=value). */
 const NAME_VALUE = /(^|[?&#;\s])([A-Za-z_][\w.-]*)=([^&#;\s]*)/g;
 
+/** A URL's user info (`user:pass@`, `TOKEN@`) masked, keeping a user name and variable references (a `URL_USERINFO` replacer). */
+function maskUserinfo(all: string, scheme: string, userinfo: string): string {
+  if (VARIABLE_REF.test(userinfo)) return all;
+  const colon = userinfo.indexOf(':');
+  return colon >= 0 ? `${scheme}${userinfo.slice(0, colon)}:${MASK}@` : `${scheme}${MASK}@`;
+}
+
 /** The shape-based rules shared by every entry point. */
 function maskText(text: string): string {
   let out = text
-    .replace(URL_USERINFO, (all, scheme: string, userinfo: string) => {
-      if (VARIABLE_REF.test(userinfo)) return all;
-      const colon = userinfo.indexOf(':');
-      return colon >= 0 ? `${scheme}${userinfo.slice(0, colon)}:${MASK}@` : `${scheme}${MASK}@`;
-    })
+    .replace(URL_USERINFO, maskUserinfo)
     .replace(NAME_VALUE, (all, lead: string, name: string, value: string) =>
       value !== '' && value !== MASK && looksSecretName(name) && !VARIABLE_REF.test(value) ? `${lead}${name}=${MASK}` : all,
     )
@@ -289,11 +292,7 @@ const URL_PARAM = /([?&#;])([A-Za-z_][\w.-]*)=([^&#;\s]*)/g;
  */
 export function maskUrlCredentials(text: string): string {
   return text
-    .replace(URL_USERINFO, (all, scheme: string, userinfo: string) => {
-      if (VARIABLE_REF.test(userinfo)) return all;
-      const colon = userinfo.indexOf(':');
-      return colon >= 0 ? `${scheme}${userinfo.slice(0, colon)}:${MASK}@` : `${scheme}${MASK}@`;
-    })
+    .replace(URL_USERINFO, maskUserinfo)
     .replace(URL_PARAM, (all, lead: string, name: string, value: string) =>
       value !== '' && value !== MASK && looksSecretName(name) && !VARIABLE_REF.test(value) ? `${lead}${name}=${MASK}` : all,
     );

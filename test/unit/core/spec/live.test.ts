@@ -17,7 +17,7 @@ import type { ServerDefinition } from '../../../../src/core/spec/configs/types';
 import { describeTarget, listServerTools, LiveListError, type LiveListErrorKind, type LiveListOptions } from '../../../../src/core/spec/live';
 import { NAMELESS_INDEX } from '../../../fixtures/servers/brokenToolServer';
 import { compiledServersDir, repoRoot } from '../../fixturePaths';
-import { helperPid, killLeftovers, TREE_HELPERS, writeHostileServer } from '../../hostileServer';
+import { helperPid, killLeftovers, processGone, TREE_HELPERS, writeHostileServer } from '../../hostileServer';
 
 const serversDir = compiledServersDir;
 const fixtureNames = ['search_issues', 'add', 'create_issue', 'delete_issue', 'echo', 'get_weather', 'ping'];
@@ -324,24 +324,6 @@ describe('listServerTools over stdio', () => {
     }
   });
 });
-
-/**
- * Gone for good: no such process, or a zombie. Where PID 1 does not reap orphans (as in some
- * containers) a killed grandchild stays a zombie, which `kill(pid, 0)` still reports as present.
- */
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true; // vanished between the two checks
-  }
-}
 
 /** Waits until `file` holds a pid (written by a grandchild) and returns it. */
 async function pidFrom(file: string, ms = 10_000): Promise<number> {
