@@ -422,7 +422,8 @@ function agreementFigures(parent: HTMLElement, p: JudgePair, k: number, theme: T
 }
 
 /** The leaderboard's scores drawn as bars, in the order of its table. */
-const LEADERBOARD_DIMENSIONS: readonly { key: 'exactCallMatch' | 'nameMatch' | 'argumentAccuracy' | 'tc' | 'coh'; label: string }[] = [
+const LEADERBOARD_DIMENSIONS: readonly { key: 'callScore' | 'exactCallMatch' | 'nameMatch' | 'argumentAccuracy' | 'tc' | 'coh'; label: string }[] = [
+  { key: 'callScore', label: 'Call score' },
   { key: 'exactCallMatch', label: 'Exact call match' },
   { key: 'argumentAccuracy', label: 'Argument accuracy' },
   { key: 'nameMatch', label: 'Name match' },

@@ -78,7 +78,7 @@ export function thresholdFailures(model: ReportModel, minTc: number | undefined,
 }
 
 /**
- * Agents whose exact call match is below `--min-score`; one message each. Every agent must pass
+ * Agents whose call score (the leaderboard's headline) is below `--min-score`; one message each. Every agent must pass
  * (not only the best): a gate that one good agent could satisfy would let a regressed one through.
  * With no runs at all the gate cannot pass, so a CI job that lost its runs does not go green.
  */
@@ -86,8 +86,8 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
   if (minScore === undefined) return [];
   if (!model.leaderboard.length) return [`no agent runs with scored trajectories in these harnesses, so --min-score ${minScore} cannot pass`];
   return model.leaderboard
-    .filter((a) => a.overall.exactCallMatch.mean === null || a.overall.exactCallMatch.mean < minScore)
-    .map((a) => `agent ${a.agent}: exact call match ${f3(a.overall.exactCallMatch.mean)} is below --min-score ${minScore}`);
+    .filter((a) => a.overall.callScore.mean === null || a.overall.callScore.mean < minScore)
+    .map((a) => `agent ${a.agent}: call score ${f3(a.overall.callScore.mean)} is below --min-score ${minScore}`);
 }
 
 /**
@@ -95,7 +95,7 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
  * [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N] [--resamples B]`
  *
  * Output on stdout (or --out), progress and warnings on stderr. Exit 1 when a server's mean under
- * the primary judge, or an agent's exact call match, is below a threshold (a CI gate), 2 on bad
+ * the primary judge, or an agent's call score, is below a threshold (a CI gate), 2 on bad
  * input (no harness, unknown judge), 5 when every harness holds 0 records (nothing to report).
  */
 export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
@@ -220,7 +220,7 @@ export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|
                                              and the leaderboard of the agents in their runs/;
                                              --min-tc/--min-coh: exit 1 when a server's mean
                                              under the first judge is below (a CI gate);
-                                             --min-score: when an agent's exact call match is
+                                             --min-score: when an agent's call score is
                                              below; a folder of harness folders: all of them,
                                              with the corpus table`;
 
@@ -241,7 +241,7 @@ Options:
   --min-tc X, --min-coh X
                          exit 1 when a server's mean TC / Coh under the first judge is below X
                          (between 0 and 1): a CI gate
-  --min-score X          exit 1 when any agent's exact call match on the leaderboard is below X
+  --min-score X          exit 1 when any agent's call score (the leaderboard's headline) is below X
                          (between 0 and 1), or when no harness has scored runs
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling

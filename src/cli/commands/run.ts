@@ -31,12 +31,19 @@ export function runJson(r: RunHarnessResult): Record<string, unknown> {
   return {
     agent: r.summary.agent,
     summary: r.summary,
+    scenarios: r.scenarios,
     records: r.records.map((s) => ({
       id: s.id,
+      run: s.run,
       passed: s.passed,
+      callScore: s.callScore,
       exactCallMatch: s.exactCallMatch,
       nameMatch: s.nameMatch,
       argumentAccuracy: s.argumentAccuracy,
+      precision: s.precision,
+      orderAccuracy: s.orderAccuracy,
+      turnAccuracy: s.turnAccuracy,
+      refusals: s.refusals,
       ...(s.tc !== undefined ? { tc: s.tc, coh: s.coh ?? null } : {}),
       calls: s.calls,
       extraCalls: s.extraCalls,
@@ -45,21 +52,33 @@ export function runJson(r: RunHarnessResult): Record<string, unknown> {
   };
 }
 
+const refusalText = (refusals: Record<string, number>): string =>
+  Object.entries(refusals)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+
 function runText(r: RunHarnessResult, where: string): string {
   const s = r.summary;
+  const refused = Object.values(s.refusals).reduce((a, b) => a + b, 0);
+  const many = s.runs > 1;
   return [
     `Ran ${s.agent} on ${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'} × ${s.runs} run${s.runs === 1 ? '' : 's'} (trajectories in ${where}; ${r.requests} model requests this time)`,
-    `  exact call match ${f3(s.exactCallMatch)} · name match ${f3(s.nameMatch)} · argument accuracy ${f3(s.argumentAccuracy)} · passed ${f3(s.passRate)}${s.passAtK !== null ? ` · pass^${s.runs} ${f3(s.passAtK)}` : ''}${s.stepLimited ? ` · ${s.stepLimited} stopped at the step limit` : ''}`,
+    `  call score ${f3(s.callScore)} · exact call match ${f3(s.exactCallMatch)} · name match ${f3(s.nameMatch)} · argument accuracy ${f3(s.argumentAccuracy)} · precision ${f3(s.precision)} · passed ${f3(s.passRate)}${s.passAtK !== null ? ` · pass^${s.runs} ${f3(s.passAtK)}` : ''}`,
+    `  order ${f3(s.orderAccuracy)} · turns ${f3(s.turnAccuracy)} · refused calls ${refused}${refused ? ` (${refusalText(s.refusals)})` : ''}${s.malformedCalls ? ` · ${s.malformedCalls} with arguments that were not JSON` : ''}${s.stepLimited ? ` · ${s.stepLimited} stopped at the step limit` : ''}`,
+    ...(many ? [`  pass^1…pass^${s.runs}: ${s.passCurve.map(f3).join(' ')} · call score variance across runs (mean over scenarios) ${s.callScoreVariance.toFixed(4)}`] : []),
     renderTable(
-      ['scenario', 'passed', 'exact', 'names', 'arguments', 'missed', 'extra'],
+      ['scenario', ...(many ? ['run'] : []), 'passed', 'score', 'exact', 'names', 'arguments', 'missed', 'refused'],
       r.records.map((x) => [
         x.id,
+        ...(many ? [x.run] : []),
         x.passed ? 'yes' : 'no',
+        f3(x.callScore),
         f3(x.exactCallMatch),
         f3(x.nameMatch),
         f3(x.argumentAccuracy),
         x.calls.filter((c) => !c.name).length,
-        x.extraCalls.length,
+        Object.values(x.refusals).reduce((a, b) => a + (b ?? 0), 0),
       ]),
     ),
     ...(s.judge
@@ -86,6 +105,8 @@ async function runCommand(
     judge?: string;
     judgeBaseUrl?: string;
     json: boolean;
+    noCache: boolean;
+    force: boolean;
   },
   io: Io,
   signal?: AbortSignal,
@@ -136,6 +157,8 @@ async function runCommand(
       // The default folder is the harness's runs/, checked from the harness folder down; a folder the user names is theirs.
       outRoot: args.out ? out : dir,
       runs,
+      ...(args.force ? { force: true } : {}),
+      ...(args.noCache ? { noCache: true } : {}),
       maxSteps,
       limits: { concurrency, timeoutMs, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
       ...(judge ? { judge } : {}),
@@ -202,12 +225,14 @@ export const options = {
   judge: { type: 'string' },
   'judge-base-url': { type: 'string' },
   json: { type: 'boolean', default: false },
+  'no-cache': { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [--base-url URL]
                      [--runs K] [--concurrency N] [--rpm N] [--request-timeout S] [--max-steps N] [--out DIR]
-                     [--judge gemini[:MODEL]|openai:MODEL] [--judge-base-url URL] [--json]
+                     [--judge gemini[:MODEL]|openai:MODEL] [--judge-base-url URL] [--no-cache] [--force] [--json]
                                              run a model with native function calling against
                                              the harness (served as a mock MCP server) and score
                                              its calls against the oracle`;
@@ -216,13 +241,18 @@ export const synopsis = `  agent-seer run <harness-dir> --agent gemini[:MODEL]|o
 export const usage = `Usage: agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [options]
 
 Runs the built-in agent — a model with native function calling — on every scenario: it sees the
-tools and the user's turns only, and calls the harness served as a mock MCP server. Its calls are
-written to <harness-dir>/runs/<agent>/<run>/<scenario>.json and scored against the oracle:
-exact call match, name match, argument accuracy, passed scenarios, pass^k with --runs K.
+tools and the user's turns only, and calls the harness served as a mock MCP server, which answers
+an expected call and refuses anything else as a server would (never saying what was expected).
+Its calls are written to <harness-dir>/runs/<agent>/<run>/<scenario>.json and scored against the
+oracle: the call score (expected calls right at the first attempt over expected calls plus
+refused calls: the headline), exact call match, name match, argument accuracy, precision, order
+and turn accuracy, passed scenarios (every call right first time, none refused), pass^1…pass^K
+with --runs K.
 With --judge, an LLM judge in oracle mode also scores each trajectory's tool calling (tc) and
 the coherence of the agent's replies (coh), exact facts winning; judgments are kept in the
 trajectory files. A scenario already finished (and judged) in a run is not run again (a re-run
-makes no model call).
+makes no model call) unless --force; the agent's replies are cached per turn under the endpoint
+and model, so --no-cache asks the model again.
 
 Options:
   --agent P[:M]       gemini (default model gemini-2.5-flash-lite) or openai:MODEL
@@ -236,7 +266,9 @@ ${requestTimeoutHelp(22)}
   --spec FILE         the spec the harness was generated from (default: its spec.json)
   --judge P[:M]       an LLM judge in oracle mode: gemini (default model gemini-2.5-flash) or openai:MODEL
   --judge-base-url URL the judge's endpoint (else GEMINI_BASE_URL / OPENAI_BASE_URL)
-  --json              print the scores as JSON
+  --no-cache          ask the model every turn (cached replies are not read; new ones are kept)
+  --force             run finished scenarios again (their trajectories are rewritten)
+  --json              print the scores as JSON (every run of every scenario)
   -h, --help          this text
 
 Keys: GEMINI_API_KEY (or GOOGLE_API_KEY), OPENAI_API_KEY.
@@ -261,6 +293,8 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       judge: values.judge,
       judgeBaseUrl: values['judge-base-url'],
       json: values.json,
+      noCache: values['no-cache'],
+      force: values.force,
     },
     io,
     signal,

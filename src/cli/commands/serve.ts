@@ -20,7 +20,7 @@ function trajectoryDir(dir: string): string {
  * an MCP server (see core/agents/mockServer.ts). Over stdio, stdout is the MCP channel: every
  * message of ours goes to stderr.
  */
-async function serve(args: { dir?: string; scenario?: string; http?: string; spec?: string }, io: Io, signal?: AbortSignal): Promise<number> {
+async function serve(args: { dir?: string; scenario?: string; http?: string; spec?: string; revealExpected: boolean }, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.dir) throw new UsageError('serve needs a harness folder');
   const dir = pathOption('harness folder', args.dir, io.cwd);
   const port = args.http !== undefined ? intOption('http', args.http, 0, 0, 65535)! : undefined;
@@ -39,7 +39,7 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   try {
     server = new HarnessMockServer(
       { spec: found.spec, records: read.records, specHash: specHash(found.spec) },
-      { ...(args.scenario ? { scenario: args.scenario } : {}), trajectoryDir: out, trajectoryRoot: dir, onEvent },
+      { ...(args.scenario ? { scenario: args.scenario } : {}), ...(args.revealExpected ? { revealExpected: true } : {}), trajectoryDir: out, trajectoryRoot: dir, onEvent },
     );
   } catch (e) {
     if (e instanceof MockServerError) throw new UsageError(`${args.dir}: ${e.message}`);
@@ -73,10 +73,15 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
 }
 
 /** The option table of `agent-seer serve`. */
-export const options = { scenario: { type: 'string' }, http: { type: 'string' }, spec: { type: 'string' } } as const satisfies OptionTable;
+export const options = {
+  scenario: { type: 'string' },
+  http: { type: 'string' },
+  spec: { type: 'string' },
+  'reveal-expected': { type: 'boolean', default: false },
+} as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer serve <harness-dir> [--scenario ID] [--http PORT] [--spec FILE]
+export const synopsis = `  agent-seer serve <harness-dir> [--scenario ID] [--http PORT] [--spec FILE] [--reveal-expected]
                                              the harness as a mock MCP server for an agent
                                              under test (stdio, or Streamable HTTP on 127.0.0.1)`;
 
@@ -85,7 +90,10 @@ export const usage = `Usage: agent-seer serve <harness-dir> [--scenario ID] [--h
 
 Serves the harness as an MCP server: tools/list returns the spec's tools as snapshotted, and a
 tools/call the scenario expects now is answered with its recorded output. Any other call gets a
-tool error (isError) that says what was expected. Every call is written to
+tool error (isError) such as a server gives about its own input: "Unknown tool", "Invalid
+arguments for T: …" (the schema's complaint), or for a valid call it has no answer for, the same
+neutral "Error calling T: the request could not be completed." It never names an expected
+value; the full reason is logged on stderr. Every call is written to
 <harness-dir>/runs/mcp-client/<time>/<scenario>.json.
 
 Options:
@@ -93,6 +101,9 @@ Options:
   --http PORT    Streamable HTTP on 127.0.0.1:PORT (0: any free port) at /mcp instead of stdio;
                  prints {"url","token"} on stdout: send "Authorization: Bearer <token>"
   --spec FILE    the spec the harness was generated from (default: the harness's spec.json)
+  --reveal-expected
+                 put the full reason, expected call included, in every refusal the client
+                 reads: for debugging a harness by hand, never for scoring an agent
   -h, --help     this text
 
 Runs until stdin closes (stdio) or until interrupted (HTTP). Exit 0, or 2 on bad input.`;
@@ -100,5 +111,5 @@ Runs until stdin closes (stdio) or until interrupted (HTTP). Exit 0, or 2 on bad
 /** Runs `serve` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
   if (positionals.length > 1) throw new UsageError('serve takes one harness folder');
-  return serve({ dir: positionals[0], scenario: values.scenario, http: values.http, spec: values.spec }, io, signal);
+  return serve({ dir: positionals[0], scenario: values.scenario, http: values.http, spec: values.spec, revealExpected: values['reveal-expected'] }, io, signal);
 }

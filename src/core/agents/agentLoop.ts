@@ -10,7 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HarnessRecord } from '../harness/format';
 import { canonicalJson, conversationKey, sha256, type CallGuard, type LlmStats, type ReplyCache } from '../llm';
-import { toFunctionParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage, type ToolTurnReply } from '../llm/toolCalling';
+import { toFunctionParameters, toJsonSchemaParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage, type ToolTurnReply } from '../llm/toolCalling';
 import type { HarnessMockServer } from './mockServer';
 import type { Trajectory } from './trajectory';
 
@@ -84,6 +84,8 @@ async function turnReply(o: AgentLoopOptions, scenarioId: string, tools: readonl
     stage: AGENT_CACHE_STAGE,
     promptVersion: sha256(AGENT_SYSTEM),
     provider: o.provider.id,
+    // Another server with the same model name is another agent: never its cache.
+    ...(o.provider.endpoint !== undefined ? { endpoint: o.provider.endpoint } : {}),
     model: o.provider.model,
     temperature,
     sampleIndex: o.run ?? 1,
@@ -120,7 +122,8 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
   try {
     const warnings = new Set<string>();
     const tools: ToolDeclaration[] = (await client.listTools()).tools.map((t) => {
-      const converted = toFunctionParameters(t.inputSchema);
+      const converted =
+        options.provider.toolSchemas === 'json-schema' ? { parameters: toJsonSchemaParameters(t.inputSchema), warnings: [] } : toFunctionParameters(t.inputSchema);
       for (const w of converted.warnings) warnings.add(`${t.name}: ${w}`);
       return { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: converted.parameters };
     });
@@ -129,7 +132,9 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
     const replies: string[] = [];
     const callsPerTurn: number[] = [];
     let steps = 0;
-    for (const turn of userTurns(session.replay.record)) {
+    for (const [index, turn] of userTurns(session.replay.record).entries()) {
+      // The mock knows which turns the agent has been given: a later turn's call is early.
+      session.replay.beginTurn(index);
       messages.push({ role: 'user', content: turn });
       callsPerTurn.push(0);
       for (;;) {
@@ -152,9 +157,12 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
         }
         const results = [];
         for (const call of reply.calls) {
-          const args =
-            call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
-          const result = (await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult;
+          const args = call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : undefined;
+          // Arguments that are not a JSON object (truncated JSON) cannot go over MCP: the session
+          // answers them directly, so the trajectory keeps them and the agent reads the error.
+          const result = args
+            ? ((await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult)
+            : await session.answer(call.name, call.arguments);
           callsPerTurn[callsPerTurn.length - 1]!++;
           results.push({ callId: call.id, name: call.name, output: resultOutput(result), isError: result.isError === true });
         }

@@ -2,8 +2,8 @@
  * A harness served as an MCP server (`agent-seer serve`): `tools/list` returns the spec's tools
  * exactly as snapshotted, and each `tools/call` is answered from the scenario's mock outputs
  * when it is a call the oracle expects now (`ScenarioReplay`), or refused with an MCP tool error
- * (`isError: true`) that says what was expected. Every call is appended to the scenario's
- * trajectory file as it happens.
+ * (`isError: true`) that says only what a server would say of its own input, never what was
+ * expected. Every call is appended to the scenario's trajectory file as it happens.
  *
  * Scenarios: a fixed one (`scenario`), or one per MCP session in the harness's order. Over stdio
  * there is one session; over Streamable HTTP every new session takes the next scenario. HTTP binds
@@ -46,7 +46,12 @@ export interface MockServerOptions {
   trajectoryRoot?: string;
   /** Who is calling, recorded in trajectories. Default `mcp-client`. */
   agent?: string;
-  /** Told about each session's scenario and each call (for logs). */
+  /**
+   * Tell the agent, in each refusal, what was expected (debugging a harness by hand). Off by
+   * default: an agent under test must never read an expected value (see replay.ts).
+   */
+  revealExpected?: boolean;
+  /** Told about each session's scenario and each call (for logs; a refusal's message is its full reason). */
   onEvent?: (event: MockServerEvent) => void;
 }
 
@@ -65,6 +70,11 @@ export interface MockSession {
   server: Server;
   replay: ScenarioReplay;
   trajectory: Trajectory;
+  /**
+   * Answers a call as `tools/call` does (trajectory written first). The built-in agent uses it
+   * for a call whose arguments are not a JSON object, which no MCP client can send.
+   */
+  answer: (name: string, args: unknown) => Promise<CallToolResult>;
 }
 
 export class HarnessMockServer {
@@ -103,7 +113,7 @@ export class HarnessMockServer {
     if (!this.fixed) this.next++;
     const position = this.fixed ? this.harness.records.indexOf(record) + 1 : this.next;
     const total = this.harness.records.length;
-    const replay = new ScenarioReplay(record, this.harness.spec);
+    const replay = new ScenarioReplay(record, this.harness.spec, { revealExpected: this.options.revealExpected === true });
     const trajectory: Trajectory = {
       formatVersion: TRAJECTORY_FORMAT_VERSION,
       scenarioId: record.id,
@@ -116,36 +126,37 @@ export class HarnessMockServer {
       { name: this.harness.spec.server?.name ?? this.harness.spec.name, version: this.harness.spec.server?.version ?? '0.0.0' },
       {
         capabilities: { tools: { listChanged: false } },
-        instructions: `Agent Seer mock of "${this.harness.spec.name}", serving scenario ${record.id} (${position} of ${total}). Calls are answered from recorded outputs; a call the scenario does not expect fails.`,
+        // Nothing here names the scenario: its id is made from its title, which may hold a value.
+        instructions: `Agent Seer mock of "${this.harness.spec.name}": tool calls are answered from recorded outputs.`,
       },
     );
     // The snapshot's tool objects as they are: the agent must see what the real server shows.
     server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: this.harness.spec.tools as ListToolsResult['tools'] }));
     let writes: Promise<void> = Promise.resolve();
-    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-      const { name, arguments: args } = request.params;
-      const answer = replay.call(name, args ?? {});
+    const answer = async (name: string, args: unknown): Promise<CallToolResult> => {
+      const reply = replay.call(name, args);
       const entry: TrajectoryCall = {
         name,
         arguments: args ?? {},
-        expectedIndex: answer.ok ? answer.expectedIndex : null,
+        expectedIndex: reply.ok ? reply.expectedIndex : null,
         at: new Date().toISOString(),
-        ...(answer.ok ? {} : { error: answer.message }),
+        ...(reply.ok ? {} : { error: reply.message, refusal: reply.kind }),
       };
       trajectory.calls.push(entry);
       trajectory.complete = replay.done;
-      this.options.onEvent?.({ kind: 'call', scenarioId: record.id, name, ok: answer.ok, ...(answer.ok ? {} : { message: answer.message }) });
+      this.options.onEvent?.({ kind: 'call', scenarioId: record.id, name, ok: reply.ok, ...(reply.ok ? {} : { message: `${reply.kind}: ${reply.detail}` }) });
       // On disk before the agent sees the answer: a killed server loses no call it answered.
       writes = writes.then(() => this.save(trajectory));
       await writes;
-      if (!answer.ok) return { isError: true, content: [{ type: 'text', text: answer.message }] };
-      const output = answer.output;
+      if (!reply.ok) return { isError: true, content: [{ type: 'text', text: reply.message }] };
+      const output = reply.output;
       const structured =
         typeof output === 'object' && output !== null && !Array.isArray(output) ? { structuredContent: output as Record<string, unknown> } : {};
       return { content: [{ type: 'text', text: typeof output === 'string' ? output : JSON.stringify(output) }], ...structured };
-    });
+    };
+    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => answer(request.params.name, request.params.arguments ?? {}));
     this.options.onEvent?.({ kind: 'session', scenarioId: record.id, position, total });
-    return { server, replay, trajectory };
+    return { server, replay, trajectory, answer };
   }
 
   private async save(trajectory: Trajectory): Promise<void> {

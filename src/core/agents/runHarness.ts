@@ -18,7 +18,7 @@ import { LLM_CACHE_DIR } from '../workspace/layout';
 import { runAgentOnScenario, type AgentOutcome } from './agentLoop';
 import { judgeTrajectory, needsJudging, type TrajectoryJudge } from './judgeTrajectory';
 import { HarnessMockServer } from './mockServer';
-import { passHatK, scoreScenario, type ScenarioScore } from './score';
+import { passHatCurve, passHatK, scoreTrajectory, variance, type ScenarioScore } from './score';
 import { Trajectory, type TrajectoryJudgment } from './trajectory';
 import { parseKeepingKeys, safeParseKeepingKeys } from '../util/ownKeys';
 
@@ -37,6 +37,10 @@ export interface RunHarnessOptions {
   outRoot?: string;
   /** Repeats of every scenario (pass^k needs k ≥ 1). Default 1. */
   runs?: number;
+  /** Run scenarios again even when their trajectory is finished (`run --force`). Default false. */
+  force?: boolean;
+  /** Ask the model every turn: cached replies are not read (they are still written). Default false. */
+  noCache?: boolean;
   limits?: CallLimits;
   maxSteps?: number;
   /** An LLM judge in oracle mode: scores each trajectory's tool calling (tc) and replies' coherence. */
@@ -56,12 +60,27 @@ export interface RunSummary {
   runs: number;
   scenarios: number;
   expectedCalls: number;
-  /** Mean over scenario runs of expected calls matched exactly (name and every argument) over expected calls. */
+  /**
+   * The headline: mean over scenario runs of expected calls right the first time over expected
+   * calls plus refused calls (see score.ts). A retrying, copying or order-ignoring agent cannot reach 1.
+   */
+  callScore: number;
+  /** Mean over scenario runs of expected calls whose first attempt was answered, over expected calls. */
   exactCallMatch: number;
   /** Mean over scenario runs of expected calls whose tool the agent called over expected calls. */
   nameMatch: number;
-  /** Mean over scenario runs of arguments right over arguments compared. */
+  /** Mean over scenario runs of the first attempts' arguments right over arguments compared. */
   argumentAccuracy: number;
+  /** Mean over scenario runs of answered calls over the agent's calls. */
+  precision: number;
+  /** Mean over the scenario runs that have dependent calls of their orderAccuracy; null when none has. */
+  orderAccuracy: number | null;
+  /** Mean over the multi-turn scenario runs of their turnAccuracy; null when none is multi-turn. */
+  turnAccuracy: number | null;
+  /** Calls the mock refused, over every run, by why. */
+  refusals: Record<string, number>;
+  /** Calls whose arguments were not a JSON object (e.g. truncated JSON), over every run. */
+  malformedCalls: number;
   /**
    * The paper's tool-calling score by the LLM judge in oracle mode (`--judge`), mean over the
    * scenario runs it judged; null without a judge or when it judged none.
@@ -75,16 +94,31 @@ export interface RunSummary {
   passRate: number;
   /** pass^k for k = runs (null with one run: it equals passRate). */
   passAtK: number | null;
+  /** pass^1 … pass^runs. */
+  passCurve: number[];
+  /** Mean over scenarios of the variance of their callScore across runs (0 with one run). */
+  callScoreVariance: number;
   /** Scenarios that hit the step limit. */
   stepLimited: number;
   /** Changes made to tool schemas to offer them (once per tool and kind). */
   schemaWarnings: string[];
 }
 
+/** One scenario over its runs. */
+export interface ScenarioRunsSummary {
+  id: string;
+  runs: number;
+  passes: number;
+  callScoreMean: number;
+  callScoreVariance: number;
+}
+
 export interface RunHarnessResult {
   summary: RunSummary;
-  /** Scores of the last run, per scenario (all runs are on disk), with the judge's tc and coh when there is one. */
-  records: (ScenarioScore & { tc?: number | null; coh?: number | null })[];
+  /** Scores of every run of every scenario (run 1 first, scenarios in harness order), with the judge's tc and coh when there is one. */
+  records: (ScenarioScore & { run: number; tc?: number | null; coh?: number | null })[];
+  /** Each scenario over its runs. */
+  scenarios: ScenarioRunsSummary[];
   /** Model requests this invocation made (0 for a finished run run again). */
   requests: number;
 }
@@ -148,7 +182,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
     const finished = await finishedTrajectory(root, file);
     if (finished) {
       const trajectory = await judged(o, finished, file, root);
-      return { trajectory, score: scoreScenario(o.spec, record, trajectory.calls), skipped: true, schemaWarnings: [] };
+      return { trajectory, score: scoreTrajectory(o.spec, record, trajectory), skipped: true, schemaWarnings: [] };
     }
   }
   const server = new HarnessMockServer({ spec: o.spec, records: [record], specHash: o.specHash }, { trajectoryDir: o.dir, trajectoryRoot: root, agent });
@@ -169,7 +203,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<ScenarioRun> {
   });
   await writeFileInside(root, file, stableJson(trajectory));
   const final = await judged(o, trajectory, file, root);
-  return { trajectory: final, score: scoreScenario(o.spec, record, final.calls), skipped: false, schemaWarnings: outcome.schemaWarnings };
+  return { trajectory: final, score: scoreTrajectory(o.spec, record, final), skipped: false, schemaWarnings: outcome.schemaWarnings };
 }
 
 /** The trajectory with the judge's judgment added (and written) when it needs one. */
@@ -189,7 +223,9 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   const agent = `${o.provider.id}:${o.provider.model}`;
   const stats = new LlmStats();
   const guard = new CallGuard(o.limits);
-  const cache = o.cacheDir !== undefined ? new DiskCache(join(o.cacheDir, LLM_CACHE_DIR)) : undefined;
+  const disk = o.cacheDir !== undefined ? new DiskCache(join(o.cacheDir, LLM_CACHE_DIR)) : undefined;
+  // --no-cache: every turn is asked; the replies are still kept, so a killed run resumes.
+  const cache: ReplyCache | undefined = disk && o.noCache ? { get: async () => undefined, set: (k, e, p) => disk.set(k, e, p), getReply: async () => undefined, setReply: (k, v, p) => disk.setReply(k, v, p) } : disk;
   const scored: RunHarnessResult['records'][] = [];
   const warnings = new Set<string>();
   const judgments: TrajectoryJudgment[] = [];
@@ -215,12 +251,13 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
           ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
           ...(o.judge ? { judge: o.judge } : {}),
           ...(cache ? { cache, run } : {}),
+          ...(o.force ? { rerun: true } : {}),
         });
         const judgment = o.judge ? done.trajectory.judgments?.[o.judge.id] : undefined;
         if (judgment) judgments.push(judgment);
         for (const w of done.schemaWarnings) warnings.add(w);
         if (done.trajectory.outcome?.stoppedBy === 'step-limit') stepLimited++;
-        scores.push(o.judge ? { ...done.score, tc: judgment?.tc ?? null, coh: judgment?.coh ?? null } : done.score);
+        scores.push(o.judge ? { ...done.score, run, tc: judgment?.tc ?? null, coh: judgment?.coh ?? null } : { ...done.score, run });
         o.onScenario?.({ run, scenarioId: record.id, skipped: done.skipped, score: done.score });
       }
     };
@@ -235,16 +272,34 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   // Means over scenario runs (every scenario has the same number of runs): the leaderboard's
   // definitions, so `run` and `report` print the same figures.
   const meanOf = (f: (s: ScenarioScore) => number): number => mean(all.map(f)) ?? 0;
-  const perScenario = o.records.map((r) => ({ runs: runs, passes: scored.filter((run) => run.find((s) => s.id === r.id)?.passed).length }));
+  const meanOfSome = (f: (s: ScenarioScore) => number | null): number | null => mean(all.flatMap((s) => (f(s) === null ? [] : [f(s)!])));
+  const scenarios: ScenarioRunsSummary[] = o.records.map((r) => {
+    const mine = all.filter((s) => s.id === r.id);
+    return {
+      id: r.id,
+      runs: mine.length,
+      passes: mine.filter((s) => s.passed).length,
+      callScoreMean: mean(mine.map((s) => s.callScore)) ?? 0,
+      callScoreVariance: variance(mine.map((s) => s.callScore)),
+    };
+  });
+  const refusals: Record<string, number> = {};
+  for (const s of all) for (const [k, v] of Object.entries(s.refusals)) refusals[k] = (refusals[k] ?? 0) + (v ?? 0);
   return {
     summary: {
       agent,
       runs,
       scenarios: o.records.length,
       expectedCalls: expectedCalls / runs,
+      callScore: meanOf((s) => s.callScore),
       exactCallMatch: meanOf((s) => s.exactCallMatch),
       nameMatch: meanOf((s) => s.nameMatch),
       argumentAccuracy: meanOf((s) => s.argumentAccuracy),
+      precision: meanOf((s) => s.precision),
+      orderAccuracy: meanOfSome((s) => s.orderAccuracy),
+      turnAccuracy: meanOfSome((s) => s.turnAccuracy),
+      refusals,
+      malformedCalls: all.reduce((n, s) => n + s.calls.filter((c) => c.malformed).length, 0),
       tc: mean(judgments.flatMap((j) => (j.tc === null ? [] : [j.tc]))),
       coh: mean(judgments.flatMap((j) => (j.coh === null ? [] : [j.coh]))),
       judge: o.judge
@@ -255,11 +310,14 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
           }
         : null,
       passRate: all.length ? all.filter((s) => s.passed).length / all.length : 0,
-      passAtK: runs > 1 ? passHatK(perScenario, runs) : null,
+      passAtK: runs > 1 ? passHatK(scenarios, runs) : null,
+      passCurve: passHatCurve(scenarios, runs),
+      callScoreVariance: mean(scenarios.map((s) => s.callScoreVariance)) ?? 0,
       stepLimited,
       schemaWarnings: [...warnings].sort(),
     },
-    records: scored[scored.length - 1] ?? [],
+    records: all,
+    scenarios,
     requests: stats.snapshot().requests,
   };
 }

@@ -55,9 +55,19 @@ export function scenarioFailures(score: ScenarioScore, calls: readonly Trajector
     }
     const bad = Object.entries(c.arguments).filter(([, v]) => v !== 'ok');
     const firstExpected = bad.map(([k]) => (call ? findNodeAtLocation(call, ['arguments', k]) : undefined)).find(Boolean);
+    const what = c.malformed
+      ? 'its arguments were not a JSON object'
+      : bad.length
+        ? bad.map(([k, v]) => `${k} ${v}`).join(', ')
+        : c.order === 'before-turn'
+          ? 'made before the user asked for it'
+          : c.order === 'before-source'
+            ? 'made before the call it takes a value from'
+            : 'refused';
+    const retried = c.answered ? ` (first attempt; answered after ${c.attempts - 1} refused)` : '';
     out.push({
       kind: 'call',
-      message: `expected call ${i + 1} ${c.expected.name}: ${bad.map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      message: `expected call ${i + 1} ${c.expected.name}: ${what}${retried}`,
       expected: pretty(c.expected.arguments),
       actual: pretty(actualArgs),
       range: place(keyOf(firstExpected) ?? name),

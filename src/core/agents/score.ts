@@ -1,32 +1,50 @@
 /**
- * Scoring an agent's calls against the oracle, exactly: which expected calls the agent made with
- * every argument right, which only by name, which it missed, and what it called that the oracle
- * does not. Most tools report only the name match; the argument-level score beside it is what
- * tells apart an agent that picks the right tools from one that also fills them right.
+ * Scoring an agent's calls against the oracle, exactly. The calls are replayed through the mock's
+ * own rules (`ScenarioReplay`), so the score sees what the agent saw: which calls were answered,
+ * which refused and why. Every call is an *attempt* at an expected call — the one it matched, the
+ * one it was too early for (an ordering refusal), or else the earliest expected call of the same
+ * tool not answered yet — or an extra call. Then, per scenario:
  *
- * Alignment: each expected call takes the first unused agent call of the same tool that has the
- * same arguments (as `sameArguments` compares them); expected calls left over then take the
- * first unused agent call of the same tool (a name-only match). Agent calls left over are extra.
+ * - `callScore`, the headline: expected calls whose **first attempt** was answered, over expected
+ *   calls plus refused calls. Retrying until the mock accepts, calling in the wrong order or
+ *   calling what nobody asked for all lower it; only an agent that gets every call right the first
+ *   time, in an order the data allows, and makes no other call scores 1;
+ * - `exactCallMatch`: expected calls whose first attempt was answered, over expected calls;
+ * - `nameMatch` (what most tools report): expected calls whose tool the agent called at all;
+ * - `argumentAccuracy`: the first attempt's arguments against the expected ones;
+ * - `precision`: answered calls over all the agent's calls;
+ * - `orderAccuracy` / `turnAccuracy`: expected calls never attempted before the call they take a
+ *   value from / before the user turn that asks for them (null when no call has such a constraint);
+ * - `passed`: every expected call right the first time and no call refused.
  */
 import type { HarnessRecord } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { isRecord } from '../util/isRecord';
-import { sameArguments } from './replay';
+import { sameArguments, ScenarioReplay } from './replay';
+import type { RefusalKind } from './trajectory';
 
 /** How one argument of an expected call came out. */
 export type ArgumentVerdict = 'ok' | 'wrong' | 'missing' | 'extra';
 
-/** One expected call and the agent call aligned with it. */
+/** One expected call and the agent's first attempt at it. */
 export interface ScoredCall {
   expected: { name: string; arguments: unknown };
-  /** The agent's call of the same tool, or null when it made none left to align. */
+  /** The agent's first attempt at it, or null when it made none. */
   actual: { name: string; arguments: unknown } | null;
-  /** The tool name matched (an actual call exists). */
+  /** The tool name matched (an attempt exists). */
   name: boolean;
-  /** Name and every argument matched. */
+  /** The first attempt was answered: name and every argument right, at a moment it could be made. */
   exact: boolean;
-  /** Per top-level parameter of either call (absent when no actual call). */
+  /** Attempts at it (1 for a call right the first time). */
+  attempts: number;
+  /** Some attempt was answered. */
+  answered: boolean;
+  /** The first attempt's arguments were not a JSON object (e.g. truncated JSON). */
+  malformed: boolean;
+  /** An attempt came before the call it takes a value from (`before-source`) or before its user turn (`before-turn`). */
+  order: 'before-source' | 'before-turn' | null;
+  /** Per top-level parameter of the first attempt (absent when no attempt or malformed). */
   arguments: Record<string, ArgumentVerdict>;
 }
 
@@ -34,15 +52,25 @@ export interface ScoredCall {
 export interface ScenarioScore {
   id: string;
   calls: ScoredCall[];
-  /** Agent calls no expected call took. */
+  /** Agent calls that were an attempt at no expected call. */
   extraCalls: { name: string; arguments: unknown }[];
-  /** Expected calls matched exactly, over expected calls (1 when none were expected and none made). */
+  /** The headline (see the module comment). */
+  callScore: number;
+  /** Expected calls right the first time, over expected calls (1 when none were expected and none made). */
   exactCallMatch: number;
   /** Expected calls whose tool the agent called, over expected calls. */
   nameMatch: number;
-  /** Arguments `ok` over all arguments of the name-matched pairs plus those of missed calls. */
+  /** Arguments `ok` over all arguments of the first attempts plus those of missed calls. */
   argumentAccuracy: number;
-  /** The agent made the expected calls exactly and nothing else. */
+  /** Answered calls over the agent's calls (1 when it made none). */
+  precision: number;
+  /** Dependent expected calls never attempted before their source, over dependent calls; null when none depends on another. */
+  orderAccuracy: number | null;
+  /** Expected calls of turns after the first never attempted before their turn, over those calls; null for one turn. */
+  turnAccuracy: number | null;
+  /** Refused calls, by why. */
+  refusals: Partial<Record<RefusalKind, number>>;
+  /** Every expected call right the first time and no call refused. */
   passed: boolean;
 }
 
@@ -59,61 +87,98 @@ export function compareArguments(spec: Spec, tool: string, expected: unknown, ac
   return out;
 }
 
-/** Scores the calls an agent made on one record. */
-export function scoreScenario(spec: Spec, record: HarnessRecord, actual: readonly { name: string; arguments: unknown }[]): ScenarioScore {
+/** The user turn each call was made in, when `callsPerTurn` accounts for every call. */
+function turnsOfCalls(calls: number, callsPerTurn: readonly number[] | undefined): number[] | undefined {
+  if (!callsPerTurn || callsPerTurn.reduce((a, b) => a + b, 0) !== calls) return undefined;
+  return callsPerTurn.flatMap((n, turn) => Array.from({ length: n }, () => turn));
+}
+
+/**
+ * Scores the calls an agent made on one record, in order. `callsPerTurn` (the built-in agent's
+ * record of how many calls it made in each user turn) lets the replay see which turns the agent
+ * had been given; without it (an external client of `serve`) the mock's own rule applies.
+ */
+export function scoreScenario(
+  spec: Spec,
+  record: HarnessRecord,
+  actual: readonly { name: string; arguments: unknown }[],
+  callsPerTurn?: readonly number[],
+): ScenarioScore {
   const expected = record.expected_tools;
-  const used = new Set<number>();
-  const pairs: (number | undefined)[] = expected.map(() => undefined);
-  // Exact matches first, so a wrong call of a tool cannot steal the pair of a right one.
-  expected.forEach((e, i) => {
-    const j = actual.findIndex((a, k) => !used.has(k) && a.name === e.name && sameArguments(spec, e.name, e.arguments, a.arguments));
-    if (j >= 0) {
-      used.add(j);
-      pairs[i] = j;
+  const replay = new ScenarioReplay(record, spec);
+  const turnOfCall = turnsOfCalls(actual.length, callsPerTurn);
+  const attempts: number[][] = expected.map(() => []);
+  const answeredBy: (number | undefined)[] = expected.map(() => undefined);
+  const order: ScoredCall['order'][] = expected.map(() => null);
+  const extra: number[] = [];
+  const refusals: Partial<Record<RefusalKind, number>> = {};
+  let refused = 0;
+  actual.forEach((c, k) => {
+    if (turnOfCall) replay.beginTurn(turnOfCall[k]!);
+    const a = replay.call(c.name, c.arguments);
+    if (a.ok) {
+      attempts[a.expectedIndex]!.push(k);
+      answeredBy[a.expectedIndex] = k;
+      return;
     }
-  });
-  expected.forEach((e, i) => {
-    if (pairs[i] !== undefined) return;
-    const j = actual.findIndex((a, k) => !used.has(k) && a.name === e.name);
-    if (j >= 0) {
-      used.add(j);
-      pairs[i] = j;
+    refused++;
+    refusals[a.kind] = (refusals[a.kind] ?? 0) + 1;
+    if (a.expectedIndex !== undefined) {
+      attempts[a.expectedIndex]!.push(k);
+      order[a.expectedIndex] ??= a.kind === 'before-turn' ? 'before-turn' : 'before-source';
+      return;
     }
+    const target = expected.findIndex((e, i) => e.name === c.name && answeredBy[i] === undefined);
+    if (target >= 0) attempts[target]!.push(k);
+    else extra.push(k);
   });
   let argsOk = 0;
   let argsAll = 0;
   const calls: ScoredCall[] = expected.map((e, i) => {
-    const j = pairs[i];
-    const a = j === undefined ? null : actual[j]!;
-    if (!a) {
-      const n = isRecord(e.arguments) ? Object.keys(e.arguments).length : 0;
-      argsAll += n;
-      return { expected: { name: e.name, arguments: e.arguments }, actual: null, name: false, exact: false, arguments: {} };
+    const first = attempts[i]![0];
+    const base = { expected: { name: e.name, arguments: e.arguments }, attempts: attempts[i]!.length, answered: answeredBy[i] !== undefined, order: order[i]! };
+    if (first === undefined) {
+      argsAll += isRecord(e.arguments) ? Object.keys(e.arguments).length : 0;
+      return { ...base, actual: null, name: false, exact: false, malformed: false, arguments: {} };
     }
-    const verdicts = compareArguments(spec, e.name, e.arguments, a.arguments);
+    const a = actual[first]!;
+    const malformed = !isRecord(a.arguments);
+    const verdicts = malformed ? {} : compareArguments(spec, e.name, e.arguments, a.arguments);
     const values = Object.values(verdicts);
-    argsAll += values.length;
+    argsAll += malformed ? (isRecord(e.arguments) ? Object.keys(e.arguments).length : 0) : values.length;
     argsOk += values.filter((v) => v === 'ok').length;
-    return {
-      expected: { name: e.name, arguments: e.arguments },
-      actual: { name: a.name, arguments: a.arguments },
-      name: true,
-      exact: values.every((v) => v === 'ok'),
-      arguments: verdicts,
-    };
+    return { ...base, actual: { name: a.name, arguments: a.arguments }, name: true, exact: answeredBy[i] === first, malformed, arguments: verdicts };
   });
-  const extraCalls = actual.filter((_, k) => !used.has(k)).map((a) => ({ name: a.name, arguments: a.arguments }));
+  const extraCalls = extra.map((k) => ({ name: actual[k]!.name, arguments: actual[k]!.arguments }));
   const n = expected.length;
   const exact = calls.filter((c) => c.exact).length;
+  const dependent = expected.map((_, i) => i).filter((i) => (replay.dependsOn[i] ?? []).length > 0);
+  const laterTurn = turnsOfRecord(record);
+  const share = (of: number[], bad: (i: number) => boolean): number | null => (of.length ? of.filter((i) => !bad(i)).length / of.length : null);
   return {
     id: record.id,
     calls,
     extraCalls,
-    exactCallMatch: n ? exact / n : extraCalls.length ? 0 : 1,
-    nameMatch: n ? calls.filter((c) => c.name).length / n : extraCalls.length ? 0 : 1,
+    callScore: n + refused ? exact / (n + refused) : 1,
+    exactCallMatch: n ? exact / n : actual.length ? 0 : 1,
+    nameMatch: n ? calls.filter((c) => c.name).length / n : actual.length ? 0 : 1,
     argumentAccuracy: argsAll ? argsOk / argsAll : 1,
-    passed: exact === n && extraCalls.length === 0,
+    precision: actual.length ? (actual.length - refused) / actual.length : 1,
+    orderAccuracy: share(dependent, (i) => order[i] === 'before-source'),
+    turnAccuracy: share(laterTurn, (i) => order[i] === 'before-turn'),
+    refusals,
+    passed: exact === n && refused === 0,
   };
+}
+
+/** Expected calls of user turns after the first. */
+function turnsOfRecord(record: HarnessRecord): number[] {
+  return record.conversation.slice(1).flatMap((t) => t.calls.filter((c) => c >= 0 && c < record.expected_tools.length));
+}
+
+/** Scores a trajectory: its calls, split into turns by its outcome when the built-in agent made it. */
+export function scoreTrajectory(spec: Spec, record: HarnessRecord, t: { calls: readonly { name: string; arguments: unknown }[]; outcome?: { callsPerTurn?: readonly number[] | undefined } | undefined }): ScenarioScore {
+  return scoreScenario(spec, record, t.calls, t.outcome?.callsPerTurn);
 }
 
 /**
@@ -130,4 +195,21 @@ export function passHatK(passesPerScenario: readonly { runs: number; passes: num
     return x;
   };
   return usable.reduce((sum, s) => sum + choose(s.passes, k) / choose(s.runs, k), 0) / usable.length;
+}
+
+/** pass^1 … pass^k, the curve of how reliability falls with repeats (empty when k < 1). */
+export function passHatCurve(passesPerScenario: readonly { runs: number; passes: number }[], k: number): number[] {
+  const out: number[] = [];
+  for (let i = 1; i <= k; i++) {
+    const v = passHatK(passesPerScenario, i);
+    if (v !== null) out.push(v);
+  }
+  return out;
+}
+
+/** The population variance of some numbers (0 for fewer than two). */
+export function variance(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length;
 }

@@ -4,6 +4,16 @@
  */
 import { z } from 'zod';
 
+/**
+ * Why the mock refused a call: `unknown-tool`, `malformed-arguments` (not a JSON object),
+ * `invalid-arguments` (fail the tool's input schema), `before-source` (an expected call made
+ * before the call whose output it takes a value from), `before-turn` (an expected call of a user
+ * turn not given yet), `not-expected` (valid, but no expected call; also any call once the
+ * scenario is complete).
+ */
+export const RefusalKind = z.enum(['unknown-tool', 'malformed-arguments', 'invalid-arguments', 'before-source', 'before-turn', 'not-expected']);
+export type RefusalKind = z.infer<typeof RefusalKind>;
+
 /** Format version of trajectory files. */
 export const TRAJECTORY_FORMAT_VERSION = 1;
 
@@ -17,7 +27,13 @@ export const TrajectoryCall = z.object({
     .nonnegative()
     .nullable()
     .describe("Index into the record's expected_tools of the call this matched; null when the mock refused it."),
-  error: z.string().describe('Why the mock refused the call (absent when answered).').optional(),
+  error: z.string().describe('What the mock told the agent when it refused the call (absent when answered); it names no expected value.').optional(),
+  refusal: z
+    .enum(RefusalKind.options)
+    .describe(
+      'Why the mock refused the call: unknown-tool, malformed-arguments, invalid-arguments (fail the input schema), before-source (made before the call it takes a value from), before-turn (of a user turn not given yet), not-expected. Absent when answered and in older files.',
+    )
+    .optional(),
   at: z.string().describe('ISO time of the call.'),
 });
 export type TrajectoryCall = z.infer<typeof TrajectoryCall>;

@@ -87,6 +87,8 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
   readonly id = 'gemini';
   readonly model: string;
   readonly supportsJsonSchema = true;
+  /** The base URL given, or the SDK's default endpoint. */
+  readonly endpoint: string;
   private readonly client: GoogleGenAIClient;
   private readonly apiKey: string;
   private readonly extraConfig: Record<string, unknown>;
@@ -95,6 +97,7 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
     this.apiKey = options.apiKey;
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.extraConfig = options.extraConfig ?? {};
+    this.endpoint = options.baseUrl ?? 'https://generativelanguage.googleapis.com';
     this.client = createGeminiClient(options, undefined, MAX_LLM_REPLY_BYTES);
   }
 

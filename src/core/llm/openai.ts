@@ -40,6 +40,8 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
   readonly model: string;
   readonly supportsJsonSchema = true;
   readonly baseUrl: string;
+  readonly toolSchemas = 'json-schema';
+  readonly endpoint: string;
   private readonly client: OpenAI;
   private readonly apiKey: string | undefined;
   private readonly strict: boolean | 'auto';
@@ -48,6 +50,7 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
   constructor(options: OpenAIProviderOptions) {
     this.model = options.model;
     this.baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
+    this.endpoint = this.baseUrl;
     this.apiKey = options.apiKey;
     this.strict = options.strict ?? 'auto';
     this.extraBody = options.extraBody ?? {};

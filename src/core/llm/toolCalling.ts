@@ -47,6 +47,17 @@ export interface ToolTurnReply {
 export interface ToolCallingProvider {
   readonly id: string;
   readonly model: string;
+  /**
+   * Where requests go (a base URL), when the provider has one: part of the agent's reply-cache
+   * key, so two servers serving the same model name are never each other's cache.
+   */
+  readonly endpoint?: string;
+  /**
+   * The tool schemas it takes: `function-subset` (the default: the subset every function-calling
+   * backend accepts, see `toFunctionParameters`) or `json-schema` (the input schema as the server
+   * lists it, `default` and all: OpenAI-compatible endpoints).
+   */
+  readonly toolSchemas?: 'function-subset' | 'json-schema';
   completeWithTools(request: ToolTurnRequest): Promise<ToolTurnReply>;
 }
 
@@ -170,6 +181,17 @@ export function toFunctionParameters(schema: unknown): { parameters: Json; warni
   const parameters = visit(root, 0);
   if (parameters.type === undefined) parameters.type = 'object';
   return { parameters, warnings: [...warnings] };
+}
+
+/**
+ * A tool's input schema as a `json-schema` provider takes it: as listed, without `$schema`
+ * (a dialect marker some endpoints reject), and an object schema at the top.
+ */
+export function toJsonSchemaParameters(schema: unknown): Json {
+  const root = schema !== null && typeof schema === 'object' && !Array.isArray(schema) ? { ...(schema as Json) } : {};
+  delete root.$schema;
+  if (root.type === undefined) root.type = 'object';
+  return root;
 }
 
 /** Whether a provider can offer tools (Gemini, OpenAI-compatible and the editor's VS Code language-model adapter can). */

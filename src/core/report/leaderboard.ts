@@ -1,19 +1,21 @@
 /**
  * The leaderboard: every agent run against the harnesses, re-scored from its trajectories with
- * `scoreScenario` against the harness's records (a score stored anywhere is never read), so an
- * edited record or a fixed scorer changes the board. Per agent: exact call match, name match and
+ * `scoreTrajectory` against the harness's records (a score stored anywhere is never read), so an
+ * edited record or a fixed scorer changes the board. Per agent: the headline call score (first
+ * attempts right, refusals counted against), precision, order and turn accuracy, exact call match, name match and
  * argument accuracy per scenario (averaged over its runs), their means with seeded bootstrap CIs
  * over scenarios (as TC has), the LLM judge's oracle-mode tc and coh where `run --judge` stored
  * judgments in the trajectories, pass rate and pass^k, the same per tier, and its most frequent
  * mistakes. Name match alone cannot tell apart an agent that picks the right tools from one that
- * also fills them right; exact call match and argument accuracy can, so they order the board.
+ * also fills them right, and exact match alone cannot tell an agent that retried until accepted
+ * from one right the first time; the call score can, so it orders the board.
  *
  * Trajectories that cannot be scored fairly are left out and said in the warnings: one of a
  * scenario the harness no longer has, one made against another spec (another hash), all of a
  * harness whose spec is unknown (defaults decide what an omitted argument means).
  */
 import type { AgentRuns } from '../agents/readRuns';
-import { passHatK, scoreScenario, type ScenarioScore } from '../agents/score';
+import { passHatK, scoreTrajectory, type ScenarioScore } from '../agents/score';
 import type { Trajectory } from '../agents/trajectory';
 import type { HarnessRecord } from '../harness/format';
 import type { Spec } from '../spec/model';
@@ -76,9 +78,20 @@ function countErrors(acc: AgentAcc, server: string, s: ScenarioScore): void {
 
 function scoresOf(scenarios: readonly ScenarioRuns[], k: number, boot: Bootstrap, label: string): AgentScores {
   const per = (f: (s: ScenarioScore) => number) => scenarios.map((sc) => mean(sc.scores.map(f)) ?? 0);
+  // Scenarios where the score applies (order and turn constraints exist in some only).
+  const perSome = (f: (s: ScenarioScore) => number | null) =>
+    scenarios.flatMap((sc) => {
+      const m = mean(sc.scores.flatMap((s) => (f(s) === null ? [] : [f(s)!])));
+      return m === null ? [] : [m];
+    });
   return {
     scenarios: scenarios.length,
     scenarioRuns: scenarios.reduce((n, sc) => n + sc.scores.length, 0),
+    callScore: summarize(
+      per((s) => s.callScore),
+      boot,
+      `${label}|call`,
+    ),
     exactCallMatch: summarize(
       per((s) => s.exactCallMatch),
       boot,
@@ -94,6 +107,9 @@ function scoresOf(scenarios: readonly ScenarioRuns[], k: number, boot: Bootstrap
       boot,
       `${label}|arguments`,
     ),
+    precision: finite(mean(per((s) => s.precision))),
+    orderAccuracy: finite(mean(perSome((s) => s.orderAccuracy))),
+    turnAccuracy: finite(mean(perSome((s) => s.turnAccuracy))),
     tc: summarize(
       scenarios.flatMap((sc) => (sc.tc.length ? [mean(sc.tc)!] : [])),
       boot,
@@ -153,7 +169,7 @@ export function leaderboardOf(harnesses: readonly LeaderboardHarness[], boot: Bo
             continue;
           }
           acc.ids.add(t.agent);
-          const score = scoreScenario(spec, record, t.calls);
+          const score = scoreTrajectory(spec, record, t);
           const key = `${h.name}${SEP}${record.id}`;
           const sc = acc.scenarios.get(key) ?? { tier: record.tier, scores: [], tc: [], coh: [] };
           sc.scores.push(score);
@@ -215,6 +231,7 @@ export function leaderboardOf(harnesses: readonly LeaderboardHarness[], boot: Bo
   }
   rows.sort(
     (a, b) =>
+      desc(a.overall.callScore.mean, b.overall.callScore.mean) ||
       desc(a.overall.exactCallMatch.mean, b.overall.exactCallMatch.mean) ||
       desc(a.overall.argumentAccuracy.mean, b.overall.argumentAccuracy.mean) ||
       desc(a.overall.nameMatch.mean, b.overall.nameMatch.mean) ||

@@ -6,7 +6,7 @@
  * the webview as is, and unit tests read it without VS Code.
  */
 import type { AgentRuns } from '../agents/readRuns';
-import { scoreScenario } from '../agents/score';
+import { scoreTrajectory } from '../agents/score';
 import type { HarnessRecord } from '../harness/format';
 import { recordVerdict, storedJudgments, type VerdictState } from '../judge/verdict';
 import type { Spec } from '../spec/model';
@@ -76,6 +76,8 @@ export interface ScenarioRun {
   /** Scored against the record when the spec is known. */
   passed: boolean | null;
   exactCallMatch: number | null;
+  /** The headline call score (see agents/score.ts); null without the spec. */
+  callScore: number | null;
 }
 
 /** Everything the scenario page draws. */
@@ -179,7 +181,7 @@ export function scenarioViewModel(input: {
       r.trajectories
         .filter((t) => t.scenarioId === record.id)
         .map((t) => {
-          const score = spec ? scoreScenario(spec, record, t.calls) : undefined;
+          const score = spec ? scoreTrajectory(spec, record, t) : undefined;
           return {
             agent: a.agent,
             run: r.run,
@@ -187,6 +189,7 @@ export function scenarioViewModel(input: {
             replies: [...(t.outcome?.replies ?? [])],
             passed: score ? score.passed : null,
             exactCallMatch: score ? score.exactCallMatch : null,
+            callScore: score ? score.callScore : null,
           };
         }),
     ),

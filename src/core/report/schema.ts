@@ -340,20 +340,30 @@ export const AgentScores = z
   .object({
     scenarios: Count.describe('Scenarios with at least one scored trajectory.'),
     scenarioRuns: Count.describe('Trajectories scored: a scenario counts once per run.'),
+    callScore: ScoreSummary.describe(
+      "The headline. Per scenario: expected calls the agent got right at its first attempt, over the scenario's expected calls plus the calls the mock refused, averaged over its runs. Mean and CI over scenarios.",
+    ),
     exactCallMatch: ScoreSummary.describe(
-      "Per scenario: expected calls the agent made with the right tool and every argument right, over the scenario's expected calls, averaged over its runs. Mean and CI over scenarios.",
+      "Per scenario: expected calls whose first attempt was answered (right tool, every argument right, at a moment it could be made), over the scenario's expected calls, averaged over its runs. Mean and CI over scenarios.",
     ),
     nameMatch: ScoreSummary.describe(
       'Per scenario: expected calls whose tool the agent called, over expected calls, averaged over its runs. Mean and CI over scenarios.',
     ),
     argumentAccuracy: ScoreSummary.describe(
-      'Per scenario: arguments `ok` over the arguments of the name-matched pairs plus those of missed calls, averaged over its runs. Mean and CI over scenarios.',
+      'Per scenario: arguments `ok` of the first attempts over their arguments plus those of missed calls, averaged over its runs. Mean and CI over scenarios.',
+    ),
+    precision: Share.describe('Per scenario: calls answered over all the calls the agent made, averaged over its runs; mean over scenarios.'),
+    orderAccuracy: Share.describe(
+      'Per scenario with dependent calls: those never attempted before the call they take a value from, averaged over its runs; mean over those scenarios; null when none has one.',
+    ),
+    turnAccuracy: Share.describe(
+      'Per multi-turn scenario: calls of later turns never attempted before the user asked for them, averaged over its runs; mean over those scenarios; null when none is multi-turn.',
     ),
     tc: ScoreSummary.describe(
       "Per scenario: the LLM judge's tool-calling score in oracle mode (`agent-seer run --judge`), averaged over its judged runs (and judges). Mean and CI over the scenarios judged; n 0 and mean null when none was.",
     ),
     coh: ScoreSummary.describe("Per scenario: the coherence of the agent's replies by the same judge, averaged likewise; n 0 when none was judged."),
-    passRate: Share.describe('Per scenario: share of its runs passed (every expected call exact, no extra call); mean over scenarios.'),
+    passRate: Share.describe('Per scenario: share of its runs passed (every expected call right at the first attempt, no call refused); mean over scenarios.'),
     passHatK: Share.describe(
       "pass^k (τ-bench) with the row's k: C(passes, k) / C(runs, k) per scenario, mean over scenarios; null when k is 1 (it equals passRate) or nothing was scored.",
     ),

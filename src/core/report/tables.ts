@@ -117,9 +117,13 @@ export const FAILURES_SHOWN = 30;
 const AGENT_SCORE_COLUMNS = [
   'Scenarios',
   'Scenario runs',
+  'Call score [95% CI]',
   'Exact call match [95% CI]',
   'Name match [95% CI]',
   'Argument accuracy [95% CI]',
+  'Precision',
+  'Order',
+  'Turns',
   'TC (judge) [95% CI]',
   'Coh (judge) [95% CI]',
   'Pass rate',
@@ -459,9 +463,13 @@ const passK = (row: LeaderboardRow, s: AgentScores): string => (s.passHatK === n
 const agentCells = (row: LeaderboardRow, s: AgentScores): string[] => [
   count(s.scenarios),
   count(s.scenarioRuns),
+  withCi(s.callScore),
   withCi(s.exactCallMatch),
   withCi(s.nameMatch),
   withCi(s.argumentAccuracy),
+  s.precision === null ? '—' : f3(s.precision),
+  s.orderAccuracy === null ? '—' : f3(s.orderAccuracy),
+  s.turnAccuracy === null ? '—' : f3(s.turnAccuracy),
   s.tc.n ? withCi(s.tc) : '—',
   s.coh.n ? withCi(s.coh) : '—',
   pct(s.passRate),
@@ -477,8 +485,8 @@ function leaderboardSection(model: ReportModel): ReportSection {
     tables: [
       table(
         'leaderboard',
-        'Agents by exact call match',
-        `Every trajectory under each harness's runs/ folder, re-scored against the harness's records. Per scenario (averaged over its runs): exact = expected calls made with every argument right, name = expected calls whose tool was called, arguments = arguments right; means with ${level}% bootstrap CIs over scenarios (B = ${model.settings.resamples}). TC and Coh = the LLM judge in oracle mode (agent-seer run --judge), over the scenarios it judged; — without judgments. Pass = runs with every call exact and nothing extra; pass^k = all k runs of a scenario pass. Ordered by exact call match, then argument accuracy.`,
+        'Agents by call score',
+        `Every trajectory under each harness's runs/ folder, re-scored against the harness's records by replaying its calls through the mock's rules. Per scenario (averaged over its runs): call score (the headline) = expected calls right at the first attempt over expected calls plus calls the mock refused, so retrying until accepted, calling out of order or calling what nobody asked for all lower it; exact = expected calls right at the first attempt; name = expected calls whose tool was called at all (what most tools report); arguments = the first attempts' arguments right; precision = answered calls over all calls; order = dependent calls never made before their source; turns = calls never made before the user asked for them (— when no scenario has such a constraint); means with ${level}% bootstrap CIs over scenarios (B = ${model.settings.resamples}). TC and Coh = the LLM judge in oracle mode (agent-seer run --judge), over the scenarios it judged; — without judgments. Pass = runs with every call right at the first attempt and no call refused; pass^k = all k runs of a scenario pass. Ordered by call score, then exact call match, then argument accuracy.`,
         ['Agent', ...AGENT_SCORE_COLUMNS],
         board.map((r) => [r.agent, ...agentCells(r, r.overall)]),
       ),
@@ -488,7 +496,7 @@ function leaderboardSection(model: ReportModel): ReportSection {
         'The same scores over simple-tier and complex-tier scenarios.',
         ['Agent', 'Tier', ...AGENT_SCORE_COLUMNS],
         board.flatMap((r) => (['simple', 'complex'] as const).map((t) => [r.agent, t, ...agentCells(r, r.tiers[t])])),
-        [L, L, R, R, R, R, R, R, R, R, R],
+        [L, L, ...AGENT_SCORE_COLUMNS.map(() => R)],
       ),
       table(
         'leaderboard-errors',

@@ -26,7 +26,7 @@ describe('agent-seer report: the leaderboard', () => {
       model.leaderboard.map((a) => a.agent),
       [t.oracle, t.changer],
     );
-    changerExact = model.leaderboard[1]!.overall.exactCallMatch.mean!;
+    changerExact = model.leaderboard[1]!.overall.callScore.mean!;
     assert.ok(changerExact < 1);
     assert.match(r.err, /4 runs of 2 agents/);
     const md = await cli(['report', t.harness, '--resamples', '200'], t.root);
@@ -37,7 +37,7 @@ describe('agent-seer report: the leaderboard', () => {
     const above = await cli(['report', t.harness, '--resamples', '100', '--min-score', String(changerExact + 0.01)], t.root);
     assert.equal(above.code, 1);
     const lines = above.err.split('\n').filter((l) => /is below --min-score/.test(l));
-    assert.deepEqual(lines, [`agent-seer: agent ${t.changer}: exact call match ${changerExact.toFixed(3)} is below --min-score ${changerExact + 0.01}`]);
+    assert.deepEqual(lines, [`agent-seer: agent ${t.changer}: call score ${changerExact.toFixed(3)} is below --min-score ${changerExact + 0.01}`]);
     assert.equal((await cli(['report', t.harness, '--resamples', '100', '--min-score', String(changerExact)], t.root)).code, 0);
     const bad = await cli(['report', t.harness, '--min-score', '1.5'], t.root);
     assert.equal(bad.code, 2);

@@ -58,6 +58,8 @@ describe('agent-seer serve', () => {
 
   it('over HTTP: prints the URL and token, binds 127.0.0.1, serves sessions in order, and stops on SIGINT', async () => {
     const child = spawn(process.execPath, [cliJs, 'serve', harness, '--http', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let buf = '';
@@ -72,7 +74,10 @@ describe('agent-seer serve', () => {
       assert.equal((await fetch(url, { method: 'POST' })).status, 401);
       const client = new Client({ name: 't', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-      assert.match(client.getInstructions() ?? '', /\(1 of \d+\)/);
+      // The log says which scenario the session got; what the client reads names none.
+      for (let i = 0; i < 50 && !/session 1 of \d+: scenario /.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.match(stderr, /session 1 of \d+: scenario /);
+      assert.doesNotMatch(client.getInstructions() ?? '', /scenario/);
       await client.close();
       const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
       child.kill('SIGINT');

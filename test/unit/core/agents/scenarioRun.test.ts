@@ -85,7 +85,10 @@ describe('one scenario run and its failures in the record file', () => {
     const text = await readFile(recordFile(harness, target), 'utf8');
     const failures = scenarioFailures(done.score, done.trajectory.calls, text);
     const call = failures.filter((f) => f.kind === 'call');
-    assert.equal(call.length, 1, JSON.stringify(failures));
+    // The changed call, then only calls that take a value from its output (never answered, so
+    // made before their source).
+    assert.ok(call.length >= 1, JSON.stringify(failures));
+    for (const later of call.slice(1)) assert.match(later.message, /: made before the call it takes a value from$/);
     const f = call[0]!;
     assert.match(f.message, new RegExp(`^expected call ${callIndex + 1} ${target.expected_tools[callIndex]!.name}: ${param} wrong$`));
     const expected = JSON.parse(f.expected!) as Record<string, unknown>;
@@ -103,10 +106,10 @@ describe('one scenario run and its failures in the record file', () => {
     const before = text.slice(0, callNode.offset).split('\n').length - 1;
     const after = text.slice(0, callNode.offset + callNode.length).split('\n').length - 1;
     assert.ok(f.range.start.line >= before && f.range.start.line <= after, 'inside the expected call');
-    // The mock refused the changed call and said why; that is reported too.
+    // The mock refused the changed call with the neutral error the agent saw; that is reported too.
     const refused = failures.filter((x) => x.kind === 'refused');
     assert.ok(refused.length >= 1);
-    assert.match(refused[0]!.message, /arguments differ from the expected ones/);
+    assert.match(refused[0]!.message, /: Error calling \S+: the request could not be completed\.$/);
   });
 
   it('a run again replaces the trajectory even when the agent makes no call this time', async () => {

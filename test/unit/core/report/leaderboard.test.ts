@@ -139,11 +139,11 @@ test('Markdown: the leaderboard comes first, agents in order, mistakes listed', 
   const md = renderMarkdown(analyzeHarnesses([input], { resamples: 200 }));
   const at = (s: string) => md.indexOf(s);
   assert.ok(at('## Agent leaderboard') > 0 && at('## Agent leaderboard') < at('## Scores'));
-  assert.ok(at('### Agents by exact call match') > 0);
+  assert.ok(at('### Agents by call score') > 0);
   const rows = md.split('\n').filter((l) => l.startsWith(`| ${t.oracle} `) || l.startsWith(`| ${t.changer} `));
   assert.ok(
     rows[0]?.startsWith(
-      `| ${t.oracle} | ${t.records.length} | ${2 * t.records.length} | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | — | — | 100% | 1.000 (k = 2) |`,
+      `| ${t.oracle} | ${t.records.length} | ${2 * t.records.length} | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 \\[1.000, 1.000] | 1.000 |`,
     ),
     rows[0],
   );
@@ -184,7 +184,7 @@ test('HTML: the leaderboard tables render in Chromium under the CSP, rows in boa
     return f && canvas ? { whiskers: f.dataset.whiskers, width: canvas.width, height: canvas.height, label: canvas.getAttribute('aria-label') } : null;
   });
   assert.ok(fig, 'the leaderboard figure is in the leaderboard section');
-  assert.equal(fig.whiskers, '6');
+  assert.equal(fig.whiskers, '8');
   assert.ok(fig.width > 0 && fig.height > 0);
   assert.match(fig.label ?? '', /bootstrap CIs/);
   await page.screenshot({ path: '/tmp/agent-seer-leaderboard-figure.png', fullPage: true });
