@@ -241,7 +241,8 @@ function draw(m: ScenarioViewModel): void {
     const runs = section('Agent runs', 'runs');
     for (const r of m.runs) {
       const box = el('article', 'run');
-      const verdict = r.passed === null ? '' : r.passed ? ' · passed' : ` · failed (call score ${pct(r.callScore)} · exact call match ${pct(r.exactCallMatch)})`;
+      const verdict =
+        r.passed === null ? '' : r.passed ? ' · passed' : ` · failed (call score ${pct(r.callScore)} · exact call match ${pct(r.exactCallMatch)})`;
       box.append(el('h3', undefined, `${r.agent} run ${r.run}${verdict}`));
       const calls = el('ol');
       for (const c of r.calls) {

@@ -66,7 +66,9 @@ function runText(r: RunHarnessResult, where: string): string {
     `Ran ${s.agent} on ${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'} × ${s.runs} run${s.runs === 1 ? '' : 's'} (trajectories in ${where}; ${r.requests} model requests this time)`,
     `  call score ${f3(s.callScore)} · exact call match ${f3(s.exactCallMatch)} · name match ${f3(s.nameMatch)} · argument accuracy ${f3(s.argumentAccuracy)} · precision ${f3(s.precision)} · passed ${f3(s.passRate)}${s.passAtK !== null ? ` · pass^${s.runs} ${f3(s.passAtK)}` : ''}`,
     `  order ${f3(s.orderAccuracy)} · turns ${f3(s.turnAccuracy)} · refused calls ${refused}${refused ? ` (${refusalText(s.refusals)})` : ''}${s.malformedCalls ? ` · ${s.malformedCalls} with arguments that were not JSON` : ''}${s.stepLimited ? ` · ${s.stepLimited} stopped at the step limit` : ''}`,
-    ...(many ? [`  pass^1…pass^${s.runs}: ${s.passCurve.map(f3).join(' ')} · call score variance across runs (mean over scenarios) ${s.callScoreVariance.toFixed(4)}`] : []),
+    ...(many
+      ? [`  pass^1…pass^${s.runs}: ${s.passCurve.map(f3).join(' ')} · call score variance across runs (mean over scenarios) ${s.callScoreVariance.toFixed(4)}`]
+      : []),
     renderTable(
       ['scenario', ...(many ? ['run'] : []), 'passed', 'score', 'exact', 'names', 'arguments', 'missed', 'refused'],
       r.records.map((x) => [

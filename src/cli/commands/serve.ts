@@ -20,7 +20,11 @@ function trajectoryDir(dir: string): string {
  * an MCP server (see core/agents/mockServer.ts). Over stdio, stdout is the MCP channel: every
  * message of ours goes to stderr.
  */
-async function serve(args: { dir?: string; scenario?: string; http?: string; spec?: string; revealExpected: boolean }, io: Io, signal?: AbortSignal): Promise<number> {
+async function serve(
+  args: { dir?: string; scenario?: string; http?: string; spec?: string; revealExpected: boolean },
+  io: Io,
+  signal?: AbortSignal,
+): Promise<number> {
   if (!args.dir) throw new UsageError('serve needs a harness folder');
   const dir = pathOption('harness folder', args.dir, io.cwd);
   const port = args.http !== undefined ? intOption('http', args.http, 0, 0, 65535)! : undefined;
@@ -39,7 +43,13 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   try {
     server = new HarnessMockServer(
       { spec: found.spec, records: read.records, specHash: specHash(found.spec) },
-      { ...(args.scenario ? { scenario: args.scenario } : {}), ...(args.revealExpected ? { revealExpected: true } : {}), trajectoryDir: out, trajectoryRoot: dir, onEvent },
+      {
+        ...(args.scenario ? { scenario: args.scenario } : {}),
+        ...(args.revealExpected ? { revealExpected: true } : {}),
+        trajectoryDir: out,
+        trajectoryRoot: dir,
+        onEvent,
+      },
     );
   } catch (e) {
     if (e instanceof MockServerError) throw new UsageError(`${args.dir}: ${e.message}`);

@@ -10,7 +10,14 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HarnessRecord } from '../harness/format';
 import { canonicalJson, conversationKey, sha256, type CallGuard, type LlmStats, type ReplyCache } from '../llm';
-import { toFunctionParameters, toJsonSchemaParameters, type ToolCallingProvider, type ToolDeclaration, type ToolMessage, type ToolTurnReply } from '../llm/toolCalling';
+import {
+  toFunctionParameters,
+  toJsonSchemaParameters,
+  type ToolCallingProvider,
+  type ToolDeclaration,
+  type ToolMessage,
+  type ToolTurnReply,
+} from '../llm/toolCalling';
 import type { HarnessMockServer } from './mockServer';
 import type { Trajectory } from './trajectory';
 
@@ -123,7 +130,9 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
     const warnings = new Set<string>();
     const tools: ToolDeclaration[] = (await client.listTools()).tools.map((t) => {
       const converted =
-        options.provider.toolSchemas === 'json-schema' ? { parameters: toJsonSchemaParameters(t.inputSchema), warnings: [] } : toFunctionParameters(t.inputSchema);
+        options.provider.toolSchemas === 'json-schema'
+          ? { parameters: toJsonSchemaParameters(t.inputSchema), warnings: [] }
+          : toFunctionParameters(t.inputSchema);
       for (const w of converted.warnings) warnings.add(`${t.name}: ${w}`);
       return { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: converted.parameters };
     });
@@ -157,7 +166,10 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
         }
         const results = [];
         for (const call of reply.calls) {
-          const args = call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : undefined;
+          const args =
+            call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments)
+              ? (call.arguments as Record<string, unknown>)
+              : undefined;
           // Arguments that are not a JSON object (truncated JSON) cannot go over MCP: the session
           // answers them directly, so the trajectory keeps them and the agent reads the error.
           const result = args

@@ -80,7 +80,8 @@ export function sameArguments(spec: Spec, tool: string, expected: unknown, actua
 
 /** The user turns of a record with the expected calls of each (one turn for a single-turn record). */
 export function turnsOf(record: HarnessRecord): { prompt: string; calls: number[] }[] {
-  if (record.conversation.length) return record.conversation.map((t) => ({ prompt: t.prompt, calls: t.calls.filter((c) => c >= 0 && c < record.expected_tools.length) }));
+  if (record.conversation.length)
+    return record.conversation.map((t) => ({ prompt: t.prompt, calls: t.calls.filter((c) => c >= 0 && c < record.expected_tools.length) }));
   return [{ prompt: record.prompt, calls: record.expected_tools.map((_, i) => i) }];
 }
 
@@ -160,7 +161,13 @@ export class ScenarioReplay {
   }
 
   private refuse(kind: RefusalKind, name: string, message: string, detail: string, expectedIndex?: number): ReplayAnswer {
-    return { ok: false, kind, message: this.options.revealExpected ? `${message} [${detail}]` : message, detail, ...(expectedIndex !== undefined ? { expectedIndex } : {}) };
+    return {
+      ok: false,
+      kind,
+      message: this.options.revealExpected ? `${message} [${detail}]` : message,
+      detail,
+      ...(expectedIndex !== undefined ? { expectedIndex } : {}),
+    };
   }
 
   /** Expected calls open now, as the operator's log names them. */
@@ -175,11 +182,17 @@ export class ScenarioReplay {
     const calls = this.record.expected_tools;
     if (!this.spec.tools.some((t) => t.name === name)) {
       const names = this.spec.tools.map((t) => t.name);
-      const shown = names.slice(0, TOOL_NAMES_SHOWN).join(', ') + (names.length > TOOL_NAMES_SHOWN ? `, … (${names.length - TOOL_NAMES_SHOWN} more in tools/list)` : '');
+      const shown =
+        names.slice(0, TOOL_NAMES_SHOWN).join(', ') + (names.length > TOOL_NAMES_SHOWN ? `, … (${names.length - TOOL_NAMES_SHOWN} more in tools/list)` : '');
       return this.refuse('unknown-tool', name, `Unknown tool: ${name}. Available tools: ${shown}`, `no tool "${name}" in the spec`);
     }
     if (!isRecord(args))
-      return this.refuse('malformed-arguments', name, `Invalid arguments for ${name}: expected a JSON object`, `arguments are ${short(args)}; ${this.openCalls()}`);
+      return this.refuse(
+        'malformed-arguments',
+        name,
+        `Invalid arguments for ${name}: expected a JSON object`,
+        `arguments are ${short(args)}; ${this.openCalls()}`,
+      );
     const same = calls.map((c, i) => (c.name === name && sameArguments(this.spec, name, c.arguments, args) ? i : -1)).filter((i) => i >= 0);
     const hit = same.find((i) => this.blocked(i) === undefined);
     if (hit !== undefined) {
@@ -193,7 +206,10 @@ export class ScenarioReplay {
       const detail =
         why === 'before-turn'
           ? `expected call ${early + 1} belongs to user turn ${this.turns[early]! + 1}, not given yet`
-          : `expected call ${early + 1} takes a value from the output of call ${(this.dependsOn[early] ?? []).filter((j) => !this.answered[j]).map((j) => j + 1).join(', ')}, not made yet`;
+          : `expected call ${early + 1} takes a value from the output of call ${(this.dependsOn[early] ?? [])
+              .filter((j) => !this.answered[j])
+              .map((j) => j + 1)
+              .join(', ')}, not made yet`;
       return this.refuse(why, name, neutralRefusal(name), detail, early);
     }
     const check = validateCall(this.spec, { name, arguments: args });

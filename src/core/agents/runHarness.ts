@@ -225,7 +225,10 @@ export async function runHarness(o: RunHarnessOptions): Promise<RunHarnessResult
   const guard = new CallGuard(o.limits);
   const disk = o.cacheDir !== undefined ? new DiskCache(join(o.cacheDir, LLM_CACHE_DIR)) : undefined;
   // --no-cache: every turn is asked; the replies are still kept, so a killed run resumes.
-  const cache: ReplyCache | undefined = disk && o.noCache ? { get: async () => undefined, set: (k, e, p) => disk.set(k, e, p), getReply: async () => undefined, setReply: (k, v, p) => disk.setReply(k, v, p) } : disk;
+  const cache: ReplyCache | undefined =
+    disk && o.noCache
+      ? { get: async () => undefined, set: (k, e, p) => disk.set(k, e, p), getReply: async () => undefined, setReply: (k, v, p) => disk.setReply(k, v, p) }
+      : disk;
   const scored: RunHarnessResult['records'][] = [];
   const warnings = new Set<string>();
   const judgments: TrajectoryJudgment[] = [];

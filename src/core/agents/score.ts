@@ -177,7 +177,11 @@ function turnsOfRecord(record: HarnessRecord): number[] {
 }
 
 /** Scores a trajectory: its calls, split into turns by its outcome when the built-in agent made it. */
-export function scoreTrajectory(spec: Spec, record: HarnessRecord, t: { calls: readonly { name: string; arguments: unknown }[]; outcome?: { callsPerTurn?: readonly number[] | undefined } | undefined }): ScenarioScore {
+export function scoreTrajectory(
+  spec: Spec,
+  record: HarnessRecord,
+  t: { calls: readonly { name: string; arguments: unknown }[]; outcome?: { callsPerTurn?: readonly number[] | undefined } | undefined },
+): ScenarioScore {
   return scoreScenario(spec, record, t.calls, t.outcome?.callsPerTurn);
 }
 

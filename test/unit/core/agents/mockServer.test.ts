@@ -102,8 +102,11 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
     assert.equal(text(invalid), `Invalid arguments for ${first.name}: unknown parameter 'unexpected_param'`);
 
     // Valid arguments, another value: the neutral error, whatever the reason.
-    const [key, value] = Object.entries(first.arguments as Record<string, unknown>).find(([, v]) => typeof v === 'string')!;
-    const wrong = (await client.callTool({ name: first.name, arguments: { ...(first.arguments as object), [key]: `${String(value)}-other` } })) as CallToolResult;
+    const [key, value] = Object.entries(first.arguments).find(([, v]) => typeof v === 'string')!;
+    const wrong = (await client.callTool({
+      name: first.name,
+      arguments: { ...(first.arguments as object), [key]: `${String(value)}-other` },
+    })) as CallToolResult;
     assert.equal(wrong.isError, true);
     assert.equal(text(wrong), `Error calling ${first.name}: the request could not be completed.`);
 
@@ -214,7 +217,9 @@ describe('agent-seer serve: the harness as a mock MCP server', () => {
   it('over Streamable HTTP: 127.0.0.1 only, a bearer token, one scenario per session in order, then no more', async () => {
     const two: ServedHarness = { ...harness, records: harness.records.slice(0, 2) };
     const sessions: string[] = [];
-    const server = new HarnessMockServer(two, { onEvent: (e) => void (e.kind === 'session' && sessions.push(`${e.scenarioId} (${e.position} of ${e.total})`)) });
+    const server = new HarnessMockServer(two, {
+      onEvent: (e) => void (e.kind === 'session' && sessions.push(`${e.scenarioId} (${e.position} of ${e.total})`)),
+    });
     const http = await server.listenHttp(0);
     try {
       assert.match(http.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
