@@ -55,9 +55,11 @@ test('lint: a disable directive needs a reason, and an unused one is an error', 
   assert.equal(unused.length, 1, 'the unused directive is reported');
 });
 
-test('npm test runs build, typecheck, lint, unit and integration tests, in that order', () => {
+test('npm test runs build, typecheck, lint, the test host install, unit and integration tests, in that order', () => {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(pkg.scripts.test, 'npm run build && npm run typecheck && npm run lint && npm run test:unit && npm run test:integration');
+  // The host (Chromium among it) before the unit tests: their report tests load pages in Chromium.
+  assert.equal(pkg.scripts.test, 'npm run build && npm run typecheck && npm run lint && npm run test:host && npm run test:unit && npm run test:integration');
+  assert.equal(pkg.scripts['test:host'], 'bash scripts/install-test-host.sh');
   assert.match(pkg.scripts.lint ?? '', /^eslint\b/);
   assert.match(pkg.scripts.format ?? '', /^prettier --write\b/);
   assert.match(pkg.scripts.watch ?? '', /esbuild\.mjs --watch/);
