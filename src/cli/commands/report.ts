@@ -33,7 +33,7 @@ export interface ReportArgs {
   judges: string[];
   minTc?: string;
   minCoh?: string;
-  /** Gate on every agent's exact call match (the leaderboard). */
+  /** Gate on every agent's call score (the leaderboard's headline). */
   minScore?: string;
   /** Spec files; each harness takes the one whose hash matches its manifest. */
   specs: string[];

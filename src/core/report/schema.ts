@@ -447,7 +447,7 @@ export const ReportModel = z
     leaderboard: z
       .array(LeaderboardRow)
       .describe(
-        "Agents run against the harnesses (every trajectory under each harness's runs/, re-scored against its records), by exact call match, then argument accuracy, then name match; empty when no harness has runs.",
+        "Agents run against the harnesses (every trajectory under each harness's runs/, re-scored against its records), by call score, then exact call match, then argument accuracy, then name match; empty when no harness has runs.",
       ),
     specChanges: z
       .array(SpecDrift.extend({ server: z.string().describe('Server (spec) name, as in structure.') }))
