@@ -2,6 +2,8 @@
 // Type-checking is separate (`npm run typecheck`): esbuild only strips types.
 import * as esbuild from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
@@ -17,6 +19,9 @@ const common = {
   platform: 'node',
   target: 'node20',
   format: 'cjs',
+  // Minified, with source maps beside the bundles for debugging and stack traces in development
+  // (`node --enable-source-maps dist/cli.js`); .vscodeignore keeps the maps out of the .vsix.
+  minify: true,
   sourcemap: true,
   logLevel: 'warning',
   // jsonc-parser's UMD build uses dynamic requires esbuild cannot follow: prefer ESM entries.
@@ -26,6 +31,8 @@ const common = {
 // The extension is two bundles: dist/extension.js (activation: views, diagnostics, the command
 // table) and dist/deferred.js (the commands' work and the LLM clients), which
 // src/extension/onDemand.ts loads with require() on first use. This keeps that require as it is.
+// dist/deferred.js is also the CLI's code (src/deferredBundle.ts): dist/cli.js is a small launcher
+// that answers --help itself and requires it for real work, so the heavy libraries ship once.
 const deferredExternal = {
   name: 'deferred-external',
   setup(build) {
@@ -38,21 +45,35 @@ const deferredExternal = {
 // The extension host runs on Node, where `navigator` is a global VS Code has deprecated: reading it
 // logs a PendingMigrationError. Bundled libraries probe it to detect a browser (zod's eval check on
 // the first object parse, debug's colours, openai's platform info); for them this is not a browser.
-const extensionHost = { ...common, external: ['vscode'], define: { navigator: 'undefined', 'globalThis.navigator': 'undefined' } };
+const extensionHost = {
+  ...common,
+  external: ['vscode'],
+  define: { navigator: 'undefined', 'globalThis.navigator': 'undefined', __AGENT_SEER_VERSION__: JSON.stringify(pkg.version) },
+};
+
+const deferredBuild = { ...extensionHost, entryPoints: ['src/deferredBundle.ts'], outfile: 'dist/deferred.js', plugins: [deferredExternal] };
+
+/** The launcher's help texts, from the command table of the freshly built shared bundle. */
+function helpTexts() {
+  const path = resolve('dist/deferred.js');
+  const req = createRequire(import.meta.url);
+  delete req.cache[path];
+  return req(path).cli().helpTexts();
+}
+const launcherBuild = () => ({
+  ...common,
+  entryPoints: ['src/cli/launch.ts'],
+  outfile: 'dist/cli.js',
+  banner: { js: '#!/usr/bin/env node' },
+  define: { __AGENT_SEER_HELP__: JSON.stringify(helpTexts()) },
+  plugins: [deferredExternal],
+});
 
 const builds = [
   { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', plugins: [deferredExternal] },
-  { ...extensionHost, entryPoints: ['src/extension/deferred.ts'], outfile: 'dist/deferred.js', plugins: [deferredExternal] },
   // The TypeScript compiler (for locating tools in TS/JS server sources): 9 MB, so a bundle of its
   // own, required only when the first TypeScript source is linted (src/core/sources/typescript.ts).
   { ...common, entryPoints: ['node_modules/typescript/lib/typescript.js'], outfile: 'dist/typescript.js', minify: true, sourcemap: false },
-  {
-    ...common,
-    entryPoints: ['src/cli/main.ts'],
-    outfile: 'dist/cli.js',
-    banner: { js: '#!/usr/bin/env node' },
-    define: { __AGENT_SEER_VERSION__: JSON.stringify(pkg.version) },
-  },
   // The report page script (chart.js + chartjs-chart-graph, tree-shaken): inlined into HTML reports
   // under a nonce CSP, or loaded by the report webview. No source map: it would be inlined too.
   // Licence comments are kept (at the end of the file): the bundle ships MIT code.
@@ -93,8 +114,14 @@ if (watch) {
     },
   });
   for (const b of builds) await (await esbuild.context({ ...b, plugins: [...(b.plugins ?? []), announce(b.outfile)] })).watch();
+  // The launcher's help is baked from the shared bundle: built once here (restart the watch after
+  // changing a command's options to refresh it; the commands themselves rebuild on save).
+  await esbuild.build(deferredBuild);
+  await (await esbuild.context({ ...deferredBuild, plugins: [...deferredBuild.plugins, announce(deferredBuild.outfile)] })).watch();
+  await (await esbuild.context({ ...launcherBuild(), plugins: [deferredExternal, announce('dist/cli.js')] })).watch();
   console.log('[watch] watching src/ and media/report/ (Ctrl+C to stop)');
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  await Promise.all([...builds.map((b) => esbuild.build(b)), esbuild.build(deferredBuild)]);
+  await esbuild.build(launcherBuild());
   chmodSync('dist/cli.js', 0o755);
 }
