@@ -1,4 +1,6 @@
 /** Runs every benchmark in one process and prints a table (and JSON with --json). */
+import { existsSync } from 'node:fs';
+import { specsDir } from '../test/unit/fixturePaths';
 import { runAgentsBench } from './agents';
 import { runBundlesBench } from './bundles';
 import { runFoundationBench, type BenchResult } from './foundation';
@@ -10,6 +12,8 @@ import { runResumeBench } from './resume';
 import { runScaleBench } from './scale';
 
 async function main(): Promise<void> {
+  // The shared fixtures (../shared beside the clone, or AGENT_SEER_SHARED): say so before any bench fails on ENOENT.
+  if (!existsSync(specsDir)) throw new Error(`no shared fixtures at ${specsDir}: put the shared folder beside the clone or set AGENT_SEER_SHARED to it`);
   const results: BenchResult[] = [...(await runFoundationBench()), ...runMaskingBench()];
   // `--help` against `node -e 0`, and the .vsix's size (about 15 s); AGENT_SEER_BENCH_BUNDLES=0 skips it.
   if (process.env.AGENT_SEER_BENCH_BUNDLES !== '0') results.push(...runBundlesBench());
