@@ -1,5 +1,8 @@
 /** Runs every benchmark in one process and prints a table (and JSON with --json). */
+import { existsSync } from 'node:fs';
+import { specsDir } from '../test/unit/fixturePaths';
 import { runAgentsBench } from './agents';
+import { runBundlesBench } from './bundles';
 import { runFoundationBench, type BenchResult } from './foundation';
 import { runGenerateBench } from './generate';
 import { runHostileBench } from './hostile';
@@ -9,7 +12,11 @@ import { runResumeBench } from './resume';
 import { runScaleBench } from './scale';
 
 async function main(): Promise<void> {
+  // The shared fixtures (../shared beside the clone, or AGENT_SEER_SHARED): say so before any bench fails on ENOENT.
+  if (!existsSync(specsDir)) throw new Error(`no shared fixtures at ${specsDir}: put the shared folder beside the clone or set AGENT_SEER_SHARED to it`);
   const results: BenchResult[] = [...(await runFoundationBench()), ...runMaskingBench()];
+  // `--help` against `node -e 0`, and the .vsix's size (about 15 s); AGENT_SEER_BENCH_BUNDLES=0 skips it.
+  if (process.env.AGENT_SEER_BENCH_BUNDLES !== '0') results.push(...runBundlesBench());
   // The hostile anyOf chain through the built CLI (seconds), and every hostile input of issue 18 with a
   // cancel trial each (a few minutes: 20,000 tools); AGENT_SEER_BENCH_HOSTILE=0 skips both.
   if (process.env.AGENT_SEER_BENCH_HOSTILE !== '0') results.push(...runHostileSchemaBench(), ...(await runHostileBench()));

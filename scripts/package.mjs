@@ -15,7 +15,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The files a .vsix may hold (as `vsce ls` names them; vsce adds its own manifest files). */
 const ALLOWED = [
-  /^dist\/(extension|deferred|report|scenario|cli|typescript)\.js$/,
+  /^dist\/(extension|deferred|common|report|scenario|cli|typescript)\.js$/,
   /^dist\/[^/]+\.wasm$/,
   /^(prompts|schemas)\/[^/]+\.(txt|json)$/,
   /^media\/[^/]+\.svg$/,
@@ -34,7 +34,7 @@ function vsce(args) {
 
 /** Writes the .vsix to `out` and returns the files it holds; throws, writing nothing, when one is not allowed. */
 export function packageVsix(out) {
-  for (const f of ['dist/extension.js', 'dist/deferred.js', 'dist/report.js'])
+  for (const f of ['dist/extension.js', 'dist/deferred.js', 'dist/common.js', 'dist/cli.js', 'dist/report.js'])
     if (!existsSync(join(repoRoot, f))) throw new Error(`${f} missing: run npm run build first`);
   const files = vsce(['ls', '--no-dependencies']).split('\n').filter(Boolean).sort();
   const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));

@@ -36,6 +36,7 @@ import type {
   ServerReport,
   ServerStructure,
 } from '../../src/core/report/schema';
+import { capGraph, type LeftOutNode } from '../../src/core/report/graphCap';
 import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
@@ -256,18 +257,20 @@ function nodeLabels(theme: Theme, show: (i: number) => boolean): Plugin<'forceDi
 
 function graph(parent: HTMLElement, id: string, title: string, caption: string, edges: readonly GraphEdge[], directed: boolean, theme: Theme): void {
   // Self-loops (a tool called twice in a row) are in the data but cannot be drawn as lines.
-  const drawn = edges.filter((e) => e.source !== e.target);
-  if (!drawn.length) {
+  if (!edges.some((e) => e.source !== e.target)) {
     noData(parent, id, title, directed ? 'No transitions between different tools.' : 'No record uses two or more tools.');
     return;
   }
-  const nodes = [...new Set(drawn.flatMap((e) => [e.source, e.target]))].sort();
+  // At most GRAPH_NODE_CAP tools, the busiest: the rest are listed in a table under the graph.
+  const capped = capGraph(edges);
+  const drawn = capped.edges;
+  const nodes = capped.nodes;
   const index = new Map(nodes.map((n, i) => [n, i] as const));
-  const degree = new Array<number>(nodes.length).fill(0);
-  for (const e of drawn) {
-    degree[index.get(e.source) ?? 0] = (degree[index.get(e.source) ?? 0] ?? 0) + e.weight;
-    degree[index.get(e.target) ?? 0] = (degree[index.get(e.target) ?? 0] ?? 0) + e.weight;
-  }
+  const degree = nodes.map((n) => capped.degree.get(n) ?? 0);
+  const left = capped.leftOut.length;
+  const fullCaption = left
+    ? `${caption} The ${nodes.length} tools of highest weight are drawn; ${left} more ${left === 1 ? 'is' : 'are'} left out and listed under the graph.`
+    : caption;
   // Label every node of a small graph; of a large one, only the 30 busiest.
   const labelled = new Set(
     nodes
@@ -275,7 +278,7 @@ function graph(parent: HTMLElement, id: string, title: string, caption: string, 
       .sort((a, b) => (degree[b] ?? 0) - (degree[a] ?? 0))
       .slice(0, nodes.length <= 40 ? nodes.length : 30),
   );
-  const maxW = Math.max(...drawn.map((e) => e.weight));
+  const maxW = Math.max(1, ...drawn.map((e) => e.weight));
   const maxDeg = Math.max(...degree);
   const config: ChartConfiguration<'forceDirectedGraph'> = {
     type: 'forceDirectedGraph',
@@ -325,7 +328,37 @@ function graph(parent: HTMLElement, id: string, title: string, caption: string, 
     },
     plugins: [nodeLabels(theme, (i) => labelled.has(i))],
   };
-  draw(figure(parent, id, title, caption, true), config);
+  const canvas = figure(parent, id, title, fullCaption, true);
+  draw(canvas, config);
+  if (left) canvas.closest('figure')?.append(leftOutTable(capped.leftOut, directed));
+}
+
+/** The tools a capped graph does not draw, folded under it. */
+function leftOutTable(leftOut: readonly LeftOutNode[], directed: boolean): HTMLElement {
+  const details = el('details', 'graph-left-out');
+  details.append(el('summary', undefined, `${leftOut.length} ${leftOut.length === 1 ? 'tool' : 'tools'} not drawn`));
+  const scroller = el('div', 'table-scroll');
+  const table = el('table');
+  const head = el('tr');
+  for (const [h, num] of [
+    ['tool', false],
+    [directed ? 'transitions' : 'records', true],
+    [directed ? 'edges' : 'partners', true],
+  ] as const) {
+    const th = el('th', num ? 'num' : undefined, h);
+    th.scope = 'col';
+    head.append(th);
+  }
+  table.append(el('thead'), el('tbody'));
+  table.tHead?.append(head);
+  for (const n of leftOut) {
+    const tr = el('tr');
+    tr.append(el('td', undefined, n.tool), el('td', 'num', String(n.degree)), el('td', 'num', String(n.edges)));
+    table.tBodies[0]?.append(tr);
+  }
+  scroller.append(table);
+  details.append(scroller);
+  return details;
 }
 
 function agreementFigures(parent: HTMLElement, p: JudgePair, k: number, theme: Theme): void {

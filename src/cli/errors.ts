@@ -2,13 +2,9 @@ import type { ContainmentError } from '../core/containment';
 import type { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 
-/**
- * Exit codes shared by every command (documented in the README). `partial`: the command ended
- * but part of its LLM work failed or was not done by the model (see `runHealth.ts`). `empty`:
- * the command ended without an error but had nothing to show for it (a harness of 0 records
- * written, judged or reported), which CI must not take for a pass.
- */
-export const EXIT = { ok: 0, failed: 1, badInput: 2, partial: 3, pending: 4, empty: 5 } as const;
+// The exit codes live apart so the launcher (launch.ts) can use them without the rest of core.
+import { EXIT } from './exitCodes';
+export { EXIT };
 
 /**
  * Exit codes from best to worst: bad input outranks a failure, which outranks batch jobs still

@@ -109,7 +109,11 @@ function isArgError(err: unknown): boolean {
 declare const __AGENT_SEER_VERSION__: string | undefined;
 const VERSION = typeof __AGENT_SEER_VERSION__ === 'string' ? __AGENT_SEER_VERSION__ : 'dev';
 
-if (require.main === module) {
+/**
+ * Runs the CLI as this process: arguments from argv, exit code into process.exitCode. Called by
+ * the launcher (`dist/cli.js`, src/cli/launch.ts) and when this file is run directly.
+ */
+export function main(): void {
   const abort = new AbortController();
   // Servers run in their own process groups, so Ctrl+C in a terminal or a \`kill\` reaches only this
   // process: the first signal cancels the run, which stops the servers' trees with their grace
@@ -127,3 +131,10 @@ if (require.main === module) {
     process.exitCode = code;
   });
 }
+
+/** The help texts, for the launcher's copy baked in at build time (esbuild.mjs). */
+export function helpTexts(): { top: string; version: string; usage: Record<string, string> } {
+  return { top: topLevelHelp(), version: VERSION, usage: Object.fromEntries(Object.entries(COMMANDS).map(([n, c]) => [n, c.usage])) };
+}
+
+if (require.main === module) main();

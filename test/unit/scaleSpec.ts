@@ -58,3 +58,21 @@ export function bigEnumSpec(values: number): Record<string, unknown> {
     ],
   };
 }
+
+/**
+ * A spec of `tools` tools taken in turn from a real one (a shared fixture's snapshot JSON), the
+ * k-th repeat of a name renamed `name_k`: the scale bench at the size and shape of a real server's
+ * schemas (long descriptions, nested objects) rather than the synthetic ones above.
+ */
+export function cycledSpec(snapshot: { tools?: unknown[] }, tools: number, name: string): Record<string, unknown> {
+  const source = (snapshot.tools ?? []) as Record<string, unknown>[];
+  if (!source.length) throw new Error(`${name} has no tools`);
+  return {
+    server: { name: `${name}-${tools}`, version: '1.0.0' },
+    tools: Array.from({ length: tools }, (_, i) => {
+      const k = Math.floor(i / source.length);
+      const t = structuredClone(source[i % source.length]!);
+      return k ? { ...t, name: `${String(t.name)}_${k}` } : t;
+    }),
+  };
+}

@@ -8,7 +8,7 @@ import { readFileInside } from '../containment';
 import type { Spec } from '../spec/model';
 import { loadSpecText } from '../spec/snapshot';
 import type { HarnessManifest } from './format';
-import { specHash } from './hash';
+import { specHashOnce } from './hash';
 import { HARNESS_SPEC_FILE } from './layout';
 
 /** Where a harness's spec was found. */
@@ -61,7 +61,8 @@ export async function findHarnessSpec(
     const loaded = loadSpecText(text, file);
     if (!loaded.ok) return { ok: false, error: `${file}: ${loaded.problem.message}` };
     const warnings: string[] = [];
-    if (manifest && specHash(loaded.spec) !== manifest.spec.hash) {
+    // Memoised on the spec object: the judge hashes the same spec into every judgment (hash.ts).
+    if (manifest && specHashOnce(loaded.spec) !== manifest.spec.hash) {
       warnings.push(
         `the spec in ${file} differs from the one the harness was generated from (hash ${manifest.spec.hash.slice(0, 12)}…); records whose tools changed are stale`,
       );

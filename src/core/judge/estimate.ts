@@ -10,7 +10,7 @@ import { priceEstimate, type CostEstimate, type Prices, type StageEstimate } fro
 import type { Spec } from '../spec/model';
 import { estimateTokens } from '../util/estimateTokens';
 import { isCurrentJudgment, judgedViews } from './judgeHarness';
-import { specHash } from '../harness/hash';
+import { specHashOnce } from '../harness/hash';
 import { judgePrompts, judgePromptVersions, judgmentInputHashOf, JUDGE_TEMPERATURE } from './judgeRecord';
 import { buildView, viewFacts, type RecordView } from './view';
 
@@ -61,7 +61,7 @@ export function estimateJudging(
     }
     return { record, tc, coh };
   });
-  const hashOfSpec = specHash(spec);
+  const hashOfSpec = specHashOnce(spec);
   return judges.map((judge) => {
     const stages: Record<string, StageEstimate> = {
       'judge-tc': { calls: 0, inputTokens: 0, outputTokens: 0 },

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { FileReadError } from '../boundedRead';
 import { ensureFolderInside, readFileInside, removeFileInside, removeFolderInside } from '../containment';
 import type { HarnessManifest, HarnessRecord, SpecDrift } from '../harness/format';
-import { specHash, toolHashes } from '../harness/hash';
+import { specHashOnce, toolHashes } from '../harness/hash';
 import { claimOutputFolder, OutputFolderError } from '../harness/outputFolder';
 import { diffSpecs, sameTools, type SpecDiff } from '../harness/specDiff';
 import { staleTools } from '../harness/stale';
@@ -197,7 +197,7 @@ function mergedManifest(
     mergeCounts(discarded, run.counts.discarded);
   }
   const all = [...kept, ...fresh];
-  const specInfo: HarnessManifest['spec'] = { name: spec.name, source: spec.source, hash: specHash(spec), toolHashes: toolHashes(spec) };
+  const specInfo: HarnessManifest['spec'] = { name: spec.name, source: spec.source, hash: specHashOnce(spec), toolHashes: toolHashes(spec) };
   if (spec.server?.version) specInfo.serverVersion = spec.server.version;
   const { earlierRecordIds: _, error: __, items: ___, ...rest } = earlier;
   const next: HarnessManifest = {

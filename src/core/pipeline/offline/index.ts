@@ -13,7 +13,7 @@
  */
 import type { HarnessManifest, HarnessRecord, ManifestCounts, SkippedTool } from '../../harness/format';
 import { FORMAT_VERSION } from '../../harness/format';
-import { specHash, toolHashes } from '../../harness/hash';
+import { specHashOnce, toolHashes } from '../../harness/hash';
 import type { Spec } from '../../spec/model';
 import { assembleRecord } from '../assembleRecord';
 import { recordCounts } from '../runWriter';
@@ -229,7 +229,7 @@ export function offlineManifest(
 ): HarnessManifest {
   const manifest: HarnessManifest = {
     formatVersion: FORMAT_VERSION,
-    spec: { name: spec.name, source: spec.source, hash: specHash(spec), toolHashes: toolHashes(spec) },
+    spec: { name: spec.name, source: spec.source, hash: specHashOnce(spec), toolHashes: toolHashes(spec) },
     provider: OFFLINE_PROVIDER,
     model: OFFLINE_MODEL,
     temperature: null,

@@ -642,6 +642,8 @@ interface SourceIndex {
   unindexed: ToolInfo[];
   /** Non-destructive tools by the singular of each of their name words, built on first use. */
   byWord?: Map<string, ToolInfo[]>;
+  /** Per candidate tool, the regex that finds its name as a whole word: built once, not per parameter. */
+  nameRegex: Map<ToolInfo, RegExp>;
   sources: readonly ToolInfo[];
 }
 
@@ -661,7 +663,13 @@ function sourceIndex(tools: readonly ToolInfo[]): SourceIndex {
     if (list) list.push(t);
     else byRun.set(key, [t]);
   }
-  return { byRun, unindexed, sources };
+  return { byRun, unindexed, sources, nameRegex: new Map() };
+}
+
+function nameRegexOf(index: SourceIndex, t: ToolInfo): RegExp {
+  let re = index.nameRegex.get(t);
+  if (!re) index.nameRegex.set(t, (re = new RegExp(`\\b${t.name.replace(/[^A-Za-z0-9_]/g, '\\$&')}\\b`)));
+  return re;
 }
 
 /** Source tools whose name words hold `noun` (singular), in spec order. */
@@ -690,9 +698,7 @@ function describedSource(p: ParamInfo, owner: ToolInfo, index: SourceIndex): voi
   if (!scalar || !p.description) return;
   const candidates = new Set(index.unindexed);
   for (const run of new Set(p.description.match(WORD_RUNS))) for (const t of index.byRun.get(run) ?? []) candidates.add(t);
-  let named = [...candidates]
-    .filter((t) => t !== owner && new RegExp(`\\b${t.name.replace(/[^A-Za-z0-9_]/g, '\\$&')}\\b`).test(p.description))
-    .sort((a, b) => a.index - b.index);
+  let named = [...candidates].filter((t) => t !== owner && nameRegexOf(index, t).test(p.description)).sort((a, b) => a.index - b.index);
   if (!named.length) {
     const phrase = SOURCE_PHRASE.exec(p.description)?.[1];
     const noun = phrase ? singular(phrase.toLowerCase().split(' ').pop() ?? '') : '';

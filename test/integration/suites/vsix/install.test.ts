@@ -34,7 +34,8 @@ describe('Installed from the .vsix', () => {
     await api.model.ready;
     assert.ok(ext.isActive);
     // Activation needed the activation bundle only.
-    assert.deepEqual(loadedBundles(ext.extensionPath), [`dist${sep}extension.js`]);
+    // common.js: the libraries activation shares with the deferred bundle (esbuild.mjs).
+    assert.deepEqual(loadedBundles(ext.extensionPath), [`dist${sep}common.js`, `dist${sep}extension.js`]);
     await waitFor(() => api.specsTree.getChildren().length > 0, 15_000, 'the Specs view to list the workspace');
 
     await vscode.commands.executeCommand('workbench.view.extension.agentSeer');
@@ -42,7 +43,7 @@ describe('Installed from the .vsix', () => {
 
     const generated = await generateOfflineHarness();
     assert.equal(generated.status, 'complete');
-    assert.deepEqual(loadedBundles(ext.extensionPath), [`dist${sep}deferred.js`, `dist${sep}extension.js`]);
+    assert.deepEqual(loadedBundles(ext.extensionPath), [`dist${sep}common.js`, `dist${sep}deferred.js`, `dist${sep}extension.js`]);
     await waitFor(() => api.harnessTree.getChildren().length > 0, 15_000, 'the Harnesses view to show the new harness');
     await screenshot('vsix-harness-generated');
 

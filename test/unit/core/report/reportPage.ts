@@ -27,7 +27,9 @@ let browser: Browser | undefined;
 /** Builds dist/report.js when it is missing or older than its sources. */
 export function ensureBundle(): void {
   const bundle = join(repoRoot, 'dist', 'report.js');
-  const sources = ['media/report/report.ts', 'src/core/report/tables.ts', 'src/core/vocabulary.ts'].map((f) => join(repoRoot, f));
+  const sources = ['media/report/report.ts', 'src/core/report/tables.ts', 'src/core/report/graphCap.ts', 'src/core/vocabulary.ts'].map((f) =>
+    join(repoRoot, f),
+  );
   const stale = !existsSync(bundle) || sources.some((f) => statSync(f).mtimeMs > statSync(bundle).mtimeMs);
   if (stale) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
 }
