@@ -33,6 +33,7 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   const onEvent = (e: MockServerEvent): void => {
     if (e.kind === 'session') io.err(`agent-seer: session ${e.position} of ${e.total}: scenario ${e.scenarioId}`);
     else if (e.kind === 'call') io.err(`agent-seer: ${e.scenarioId}: ${e.name} ${e.ok ? 'answered' : `refused: ${e.message ?? ''}`}`);
+    else if (e.kind === 'expired') io.err(`agent-seer: ${e.scenarioId}: session closed after ${Math.round(e.idleMs / 1000)} s idle`);
     else io.err(`agent-seer: all ${e.total} scenarios have been served`);
   };
   let server: HarnessMockServer;
