@@ -115,11 +115,25 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
           listed = true;
         }
         const call = single[k]!.expected_tools[0]!;
-        const r = await inspector([http.url, ...auth, '--method', 'tools/call', '--tool-name', call.name, '--tool-args-json', JSON.stringify(call.arguments)]);
+        // `auto` probes with server/discover before initialize: the probe must take no scenario.
+        const r = await inspector([http.url, ...auth, '--protocol-era', 'auto', '--method', 'tools/call', '--tool-name', call.name, '--tool-args-json', JSON.stringify(call.arguments)]);
         assert.equal(r.code, 0, r.err);
         assert.doesNotMatch(r.out, /"isError":\s*true/, r.out);
       },
       single,
     );
+  });
+
+  it("MCP Inspector's CLI told the token is wrong (401 with WWW-Authenticate) says so with --stored-auth-only", async () => {
+    const server = new HarnessMockServer(harness);
+    const http = await server.listenHttp(0);
+    try {
+      const r = await inspector([http.url, '--transport', 'http', '--header', 'Authorization: Bearer wrong', '--stored-auth-only', '--format', 'json', '--method', 'tools/list']);
+      assert.notEqual(r.code, 0);
+      assert.match(r.out + r.err, /auth_required.*wrong bearer token/s);
+      assert.equal(server.remaining, harness.records.length);
+    } finally {
+      await http.close();
+    }
   });
 });
