@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { HarnessMockServer, MockServerError, type MockServerEvent } from '../../core/agents/mockServer';
+import { HarnessMockServer, MockServerError, SCENARIO_HEADER, type MockServerEvent } from '../../core/agents/mockServer';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
@@ -65,7 +65,7 @@ async function serve(args: { dir?: string; scenario?: string; http?: string; spe
   }
   const http = await server.listenHttp(port);
   io.err(
-    `agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" at ${http.url} (one scenario per MCP session); trajectories in ${relativeTo(io.cwd)(out)}`,
+    `agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" at ${http.url} (one scenario per MCP session, or /mcp/<scenario>); trajectories in ${relativeTo(io.cwd)(out)}`,
   );
   io.out(JSON.stringify({ url: http.url, token: http.token }));
   await stopped;
@@ -87,14 +87,23 @@ export const usage = `Usage: agent-seer serve <harness-dir> [--scenario ID] [--h
 Serves the harness as an MCP server: tools/list returns the spec's tools as snapshotted, and a
 tools/call the scenario expects now is answered with its recorded output. Any other call gets a
 tool error (isError) that says what was expected. Every call is written to
-<harness-dir>/runs/mcp-client/<time>/<scenario>.json.
+<harness-dir>/runs/mcp-client/<time>/<scenario>.json, one file per session (<scenario>~2.json,
+~3, … for a scenario's later sessions), with the client's name and version from its initialize.
 
 Options:
-  --scenario ID  serve this scenario (default: one scenario per MCP session, in order)
+  --scenario ID  serve this scenario to every session (default: one scenario per MCP session, in
+                 the harness's order)
   --http PORT    Streamable HTTP on 127.0.0.1:PORT (0: any free port) at /mcp instead of stdio;
                  prints {"url","token"} on stdout: send "Authorization: Bearer <token>"
   --spec FILE    the spec the harness was generated from (default: the harness's spec.json)
   -h, --help     this text
+
+Over HTTP, only an initialize opens a session and takes the next scenario; other requests
+without an Mcp-Session-Id are refused (400, a GET 405) and take nothing. Initialize at
+/mcp/<scenario id>, or with the header "${SCENARIO_HEADER}: <id>", to bind a session to a
+scenario (it takes nothing from the order). A session idle for 10 minutes expires (then 404:
+initialize again). Host must be 127.0.0.1, localhost or [::1] with the port, and an Origin a
+loopback one (else 403); a missing or wrong token is 401 with WWW-Authenticate: Bearer.
 
 Runs until stdin closes (stdio) or until interrupted (HTTP). Exit 0, or 2 on bad input.`;
 

@@ -55,7 +55,7 @@ export interface MockServerOptions {
    * is written through a link (containment.ts). Default `trajectoryDir` itself.
    */
   trajectoryRoot?: string;
-  /** Who is calling, recorded in trajectories. Default `mcp-client`. */
+  /** Who is calling, recorded in trajectories. Default `mcp-client`, with the client's `clientInfo` beside it. */
   agent?: string;
   /** Told about each session's scenario and each call (for logs). */
   onEvent?: (event: MockServerEvent) => void;
@@ -175,10 +175,7 @@ export class HarnessMockServer {
     const record = this.byId.get(id);
     if (record) return record;
     const ids = this.harness.records.map((r) => r.id);
-    throw new MockServerError(
-      `no scenario "${id}" in the harness (it has ${ids.length}: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})`,
-      404,
-    );
+    throw new MockServerError(`no scenario "${id}" in the harness (it has ${ids.length}: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})`, 404);
   }
 
   /** Scenarios not yet handed to a session (always 1 with a fixed scenario). */
@@ -193,8 +190,7 @@ export class HarnessMockServer {
   private pick(bound?: string): { record: HarnessRecord; queued: boolean } {
     if (bound !== undefined) {
       const record = this.scenario(bound);
-      if (this.fixed && record !== this.fixed)
-        throw new MockServerError(`this server serves only scenario ${this.fixed.id} (--scenario), not ${bound}`);
+      if (this.fixed && record !== this.fixed) throw new MockServerError(`this server serves only scenario ${this.fixed.id} (--scenario), not ${bound}`);
       return { record, queued: false };
     }
     if (this.fixed) return { record: this.fixed, queued: false };
@@ -244,11 +240,13 @@ export class HarnessMockServer {
         instructions: `Agent Seer mock of "${this.harness.spec.name}", serving scenario ${record.id} (${position} of ${total}). Calls are answered from recorded outputs; a call the scenario does not expect fails.`,
       },
     );
-    // Who the client says it is: the leaderboard groups serve runs by it.
-    server.oninitialized = () => {
-      const client = server.getClientVersion();
-      if (client) trajectory.client = { name: client.name, version: client.version };
-    };
+    // Who an external client says it is: the leaderboard groups serve runs by it. The built-in
+    // agent names itself (`agent`), and its MCP client is ours.
+    if (this.options.agent === undefined)
+      server.oninitialized = () => {
+        const client = server.getClientVersion();
+        if (client) trajectory.client = { name: client.name, version: client.version };
+      };
     // The snapshot's tool objects as they are: the agent must see what the real server shows.
     server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: this.harness.spec.tools as ListToolsResult['tools'] }));
     let writes: Promise<void> = Promise.resolve();
@@ -345,9 +343,17 @@ export class HarnessMockServer {
       if (!authorised(req)) {
         // RFC 6750 §3: no credentials, no error code; wrong ones, invalid_token.
         const sent = req.headers.authorization !== undefined;
-        return rpcError(res, 401, REFUSED, sent ? 'wrong bearer token: send the token agent-seer serve printed' : 'missing bearer token: send "Authorization: Bearer <token>" with the token agent-seer serve printed', {
-          'www-authenticate': sent ? 'Bearer realm="agent-seer", error="invalid_token", error_description="wrong bearer token"' : 'Bearer realm="agent-seer"',
-        });
+        return rpcError(
+          res,
+          401,
+          REFUSED,
+          sent
+            ? 'wrong bearer token: send the token agent-seer serve printed'
+            : 'missing bearer token: send "Authorization: Bearer <token>" with the token agent-seer serve printed',
+          {
+            'www-authenticate': sent ? 'Bearer realm="agent-seer", error="invalid_token", error_description="wrong bearer token"' : 'Bearer realm="agent-seer"',
+          },
+        );
       }
       const path = /^\/mcp(?:\/([^/]+))?\/?$/.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
       if (!path) return rpcError(res, 404, REFUSED, 'not found: the MCP endpoint is /mcp (or /mcp/<scenario id>)');
@@ -391,7 +397,7 @@ export class HarnessMockServer {
         return rpcError(res, 400, ErrorCode.ParseError, 'parse error: the body is not JSON');
       }
       if (!isInitializeRequest(body)) {
-        const method = typeof body === 'object' && body !== null && 'method' in body ? String((body as { method: unknown }).method) : undefined;
+        const method = typeof body === 'object' && body !== null && 'method' in body ? String(body.method) : undefined;
         return rpcError(
           res,
           400,

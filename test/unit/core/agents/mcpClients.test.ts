@@ -20,7 +20,10 @@ const inspectorCli = join(repoRoot, 'node_modules', '@modelcontextprotocol', 'in
 /** Runs MCP Inspector's CLI once (one MCP session); resolves with its exit code and output. */
 function inspector(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [inspectorCli, '--cli', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: process.env.TMPDIR ?? '/tmp' } });
+    const child = spawn(process.execPath, [inspectorCli, '--cli', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: process.env.TMPDIR ?? '/tmp' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -37,14 +40,22 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
     h = await offlineHarness('agent-seer-mcp-clients-', { simple: 5, complex: 5 });
     harness = h.harness;
     assert.equal(harness.records.length, 10);
-    assert.ok(harness.records.some((r) => r.expected_tools.length > 1), 'some scenarios need several calls in one session');
+    assert.ok(
+      harness.records.some((r) => r.expected_tools.length > 1),
+      'some scenarios need several calls in one session',
+    );
   });
   after(async () => {
     await h.cleanup();
   });
 
   /** Serves the harness unpinned, runs `client` once per scenario, checks every scenario went to its client in order. */
-  async function serveTo(name: string, expectedClient: string, client: (http: MockHttpServer, k: number) => Promise<void>, records = harness.records): Promise<void> {
+  async function serveTo(
+    name: string,
+    expectedClient: string,
+    client: (http: MockHttpServer, k: number) => Promise<void>,
+    records = harness.records,
+  ): Promise<void> {
     const dir = join(h.root, name);
     const served: ServedHarness = { ...harness, records };
     const server = new HarnessMockServer(served, { trajectoryDir: dir });
@@ -63,7 +74,12 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
   it('the OpenAI Agents SDK (MCPServerStreamableHttp): connect, listTools, callTool', async () => {
     await serveTo('openai-agents', 'openai-agents-test', async (http, k) => {
       const record = harness.records[k]!;
-      const server = new MCPServerStreamableHttp({ url: http.url, name: 'openai-agents-test', cacheToolsList: false, requestInit: { headers: { Authorization: `Bearer ${http.token}` } } });
+      const server = new MCPServerStreamableHttp({
+        url: http.url,
+        name: 'openai-agents-test',
+        cacheToolsList: false,
+        requestInit: { headers: { Authorization: `Bearer ${http.token}` } },
+      });
       await server.connect();
       try {
         const tools = await server.listTools();
@@ -72,7 +88,7 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
           harness.spec.tools.map((t) => t.name),
         );
         for (const call of record.expected_tools) {
-          const r = await server.callToolResult(call.name, call.arguments as Record<string, unknown>);
+          const r = await server.callToolResult(call.name, call.arguments);
           assert.notEqual(r.isError, true, JSON.stringify(r.content));
         }
       } finally {
@@ -89,7 +105,7 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
         const tools = await client.tools();
         assert.deepEqual(Object.keys(tools).sort(), harness.spec.tools.map((t) => t.name).sort());
         for (const [i, call] of record.expected_tools.entries()) {
-          const r = (await tools[call.name]!.execute!(call.arguments as Record<string, unknown>, { toolCallId: `c${i}`, messages: [] })) as { isError?: boolean; content: unknown };
+          const r = (await tools[call.name]!.execute(call.arguments, { toolCallId: `c${i}`, messages: [] })) as { isError?: boolean; content: unknown };
           assert.notEqual(r.isError, true, JSON.stringify(r.content));
         }
       } finally {
@@ -116,7 +132,18 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
         }
         const call = single[k]!.expected_tools[0]!;
         // `auto` probes with server/discover before initialize: the probe must take no scenario.
-        const r = await inspector([http.url, ...auth, '--protocol-era', 'auto', '--method', 'tools/call', '--tool-name', call.name, '--tool-args-json', JSON.stringify(call.arguments)]);
+        const r = await inspector([
+          http.url,
+          ...auth,
+          '--protocol-era',
+          'auto',
+          '--method',
+          'tools/call',
+          '--tool-name',
+          call.name,
+          '--tool-args-json',
+          JSON.stringify(call.arguments),
+        ]);
         assert.equal(r.code, 0, r.err);
         assert.doesNotMatch(r.out, /"isError":\s*true/, r.out);
       },
@@ -128,7 +155,18 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
     const server = new HarnessMockServer(harness);
     const http = await server.listenHttp(0);
     try {
-      const r = await inspector([http.url, '--transport', 'http', '--header', 'Authorization: Bearer wrong', '--stored-auth-only', '--format', 'json', '--method', 'tools/list']);
+      const r = await inspector([
+        http.url,
+        '--transport',
+        'http',
+        '--header',
+        'Authorization: Bearer wrong',
+        '--stored-auth-only',
+        '--format',
+        'json',
+        '--method',
+        'tools/list',
+      ]);
       assert.notEqual(r.code, 0);
       assert.match(r.out + r.err, /auth_required.*wrong bearer token/s);
       assert.equal(server.remaining, harness.records.length);

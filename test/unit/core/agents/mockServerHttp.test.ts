@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HarnessMockServer, SCENARIO_HEADER, type MockHttpServer, type ServedHarness } from '../../../../src/core/agents/mockServer';
 import { readRuns, runsByClient } from '../../../../src/core/agents/readRuns';
+import type { Trajectory } from '../../../../src/core/agents/trajectory';
 import { leaderboardOf } from '../../../../src/core/report/leaderboard';
 import { RUNS_DIR } from '../../../../src/core/workspace/layout';
 import { assertServedInOrder, offlineHarness, trajectoriesIn } from '../../servedHarness';
@@ -64,7 +65,10 @@ describe('agent-seer serve over Streamable HTTP with real clients', () => {
         assert.equal(get.status, 405);
         const discover = await post(http, { jsonrpc: '2.0', id: 0, method: 'server/discover', params: {} });
         assert.equal(discover.status, 400);
-        assert.match(((await discover.json()) as { error: { message: string } }).error.message, /"server\/discover" needs an Mcp-Session-Id; only an initialize/);
+        assert.match(
+          ((await discover.json()) as { error: { message: string } }).error.message,
+          /"server\/discover" needs an Mcp-Session-Id; only an initialize/,
+        );
         assert.equal(server.remaining, harness.records.length - k);
         const client = await open(http);
         assert.match(client.getInstructions() ?? '', new RegExp(`scenario ${record.id} \\(${k + 1} of 10\\)`));
@@ -116,12 +120,50 @@ describe('agent-seer serve over Streamable HTTP with real clients', () => {
       grouped.map((a) => [a.agent, a.runs.length]),
       [['mcp:parallel-agent', 20]],
     );
-    const board = leaderboardOf([{ name: 'git', records: harness.records, spec: harness.spec, specHash: harness.specHash, runs: read.agents }], { resamples: 100, seed: 1, level: 0.95 });
+    const board = leaderboardOf([{ name: 'git', records: harness.records, spec: harness.spec, specHash: harness.specHash, runs: read.agents }], {
+      resamples: 100,
+      seed: 1,
+      level: 0.95,
+    });
     const row = board.rows.find((r) => r.agent === 'mcp:parallel-agent');
     assert.ok(row, board.rows.map((r) => r.agent).join(', '));
     assert.equal(row.runs, 20);
     assert.equal(row.overall.scenarioRuns, 20);
     assert.equal(row.overall.exactCallMatch.mean, 1);
+  });
+
+  it('runsByClient: one row per client program, a trajectory without clientInfo stays in its folder, repeats are runs', () => {
+    const t = (scenarioId: string, client?: string): Trajectory => ({
+      formatVersion: 1,
+      scenarioId,
+      specHash: 'h',
+      agent: 'mcp-client',
+      ...(client ? { client: { name: client, version: '1' } } : {}),
+      calls: [],
+      complete: false,
+    });
+    const grouped = runsByClient([
+      { agent: 'gemini-x', runs: [{ run: '1', trajectories: [t('a'), t('b')] }] },
+      {
+        agent: 'mcp-client',
+        runs: [{ run: 'T1', trajectories: [t('a'), t('a', 'inspector-cli'), t('b', 'inspector-cli'), t('a', 'inspector-cli'), t('a', 'ai-sdk')] }],
+      },
+    ]);
+    assert.deepEqual(
+      grouped.map((a) => [a.agent, a.runs.map((r) => [r.run, r.trajectories.map((x) => x.scenarioId).join('+')])]),
+      [
+        ['gemini-x', [['1', 'a+b']]],
+        ['mcp-client', [['T1', 'a']]],
+        [
+          'mcp:inspector-cli',
+          [
+            ['T1', 'a+b'],
+            ['T1#2', 'a'],
+          ],
+        ],
+        ['mcp:ai-sdk', [['T1', 'a']]],
+      ],
+    );
   });
 
   it('a URL /mcp/<id> or the scenario header binds a session and takes nothing from the order; an unknown id is 404', async () => {
