@@ -106,6 +106,8 @@ export interface MockHttpServer {
   token: string;
   /** Sessions open now (expired and closed ones are gone). */
   openSessions: () => number;
+  /** Named runs (`/mcp/<id>/<run>`) kept now: open, or closed for less than the idle time. */
+  openRuns: () => number;
   close: () => Promise<void>;
 }
 
@@ -115,6 +117,20 @@ interface HttpSession {
   session: MockSession;
   /** Requests (and open SSE streams) not yet ended: the idle clock runs only at 0. */
   inFlight: number;
+  timer?: NodeJS.Timeout;
+  /** The named run it belongs to (`/mcp/<id>/<run>`). */
+  run?: { key: string; shared: SharedRun };
+}
+
+/**
+ * A named run of a scenario (`/mcp/<id>/<run>`): every session with that URL continues one replay
+ * and one trajectory, for clients that open a session per request (MCP Inspector's CLI).
+ */
+interface SharedRun {
+  replay: ScenarioReplay;
+  trajectory: Trajectory;
+  /** Its sessions open now; at 0 the run is forgotten after the idle time. */
+  open: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -160,6 +176,8 @@ export class HarnessMockServer {
   private readonly written = new Map<string, number>();
   /** Each session's trajectory file, named at its first write. */
   private readonly files = new WeakMap<Trajectory, string>();
+  /** The last write of each trajectory: writes of sessions sharing a run must not overtake each other. */
+  private readonly writing = new WeakMap<Trajectory, Promise<void>>();
 
   constructor(
     private readonly harness: ServedHarness,
@@ -220,12 +238,15 @@ export class HarnessMockServer {
     return session;
   }
 
-  /** A session on `record`: an MCP server answering from its replay, writing its own trajectory. */
-  private open(record: HarnessRecord): MockSession {
+  /**
+   * A session on `record`: an MCP server answering from its replay, writing its own trajectory,
+   * or continuing those of `run` (an earlier session of the same named run).
+   */
+  private open(record: HarnessRecord, run?: Pick<MockSession, 'replay' | 'trajectory'>): MockSession {
     const position = this.harness.records.indexOf(record) + 1;
     const total = this.harness.records.length;
-    const replay = new ScenarioReplay(record, this.harness.spec);
-    const trajectory: Trajectory = {
+    const replay = run?.replay ?? new ScenarioReplay(record, this.harness.spec);
+    const trajectory: Trajectory = run?.trajectory ?? {
       formatVersion: TRAJECTORY_FORMAT_VERSION,
       scenarioId: record.id,
       specHash: this.harness.specHash,
@@ -281,7 +302,16 @@ export class HarnessMockServer {
    * writes, `<scenario>~2.json`, `~3`, … for the next ones (`~` is never in a record file stem),
    * so concurrent sessions on one scenario never overwrite each other.
    */
-  private async save(trajectory: Trajectory): Promise<void> {
+  private save(trajectory: Trajectory): Promise<void> {
+    const done = (this.writing.get(trajectory) ?? Promise.resolve()).then(() => this.write(trajectory));
+    this.writing.set(
+      trajectory,
+      done.catch(() => undefined),
+    );
+    return done;
+  }
+
+  private async write(trajectory: Trajectory): Promise<void> {
     if (!this.options.trajectoryDir) return;
     const valid = parseKeepingKeys(Trajectory, trajectory);
     const dir = this.options.trajectoryDir;
@@ -311,6 +341,7 @@ export class HarnessMockServer {
     const expected = Buffer.from(`Bearer ${token}`);
     const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     const sessions = new Map<string, HttpSession>();
+    const runs = new Map<string, SharedRun>();
     let hosts = new Set<string>();
     const authorised = (req: IncomingMessage): boolean => {
       const got = Buffer.from(String(req.headers.authorization ?? ''));
@@ -355,11 +386,13 @@ export class HarnessMockServer {
           },
         );
       }
-      const path = /^\/mcp(?:\/([^/]+))?\/?$/.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-      if (!path) return rpcError(res, 404, REFUSED, 'not found: the MCP endpoint is /mcp (or /mcp/<scenario id>)');
+      const path = /^\/mcp(?:\/([^/]+)(?:\/([^/]+))?)?\/?$/.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+      if (!path) return rpcError(res, 404, REFUSED, 'not found: the MCP endpoint is /mcp (or /mcp/<scenario id>, /mcp/<scenario id>/<run>)');
       let bound: string | undefined;
+      let runName: string | undefined;
       try {
         bound = path[1] === undefined ? undefined : decodeURIComponent(path[1]);
+        runName = path[2] === undefined ? undefined : decodeURIComponent(path[2]);
       } catch {
         return rpcError(res, 404, REFUSED, 'not found: the scenario id in the URL is not valid percent-encoding');
       }
@@ -412,13 +445,25 @@ export class HarnessMockServer {
         if (e instanceof MockServerError) return rpcError(res, e.status, REFUSED, e.message);
         throw e;
       }
-      const session = this.open(picked.record);
+      const runKey = runName === undefined ? undefined : `${picked.record.id}\u241f${runName}`;
+      const earlier = runKey === undefined ? undefined : runs.get(runKey);
+      // A finished run is not continued: the same URL starts the scenario's next run.
+      const continued = earlier && !earlier.replay.done ? earlier : undefined;
+      const session = this.open(picked.record, continued);
       let opened = false;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomBytes(16).toString('hex'),
         onsessioninitialized: (sid) => {
           opened = true;
           sessions.set(sid, entry);
+          if (runKey !== undefined) {
+            const shared = continued ?? { replay: session.replay, trajectory: session.trajectory, open: 0 };
+            if (earlier && earlier !== shared) clearTimeout(earlier.timer);
+            clearTimeout(shared.timer);
+            shared.open++;
+            runs.set(runKey, shared);
+            entry.run = { key: runKey, shared };
+          }
           this.announce(picked.record);
         },
       });
@@ -426,6 +471,12 @@ export class HarnessMockServer {
       transport.onclose = () => {
         clearTimeout(entry.timer);
         if (transport.sessionId && sessions.get(transport.sessionId) === entry) sessions.delete(transport.sessionId);
+        const run = entry.run;
+        if (run && --run.shared.open === 0 && runs.get(run.key) === run.shared)
+          run.shared.timer = setTimeout(() => {
+            if (runs.get(run.key) === run.shared) runs.delete(run.key);
+          }, idleMs).unref();
+        entry.run = undefined;
       };
       await session.server.connect(transport);
       track(undefined, entry, res);
@@ -454,9 +505,12 @@ export class HarnessMockServer {
       url: `http://127.0.0.1:${bound}/mcp`,
       token,
       openSessions: () => sessions.size,
+      openRuns: () => runs.size,
       close: async () => {
         const open = [...sessions.values()];
         sessions.clear();
+        for (const r of runs.values()) clearTimeout(r.timer);
+        runs.clear();
         await Promise.all(
           open.map((s) => {
             clearTimeout(s.timer);

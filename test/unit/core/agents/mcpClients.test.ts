@@ -114,41 +114,45 @@ describe('agent-seer serve with the MCP clients people use, unpinned, over HTTP'
     });
   });
 
-  it("MCP Inspector's CLI: one session per invocation, so one call per scenario; tools/list on a bound URL takes no scenario", async () => {
-    // The CLI opens a session per invocation: a scenario it can finish is one with a single call.
-    const single = harness.records.filter((r) => r.expected_tools.length === 1);
-    assert.ok(single.length >= 3, `${single.length} single-call scenarios`);
-    let listed = false;
-    await serveTo(
-      'inspector',
-      'inspector-cli',
-      async (http, k) => {
-        const auth = ['--transport', 'http', '--header', `Authorization: Bearer ${http.token}`, '--format', 'json'];
-        if (!listed) {
-          const list = await inspector([`${http.url}/${encodeURIComponent(single[0]!.id)}`, ...auth, '--method', 'tools/list']);
+  it("MCP Inspector's CLI finishes all 10 scenarios, several calls each, through named runs /mcp/<id>/<run> that span its sessions", async () => {
+    const dir = join(h.root, 'inspector-runs');
+    const server = new HarnessMockServer(harness, { trajectoryDir: dir });
+    const http = await server.listenHttp(0);
+    try {
+      const auth = ['--transport', 'http', '--header', `Authorization: Bearer ${http.token}`, '--format', 'json'];
+      for (const [k, record] of harness.records.entries()) {
+        // The CLI opens a session per invocation (and never ends it): the named run carries the
+        // scenario from one to the next.
+        const url = `${http.url}/${encodeURIComponent(record.id)}/inspector`;
+        if (k === 0) {
+          const list = await inspector([url, ...auth, '--method', 'tools/list']);
           assert.equal(list.code, 0, list.err);
           assert.match(list.out, new RegExp(harness.spec.tools[0]!.name));
-          listed = true;
         }
-        const call = single[k]!.expected_tools[0]!;
-        // `auto` probes with server/discover before initialize: the probe must take no scenario.
-        const r = await inspector([
-          http.url,
-          ...auth,
-          '--protocol-era',
-          'auto',
-          '--method',
-          'tools/call',
-          '--tool-name',
-          call.name,
-          '--tool-args-json',
-          JSON.stringify(call.arguments),
-        ]);
-        assert.equal(r.code, 0, r.err);
-        assert.doesNotMatch(r.out, /"isError":\s*true/, r.out);
-      },
-      single,
-    );
+        for (const call of record.expected_tools) {
+          // `auto` probes with server/discover before initialize: refused, it falls back to initialize.
+          const r = await inspector([
+            url,
+            ...auth,
+            '--protocol-era',
+            'auto',
+            '--method',
+            'tools/call',
+            '--tool-name',
+            call.name,
+            '--tool-args-json',
+            JSON.stringify(call.arguments),
+          ]);
+          assert.equal(r.code, 0, r.err);
+          assert.doesNotMatch(r.out, /"isError":\s*true/, r.out);
+        }
+      }
+      assert.equal(server.remaining, harness.records.length, 'bound sessions take nothing from the order');
+      assert.equal(http.openRuns(), harness.records.length);
+    } finally {
+      await http.close();
+    }
+    await assertServedInOrder(dir, harness, 'inspector-cli');
   });
 
   it("MCP Inspector's CLI told the token is wrong (401 with WWW-Authenticate) says so with --stored-auth-only", async () => {

@@ -195,6 +195,37 @@ describe('agent-seer serve over Streamable HTTP with real clients', () => {
     }
   });
 
+  it('a named run /mcp/<id>/<run> carries one scenario across sessions; once finished, the same URL starts its next run', async () => {
+    const record = harness.records.find((r) => r.expected_tools.length >= 2)!;
+    const dir = join(h.root, 'named');
+    const server = new HarnessMockServer(harness, { trajectoryDir: dir });
+    const http = await server.listenHttp(0);
+    const url = `${http.url}/${encodeURIComponent(record.id)}/r1`;
+    try {
+      for (const call of record.expected_tools) {
+        const client = await open(http, 'one-call-per-session', url);
+        const r = (await client.callTool({ name: call.name, arguments: call.arguments })) as CallToolResult;
+        assert.notEqual(r.isError, true, text(r));
+        await client.close();
+      }
+      const again = await open(http, 'one-call-per-session', url);
+      const first = record.expected_tools[0]!;
+      assert.notEqual(((await again.callTool({ name: first.name, arguments: first.arguments })) as CallToolResult).isError, true);
+      await again.close();
+      assert.equal(server.remaining, harness.records.length);
+    } finally {
+      await http.close();
+    }
+    const files = await trajectoriesIn(dir);
+    assert.deepEqual([...files.keys()], [`${record.id}.json`, `${record.id}~2.json`]);
+    assert.equal(files.get(`${record.id}.json`)!.complete, true);
+    assert.deepEqual(
+      files.get(`${record.id}.json`)!.calls.map((c) => c.expectedIndex),
+      record.expected_tools.map((_, i) => i),
+    );
+    assert.equal(files.get(`${record.id}~2.json`)!.calls.length, 1);
+  });
+
   it('refuses a foreign Host or Origin (403), a missing or wrong token (401 with WWW-Authenticate), a GET or DELETE without session', async () => {
     const server = new HarnessMockServer(harness);
     const http = await server.listenHttp(0);
