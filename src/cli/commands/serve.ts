@@ -101,8 +101,9 @@ Options:
 Over HTTP, only an initialize opens a session and takes the next scenario; other requests
 without an Mcp-Session-Id are refused (400, a GET 405) and take nothing. Initialize at
 /mcp/<scenario id>, or with the header "${SCENARIO_HEADER}: <id>", to bind a session to a
-scenario (it takes nothing from the order). A session idle for 10 minutes expires (then 404:
-initialize again). Host must be 127.0.0.1, localhost or [::1] with the port, and an Origin a
+scenario (it takes nothing from the order); sessions at /mcp/<scenario id>/<run> continue one
+run of it (for clients that open a session per request). A session idle for 10 minutes expires
+(then 404: initialize again). Host must be 127.0.0.1, localhost or [::1] with the port, and an Origin a
 loopback one (else 403); a missing or wrong token is 401 with WWW-Authenticate: Bearer.
 
 Runs until stdin closes (stdio) or until interrupted (HTTP). Exit 0, or 2 on bad input.`;

@@ -262,6 +262,10 @@ describe('agent-seer serve over Streamable HTTP with real clients', () => {
 
       const del = await fetch(http.url, { method: 'DELETE', headers: { authorization: `Bearer ${http.token}` } });
       assert.equal(del.status, 400);
+      // An initialize the SDK's transport refuses (it must accept SSE too) gives its scenario back.
+      const refused = await post(http, initialize(), { accept: 'application/json' });
+      assert.equal(refused.status, 406);
+      assert.equal(http.openSessions(), 0);
       assert.equal(server.remaining, 10, 'nothing was taken');
     } finally {
       await http.close();
