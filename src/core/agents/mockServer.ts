@@ -2,13 +2,15 @@
  * A harness served as an MCP server (`agent-seer serve`): `tools/list` returns the spec's tools
  * exactly as snapshotted, and each `tools/call` is answered from the scenario's mock outputs
  * when it is a call the oracle expects now (`ScenarioReplay`), or refused with an MCP tool error
- * (`isError: true`). Every call is appended to the session's trajectory file as it happens.
+ * (`isError: true`) that says what was expected. Every call is appended to the scenario's
+ * trajectory file as it happens.
  *
- * Scenarios: a fixed one (`scenario`), or one per MCP session in the harness's order. Over stdio
- * there is one session. Over Streamable HTTP only a successful `initialize` opens a session and
- * takes a scenario (the next one, or the one the URL `/mcp/<id>` or the {@link SCENARIO_HEADER}
- * header names); anything else without a session id is refused and takes nothing, because real
- * clients probe first (a `GET`, a `server/discover`). Sessions idle for `idleTimeoutMs` are
+ * Scenarios: a fixed one (`scenario`), or one per MCP session in the harness's order; each
+ * session writes its own trajectory file. Over stdio there is one session. Over Streamable HTTP
+ * only a successful `initialize` opens a session and takes a scenario (the next one, or the one
+ * the URL `/mcp/<id>` or the {@link SCENARIO_HEADER} header names; sessions at `/mcp/<id>/<run>`
+ * continue one run); anything else without a session id is refused and takes nothing, because
+ * real clients probe first (a `GET`, a `server/discover`). Sessions idle for `idleTimeoutMs` are
  * closed and forgotten. HTTP binds 127.0.0.1 only, accepts loopback Host and Origin only (DNS
  * rebinding, as the MCP transport spec requires) and a bearer token made at start.
  */
@@ -48,7 +50,7 @@ export interface ServedHarness {
 export interface MockServerOptions {
   /** Serve this scenario (by id) to every session; else one scenario per session, in order. */
   scenario?: string;
-  /** Folder for trajectory files (`<id>.json`); none are written when absent. */
+  /** Folder for trajectory files (`<id>.json`, then `<id>~2.json`, … per session); none are written when absent. */
   trajectoryDir?: string;
   /**
    * The trusted folder `trajectoryDir` lies in (the harness folder): from there down no trajectory
