@@ -274,7 +274,7 @@ describe('agent-seer serve over Streamable HTTP with real clients', () => {
 
   it('an idle session expires: closed, forgotten, and a request on it gets 404 (re-initialize)', async () => {
     const events: string[] = [];
-    const server = new HarnessMockServer(harness, { idleTimeoutMs: 150, onEvent: (e) => events.push(e.kind) });
+    const server = new HarnessMockServer(harness, { idleTimeoutMs: 600, onEvent: (e) => events.push(e.kind) });
     const http = await server.listenHttp(0);
     try {
       const init = await post(http, initialize());
@@ -285,7 +285,7 @@ describe('agent-seer serve over Streamable HTTP with real clients', () => {
       const active = await post(http, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
       assert.equal(active.status, 200);
       await active.text();
-      await new Promise((r) => setTimeout(r, 400));
+      await new Promise((r) => setTimeout(r, 1500));
       assert.equal(http.openSessions(), 0);
       assert.ok(events.includes('expired'));
       const gone = await post(http, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
