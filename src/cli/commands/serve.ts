@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { HarnessMockServer, MockServerError, type MockServerEvent } from '../../core/agents/mockServer';
+import { HarnessMockServer, MockServerError, SCENARIO_HEADER, type MockServerEvent } from '../../core/agents/mockServer';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
@@ -37,6 +37,7 @@ async function serve(
   const onEvent = (e: MockServerEvent): void => {
     if (e.kind === 'session') io.err(`agent-seer: session ${e.position} of ${e.total}: scenario ${e.scenarioId}`);
     else if (e.kind === 'call') io.err(`agent-seer: ${e.scenarioId}: ${e.name} ${e.ok ? 'answered' : `refused: ${e.message ?? ''}`}`);
+    else if (e.kind === 'expired') io.err(`agent-seer: ${e.scenarioId}: session closed after ${Math.round(e.idleMs / 1000)} s idle`);
     else io.err(`agent-seer: all ${e.total} scenarios have been served`);
   };
   let server: HarnessMockServer;
@@ -74,7 +75,7 @@ async function serve(
   }
   const http = await server.listenHttp(port);
   io.err(
-    `agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" at ${http.url} (one scenario per MCP session); trajectories in ${relativeTo(io.cwd)(out)}`,
+    `agent-seer: serving ${read.records.length} scenario${read.records.length === 1 ? '' : 's'} of "${found.spec.name}" at ${http.url} (one scenario per MCP session, or /mcp/<scenario>); trajectories in ${relativeTo(io.cwd)(out)}`,
   );
   io.out(JSON.stringify({ url: http.url, token: http.token }));
   await stopped;
@@ -104,10 +105,12 @@ tool error (isError) such as a server gives about its own input: "Unknown tool",
 arguments for T: …" (the schema's complaint), or for a valid call it has no answer for, the same
 neutral "Error calling T: the request could not be completed." It never names an expected
 value; the full reason is logged on stderr. Every call is written to
-<harness-dir>/runs/mcp-client/<time>/<scenario>.json.
+<harness-dir>/runs/mcp-client/<time>/<scenario>.json, one file per session (<scenario>~2.json,
+~3, … for a scenario's later sessions), with the client's name and version from its initialize.
 
 Options:
-  --scenario ID  serve this scenario (default: one scenario per MCP session, in order)
+  --scenario ID  serve this scenario to every session (default: one scenario per MCP session, in
+                 the harness's order)
   --http PORT    Streamable HTTP on 127.0.0.1:PORT (0: any free port) at /mcp instead of stdio;
                  prints {"url","token"} on stdout: send "Authorization: Bearer <token>"
   --spec FILE    the spec the harness was generated from (default: the harness's spec.json)
@@ -115,6 +118,14 @@ Options:
                  put the full reason, expected call included, in every refusal the client
                  reads: for debugging a harness by hand, never for scoring an agent
   -h, --help     this text
+
+Over HTTP, only an initialize opens a session and takes the next scenario; other requests
+without an Mcp-Session-Id are refused (400, a GET 405) and take nothing. Initialize at
+/mcp/<scenario id>, or with the header "${SCENARIO_HEADER}: <id>", to bind a session to a
+scenario (it takes nothing from the order); sessions at /mcp/<scenario id>/<run> continue one
+run of it (for clients that open a session per request). A session idle for 10 minutes expires
+(then 404: initialize again). Host must be 127.0.0.1, localhost or [::1] with the port, and an Origin a
+loopback one (else 403); a missing or wrong token is 401 with WWW-Authenticate: Bearer.
 
 Runs until stdin closes (stdio) or until interrupted (HTTP). Exit 0, or 2 on bad input.`;
 

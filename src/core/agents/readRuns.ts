@@ -1,6 +1,7 @@
 /**
  * Reading back every trajectory under a harness's `runs/` folder: `runs/<agent>/<run>/<scenario>.json`,
- * as `agent-seer run` (`<run>` = 1, 2, …) and `agent-seer serve` (`mcp-client/<time>`) write them.
+ * as `agent-seer run` (`<run>` = 1, 2, …) and `agent-seer serve` (`mcp-client/<time>`, one file per
+ * session: `<scenario>~2.json` for a scenario's second session) write them.
  * Like `readHarness`, it never throws for bad content: a file that is not a trajectory is one
  * problem and the others are still read. Scores are not read from anywhere: whoever reports
  * re-scores the calls against the harness's records.
@@ -99,4 +100,39 @@ export async function readRuns(harnessDir: string): Promise<RunsRead> {
     if (runs.length) agents.push({ agent, runs });
   }
   return { agents, problems };
+}
+
+/** The leaderboard row of serve runs whose trajectory records its MCP client: `mcp:<clientInfo name>`. */
+export const clientAgent = (name: string): string => `mcp:${name}`;
+
+/**
+ * The runs as agents and runs to score. A trajectory that records its MCP client (`serve`) goes
+ * to the agent {@link clientAgent}, not to its folder's (`mcp-client`), so each client program
+ * gets its own row; one without keeps its folder. And a run folder holding several trajectories
+ * of one scenario (several `serve` sessions on it, as `<id>.json`, `<id>~2.json`, …) is that many
+ * runs: the i-th trajectory of each scenario lands in run `<folder>` (i = 1) or `<folder>#<i>`.
+ */
+export function runsByClient(agents: readonly AgentRuns[]): AgentRuns[] {
+  const byAgent = new Map<string, Map<string, Trajectory[]>>();
+  const runOf = (agent: string, run: string): Trajectory[] => {
+    const runs = byAgent.get(agent) ?? new Map<string, Trajectory[]>();
+    byAgent.set(agent, runs);
+    const list = runs.get(run) ?? [];
+    runs.set(run, list);
+    return list;
+  };
+  for (const a of agents) {
+    for (const r of a.runs) {
+      if (!r.trajectories.length) runOf(a.agent, r.run);
+      const nth = new Map<string, number>();
+      for (const t of r.trajectories) {
+        const agent = t.client ? clientAgent(t.client.name) : a.agent;
+        const key = `${agent}\u241f${t.scenarioId}`;
+        const i = (nth.get(key) ?? 0) + 1;
+        nth.set(key, i);
+        runOf(agent, i === 1 ? r.run : `${r.run}#${i}`).push(t);
+      }
+    }
+  }
+  return [...byAgent].map(([agent, runs]) => ({ agent, runs: [...runs].map(([run, trajectories]) => ({ run, trajectories })) }));
 }

@@ -21,6 +21,7 @@ import type { HarnessRecord } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { isRecord } from '../util/isRecord';
+import { mean } from '../util/mean';
 import { sameArguments, ScenarioReplay } from './replay';
 import type { RefusalKind } from './trajectory';
 
@@ -213,7 +214,7 @@ export function passHatCurve(passesPerScenario: readonly { runs: number; passes:
 
 /** The population variance of some numbers (0 for fewer than two). */
 export function variance(xs: readonly number[]): number {
-  if (xs.length < 2) return 0;
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const m = mean(xs);
+  if (m === null || xs.length < 2) return 0;
   return xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length;
 }

@@ -1,6 +1,7 @@
 /**
  * What an agent did with one scenario: every call it made, in order, with the mock's answer.
- * Written by `agent-seer serve` (and the agent loop) beside the harness, one file per scenario.
+ * Written by `agent-seer serve` (and the agent loop) beside the harness, one file per scenario
+ * (serve: per MCP session).
  */
 import { z } from 'zod';
 
@@ -57,6 +58,12 @@ export const Trajectory = z
     scenarioId: z.string().describe('Id of the harness record replayed.'),
     specHash: z.string().describe('Hash of the spec the harness was generated from.'),
     agent: z.string().describe('Who made the calls: a model id, or "mcp-client" for an external client of agent-seer serve.'),
+    client: z
+      .object({ name: z.string(), version: z.string() })
+      .describe(
+        "The MCP client's clientInfo from its initialize (agent-seer serve); the leaderboard groups serve runs by its name. Absent for the built-in agent and in older files.",
+      )
+      .optional(),
     calls: z.array(TrajectoryCall).describe('Every call, in the order made.'),
     complete: z.boolean().describe('Every expected call was made.'),
     outcome: z

@@ -4,6 +4,7 @@
  * it two such layouts): the page draws the `cap` tools of highest weighted degree and the edges
  * among them, and lists the rest in a table under the graph. The report's data keeps every edge.
  */
+import { byCodeUnit } from '../util/byCodeUnit';
 import type { GraphEdge } from './schema';
 
 /** The most tools a report graph draws. */
@@ -43,7 +44,7 @@ export function capGraph(edges: readonly GraphEdge[], cap: number = GRAPH_NODE_C
       degree.set(n, (degree.get(n) ?? 0) + e.weight);
       count.set(n, (count.get(n) ?? 0) + 1);
     }
-  const ranked = [...degree.keys()].sort((a, b) => (degree.get(b) ?? 0) - (degree.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
+  const ranked = [...degree.keys()].sort((a, b) => (degree.get(b) ?? 0) - (degree.get(a) ?? 0) || byCodeUnit(a, b));
   const kept = new Set(ranked.slice(0, Math.max(0, cap)));
   return {
     nodes: [...kept].sort(),

@@ -14,7 +14,7 @@
  * scenario the harness no longer has, one made against another spec (another hash), all of a
  * harness whose spec is unknown (defaults decide what an omitted argument means).
  */
-import type { AgentRuns } from '../agents/readRuns';
+import { runsByClient, type AgentRuns } from '../agents/readRuns';
 import { passHatK, scoreTrajectory, type ScenarioScore } from '../agents/score';
 import type { Trajectory } from '../agents/trajectory';
 import type { HarnessRecord } from '../harness/format';
@@ -148,7 +148,7 @@ export function leaderboardOf(harnesses: readonly LeaderboardHarness[], boot: Bo
     }
     const spec = h.spec;
     const byId = new Map(h.records.map((r) => [r.id, r]));
-    for (const a of h.runs) {
+    for (const a of runsByClient(h.runs)) {
       const acc = agents.get(a.agent) ?? { ids: new Set<string>(), runs: 0, scenarios: new Map<string, ScenarioRuns>(), errors: new Map<string, AgentError>() };
       agents.set(a.agent, acc);
       acc.runs = Math.max(acc.runs, a.runs.length);

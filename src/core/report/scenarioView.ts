@@ -5,7 +5,7 @@
  * scenario), plus its place among its siblings. Pure and JSON-safe: the extension posts it to
  * the webview as is, and unit tests read it without VS Code.
  */
-import type { AgentRuns } from '../agents/readRuns';
+import { runsByClient, type AgentRuns } from '../agents/readRuns';
 import { scoreTrajectory } from '../agents/score';
 import type { HarnessRecord } from '../harness/format';
 import { recordVerdict, storedJudgments, type VerdictState } from '../judge/verdict';
@@ -176,7 +176,8 @@ export function scenarioViewModel(input: {
     notes: [...j.notes],
     findings: j.judge.mode === 'unsupervised' ? findings.filter((f) => f.judge === judge && f.callIndex === null) : [],
   }));
-  const runs: ScenarioRun[] = (input.runs ?? []).flatMap((a) =>
+  // As the leaderboard counts them: serve runs under their client, each session a run.
+  const runs: ScenarioRun[] = runsByClient(input.runs ?? []).flatMap((a) =>
     a.runs.flatMap((r) =>
       r.trajectories
         .filter((t) => t.scenarioId === record.id)

@@ -396,9 +396,15 @@ export type AgentError = z.infer<typeof AgentError>;
 /** One agent on the leaderboard. */
 export const LeaderboardRow = z
   .object({
-    agent: z.string().describe("The agent's folder under <harness>/runs/; the same folder name in several harnesses is one agent."),
+    agent: z
+      .string()
+      .describe(
+        "The agent's folder under <harness>/runs/, or mcp:<client name> for serve runs that record their MCP client; the same name in several harnesses is one agent.",
+      ),
     ids: z.array(z.string()).describe('Agent ids its trajectories record (provider:model, or mcp-client).'),
-    runs: Count.describe('Run folders (the most any one harness has for this agent).'),
+    runs: Count.describe(
+      'Runs (the most any one harness has for this agent): run folders, a serve folder counting once per session on its most-served scenario.',
+    ),
     k: Count.describe('k of pass^k: the fewest runs any of its scored scenarios has.'),
     overall: AgentScores,
     tiers: z.object({ simple: AgentScores, complex: AgentScores }).describe('The same scores over simple-tier and complex-tier scenarios.'),
