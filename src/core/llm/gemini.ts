@@ -14,7 +14,8 @@ import type {
 } from '@google/genai' with { 'resolution-mode': 'import' };
 import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { toGeminiSchema } from './jsonSchema';
-import { urlSecrets } from '../spec/maskSecrets';
+import { urlSecrets, urlWithoutCredentials } from '../spec/maskSecrets';
+import { quotaScopeOf, type QuotaScope } from './sharedQuota';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 import { MAX_LLM_REPLY_BYTES } from '../bounds';
@@ -87,12 +88,14 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
   readonly id = 'gemini';
   readonly model: string;
   readonly supportsJsonSchema = true;
+  readonly quotaScope: QuotaScope;
   private readonly client: GoogleGenAIClient;
   private readonly apiKey: string;
   private readonly extraConfig: Record<string, unknown>;
 
   constructor(options: GeminiProviderOptions) {
     this.apiKey = options.apiKey;
+    this.quotaScope = quotaScopeOf('gemini', options.baseUrl !== undefined ? urlWithoutCredentials(options.baseUrl) : undefined, options.apiKey);
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.extraConfig = options.extraConfig ?? {};
     this.client = createGeminiClient(options, undefined, MAX_LLM_REPLY_BYTES);

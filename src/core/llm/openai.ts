@@ -9,6 +9,7 @@ import { isStrictCompatible } from './jsonSchema';
 import { urlSecrets, urlWithoutCredentials } from '../spec/maskSecrets';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
+import { quotaScopeOf, type QuotaScope } from './sharedQuota';
 import { MAX_LLM_REPLY_BYTES } from '../bounds';
 import { boundedFetch } from './boundedFetch';
 
@@ -40,6 +41,7 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
   readonly model: string;
   readonly supportsJsonSchema = true;
   readonly baseUrl: string;
+  readonly quotaScope: QuotaScope;
   private readonly client: OpenAI;
   private readonly apiKey: string | undefined;
   private readonly strict: boolean | 'auto';
@@ -49,6 +51,7 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
     this.model = options.model;
     this.baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     this.apiKey = options.apiKey;
+    this.quotaScope = quotaScopeOf('openai', urlWithoutCredentials(this.baseUrl), options.apiKey);
     this.strict = options.strict ?? 'auto';
     this.extraBody = options.extraBody ?? {};
     this.client = openaiClient(this.baseUrl, options.apiKey, MAX_LLM_REPLY_BYTES);
