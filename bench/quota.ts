@@ -60,12 +60,25 @@ export async function runQuotaBench(): Promise<BenchResult[]> {
   });
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-quota-'));
   const common = ['--base-url', fake.url, '--rpm', String(rpm), '--concurrency', '4', '--json'];
-  const generate = (out: string, extra: string[] = []): string[] => ['generate', specFile, '--provider', 'gemini', '--out', join(dir, out), ...common, ...extra];
+  const generate = (out: string, extra: string[] = []): string[] => [
+    'generate',
+    specFile,
+    '--provider',
+    'gemini',
+    '--out',
+    join(dir, out),
+    ...common,
+    ...extra,
+  ];
   const judge = (harness: string, extra: string[] = []): string[] => ['judge', join(dir, harness), '--judge', 'gemini', ...common, ...extra];
   /** The built CLI as a process of its own, with only the key and PATH from the environment. */
   const cli = (args: string[]): Promise<void> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [cliPath, ...args], { cwd: dir, env: { PATH: process.env.PATH, GEMINI_API_KEY: 'bench-key' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [cliPath, ...args], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, GEMINI_API_KEY: 'bench-key' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
       child.once('error', reject);
@@ -113,7 +126,9 @@ if (require.main === module) {
   void runQuotaBench()
     .then((results) => {
       for (const r of results)
-        process.stdout.write(`${r.name}: ${(r.value / 1000).toFixed(1)} s  ratio ${r.ratio?.toFixed(2)} (bound ${((r.bound ?? 0) / 1000).toFixed(1)} s)  — ${r.note}\n`);
+        process.stdout.write(
+          `${r.name}: ${(r.value / 1000).toFixed(1)} s  ratio ${r.ratio?.toFixed(2)} (bound ${((r.bound ?? 0) / 1000).toFixed(1)} s)  — ${r.note}\n`,
+        );
     })
     .catch((err: unknown) => {
       process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -14,9 +14,10 @@
  * so a process killed while holding it cannot hang anyone.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { ensureFolderInside } from '../containment';
 import { processAlive } from '../util/processAlive';
 import { abortReason, systemClock, type Clock } from './limits';
 
@@ -69,11 +70,15 @@ export class SharedQuota {
   private queue: Promise<void> = Promise.resolve();
   /** Once the file cannot be written, the window is kept here instead (this process's pacing only). */
   private unwritable: QuotaFile | undefined;
+  /** The folder made (or checked) below the cache folder without following a link, once. */
+  private ready: Promise<void> | undefined;
 
   constructor(
-    folder: string,
+    private readonly folder: string,
     readonly scope: QuotaScope,
     private readonly clock: Clock = systemClock,
+    /** The cache folder it lives in: a link from there down is refused (a cloned harness's `.cache/quota` cannot lead elsewhere). */
+    private readonly root: string = dirname(folder),
   ) {
     const id = createHash('sha256').update(`${scope.provider}\n${scope.endpoint}\n${scope.keyHash}`).digest('hex').slice(0, 24);
     this.file = join(folder, `${scope.provider}-${id}.json`);
@@ -132,6 +137,7 @@ export class SharedQuota {
 
   /** Reads the file under the lock, applies `change` and writes it back (atomically) when asked. */
   private async update(change: (q: QuotaFile, now: number) => { wait: number; write: boolean }): Promise<number> {
+    await (this.ready ??= ensureFolderInside(this.root, this.folder));
     await this.lock();
     try {
       const q = this.read();
@@ -157,7 +163,6 @@ export class SharedQuota {
   private write(q: QuotaFile): void {
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      mkdirSync(join(this.file, '..'), { recursive: true });
       const fd = openSync(tmp, 'w');
       try {
         writeSync(fd, JSON.stringify(q));
@@ -177,7 +182,6 @@ export class SharedQuota {
   private async lock(): Promise<void> {
     for (let tries = 0; ; tries++) {
       try {
-        mkdirSync(join(this.file, '..'), { recursive: true });
         const fd = openSync(this.lockFile, 'wx');
         try {
           writeSync(fd, String(process.pid));
