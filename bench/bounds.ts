@@ -57,3 +57,16 @@ export function measuredChain(requests: readonly TimedRequest[]): { length: numb
 export function mean(values: readonly number[]): number {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
 }
+
+/**
+ * The same floor for a client that keeps at most `concurrency` requests in flight: the requests of
+ * the last window all start after ⌊(N−1)/R⌋ windows (request j waits for request j−R's window to
+ * pass) and go `concurrency` at a time, so they add ⌈k/concurrency⌉ latencies, k being how many
+ * are left for that window. Not a bound on every scheduler (more concurrency beats it), but the
+ * one the run's own `--concurrency` is held to.
+ */
+export function windowFloorAtConcurrencyMs(calls: number, rpm: number, windowMs: number, latencyMs: number, concurrency: number): number {
+  if (calls <= 0) return 0;
+  const last = ((calls - 1) % rpm) + 1;
+  return Math.floor((calls - 1) / rpm) * windowMs + Math.ceil(last / concurrency) * latencyMs;
+}

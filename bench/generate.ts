@@ -27,7 +27,7 @@ import type { FakeReply } from '../test/fakes/fakeLlmServer';
 import { quotaGate, type QuotaGate } from '../test/fakes/quotaGate';
 import { createResponder } from '../test/unit/pipelineResponder';
 import { specsDir } from '../test/unit/fixturePaths';
-import { mean, measuredChain, windowFloorMs } from './bounds';
+import { mean, measuredChain, windowFloorAtConcurrencyMs, windowFloorMs } from './bounds';
 import type { BenchResult } from './foundation';
 
 const env = (name: string, fallback: string): string => process.env[`AGENT_SEER_BENCH_GEN_${name}`] ?? fallback;
@@ -116,6 +116,7 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
     const windowMs = windowFloorMs(counted, rpm, 60_000, meanLatency);
     const chainMs = chain.length * meanLatency;
     const boundMs = Math.max(windowMs, chainMs);
+    const atConcurrencyMs = Math.max(windowFloorAtConcurrencyMs(counted, rpm, 60_000, meanLatency, Number(concurrency)), chainMs);
 
     const requestsBefore = fake.requests.length;
     const again = await cli(argv('out', ['--rpm', String(rpm), '--concurrency', concurrency]));
@@ -139,7 +140,8 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
           `bound max(window floor ⌊(${counted}−1)/${rpm}⌋ min + ${meanLatency.toFixed(0)} ms = ${(windowMs / 1000).toFixed(1)} s, ` +
           `chain ${chain.length} × ${meanLatency.toFixed(0)} ms = ${(chainMs / 1000).toFixed(1)} s); ${s.llm.calls} calls, ${s.records} records, ` +
           `coverage ${(s.coverage.ratio * 100).toFixed(0)}%, multi-turn ${s.multiTurnRate === null ? 'n/a' : `${(s.multiTurnRate * 100).toFixed(0)}%`}, ` +
-          `${s.llm.retries} retries, ${rejected} server 429s`,
+          `${s.llm.retries} retries, ${rejected} server 429s; at --concurrency ${concurrency} the floor is ${(atConcurrencyMs / 1000).toFixed(1)} s ` +
+          `(ratio ${(limited.wallMs / atConcurrencyMs).toFixed(2)})`,
       },
       {
         name: 'generate: the same without rate limit or concurrency cap (the chain run)',

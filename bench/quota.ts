@@ -28,7 +28,7 @@ import { quotaGate, type QuotaGate } from '../test/fakes/quotaGate';
 import { cohReply, cohTurns, isCohPrompt, isTcPrompt, perfectTc, promptOf } from '../test/unit/judgeFixtures';
 import { createResponder, stageOf } from '../test/unit/pipelineResponder';
 import { repoRoot, specsDir } from '../test/unit/fixturePaths';
-import { mean, windowFloorMs } from './bounds';
+import { mean, windowFloorAtConcurrencyMs, windowFloorMs } from './bounds';
 import type { BenchResult } from './foundation';
 
 const env = (name: string, fallback: string): string => process.env[`AGENT_SEER_BENCH_QUOTA_${name}`] ?? fallback;
@@ -52,10 +52,11 @@ export async function runQuotaBench(): Promise<BenchResult[]> {
     if (refused) return refused;
     const delayMs = Math.round(lo + (hi - lo) * random());
     latencies.push(delayMs);
-    if (stageOf(req) !== 'unknown') return { ...responder.respond(req), delayMs };
+    // Judge prompts first: a coherence reply's schema has `turns`, as stage 4's does.
     const p = promptOf(req);
     if (isTcPrompt(p)) return { json: perfectTc(p), usage: { input: 1000, output: 200 }, delayMs };
     if (isCohPrompt(p)) return { json: cohReply(cohTurns(p)), usage: { input: 500, output: 100 }, delayMs };
+    if (stageOf(req) !== 'unknown') return { ...responder.respond(req), delayMs };
     return { status: 400, message: 'bench: neither a pipeline nor a judge request' };
   });
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-quota-'));
@@ -99,7 +100,7 @@ export async function runQuotaBench(): Promise<BenchResult[]> {
       unit: 'ms',
       bound: boundMs,
       ratio: wallMs / boundMs,
-      note: `window floor ⌊(${counted}−1)/${rpm}⌋ min + ${mean(latencies).toFixed(0)} ms; ${gate.rejected} server 429s${shared ? '' : ' (each command its own window: AGENT_SEER_BENCH_QUOTA_SHARED=0)'}`,
+      note: `window floor ⌊(${counted}−1)/${rpm}⌋ min + ${mean(latencies).toFixed(0)} ms; at --concurrency 4 ${(windowFloorAtConcurrencyMs(counted, rpm, 60_000, mean(latencies), 4) / 1000).toFixed(1)} s; ${gate.rejected} server 429s${shared ? '' : ' (each command its own window: AGENT_SEER_BENCH_QUOTA_SHARED=0)'}`,
     };
   };
   try {
