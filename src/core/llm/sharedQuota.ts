@@ -90,7 +90,12 @@ export class SharedQuota {
    * start. Rejects with the signal's reason when it aborts first.
    */
   acquire(limit: QuotaLimit, signal?: AbortSignal): Promise<void> {
-    const turn = this.queue.then(() => this.acquireNow(limit, signal));
+    const before = this.queue;
+    const turn = (async () => {
+      // A caller cancelled while in line leaves at once (the line moves on; the file lock keeps order safe).
+      await untilOrAbort(before, signal);
+      await this.acquireNow(limit, signal);
+    })();
     this.queue = turn.catch(() => undefined);
     return turn;
   }
@@ -222,6 +227,20 @@ export class SharedQuota {
       return false; // gone already: the next try takes it
     }
   }
+}
+
+/** Resolves with `p`, or rejects with the signal's reason when it aborts first. */
+function untilOrAbort(p: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void p.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 function prune(q: QuotaFile, now: number, windowMs: number): void {

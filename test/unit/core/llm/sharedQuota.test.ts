@@ -156,3 +156,26 @@ describe('SharedQuota', () => {
     assert.notEqual(new SharedQuota('/q', a).file, new SharedQuota('/q', quotaScopeOf('openai', 'http://x', 'key-a')).file);
   });
 });
+
+describe('SharedQuota in one process', () => {
+  it('a caller cancelled while in line behind a wait leaves at once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-seer-quota-abort-'));
+    try {
+      const quota = new SharedQuota(dir, quotaScopeOf('gemini', undefined, 'k'));
+      const limit = { limit: 1, windowMs: 60_000 };
+      await quota.acquire(limit);
+      const first = new AbortController();
+      const waiting = quota.acquire(limit, first.signal); // waits a minute for the window
+      const second = new AbortController();
+      const queued = quota.acquire(limit, second.signal); // in line behind it
+      const t0 = Date.now();
+      second.abort(new Error('cancelled'));
+      await assert.rejects(queued, /cancelled/);
+      assert.ok(Date.now() - t0 < 1000);
+      first.abort(new Error('done'));
+      await assert.rejects(waiting, /done/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
