@@ -7,41 +7,10 @@ import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeou
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
 import type { SharedQuota } from './sharedQuota';
+import { abortReason, systemClock, type Clock } from './clock';
 import { DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../workspace/defaults';
 
-/** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
-export interface Clock {
-  /** Milliseconds since an arbitrary origin. */
-  now(): number;
-  /** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** The real clock. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(abortReason(signal));
-      };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
-/** The error to reject with when `signal` aborted (its reason, or a standard AbortError). */
-export function abortReason(signal: AbortSignal | undefined): unknown {
-  return signal?.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
+export { abortReason, systemClock, type Clock } from './clock';
 
 /** A promise that only ever rejects, when `signal` aborts; for racing work that ignores signals. */
 function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {

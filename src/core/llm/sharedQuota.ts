@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ensureFolderInside } from '../containment';
 import { processAlive } from '../util/processAlive';
-import { abortReason, systemClock, type Clock } from './limits';
+import { abortReason, systemClock, type Clock } from './clock';
 
 /** Folder of the quota files under a cache folder. */
 export const QUOTA_DIR = 'quota';
