@@ -3,10 +3,12 @@
  * for redis-mcp-0.5.0.json (47 tools) against a fake Gemini that takes 300–800 ms per call and
  * enforces 60 requests per minute (429 + Retry-After beyond that), with our `--rpm 60`.
  *
- * Reported against the lower bound of any scheduler:
- *   max(LLM calls ÷ rate limit, longest chain of dependent calls × mean latency)
- * (a ratio ≤ 1.2 means the pipeline keeps the rate budget busy), plus LLM calls and tokens per
- * accepted record, and the call count of an unchanged re-run (0).
+ * Reported against the lower bound of any scheduler (`bounds.ts`): the larger of the sliding-window
+ * floor for the calls the quota counted (⌊(N−1)/60⌋ minutes plus a mean latency) and the longest
+ * dependency chain × mean latency, the chain measured from the request times of the same
+ * generation run once more without rate limit or concurrency cap. Also: LLM calls and tokens per
+ * accepted record, the call count of an unchanged re-run (0), and the same generation without a
+ * rate limit at `--concurrency` 4 and 16 (how much more work in flight buys).
  *
  * Size and shape via environment (defaults in brackets): AGENT_SEER_BENCH_GEN_SIMPLE [10],
  * AGENT_SEER_BENCH_GEN_COMPLEX [10], AGENT_SEER_BENCH_GEN_RPM [60],
@@ -22,8 +24,10 @@ import { seededRandom } from '../src/core/llm';
 import { loadSpecText } from '../src/core/spec/snapshot';
 import { startFakeGemini } from '../test/fakes/fakeGemini';
 import type { FakeReply } from '../test/fakes/fakeLlmServer';
+import { quotaGate, type QuotaGate } from '../test/fakes/quotaGate';
 import { createResponder } from '../test/unit/pipelineResponder';
 import { specsDir } from '../test/unit/fixturePaths';
+import { mean, measuredChain, windowFloorAtConcurrencyMs, windowFloorMs } from './bounds';
 import type { BenchResult } from './foundation';
 
 const env = (name: string, fallback: string): string => process.env[`AGENT_SEER_BENCH_GEN_${name}`] ?? fallback;
@@ -52,88 +56,98 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
 
   const fake = await startFakeGemini({ apiKey: 'bench-key' });
   const random = seededRandom(2026);
-  const arrivals: number[] = [];
-  const latencies: number[] = [];
-  let rejected = 0;
+  /** The quota in force (the rate-limited run only). */
+  let gate: QuotaGate | undefined;
+  const latencyOf = new Map<number, number>();
   fake.respondWith((req): FakeReply => {
     // The server's own per-minute window, as a real quota: beyond it, 429 + Retry-After.
-    const now = req.receivedAt;
-    while (arrivals.length && (arrivals[0] ?? 0) <= now - 60_000) arrivals.shift();
-    if (arrivals.length >= rpm) {
-      rejected++;
-      return {
-        status: 429,
-        retryAfter: Math.max(1, Math.ceil(((arrivals[0] ?? now) + 60_000 - now) / 1000)),
-        message: 'Resource has been exhausted (e.g. check quota).',
-      };
-    }
-    arrivals.push(now);
+    const refused = gate?.check(req);
+    if (refused) return refused;
     const delayMs = Math.round(lo + (hi - lo) * random());
-    latencies.push(delayMs);
+    latencyOf.set(req.index, delayMs);
     return { ...responder.respond(req), delayMs };
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'agent-seer-bench-gen-'));
-  const argv = [
+  const argv = (out: string, flags: string[]): string[] => [
     'generate',
     specFile,
     '--provider',
     'gemini',
     '--base-url',
     fake.url,
-    '--rpm',
-    String(rpm),
-    '--concurrency',
-    concurrency,
+    ...flags,
     '--simple',
     simple,
     '--complex',
     complex,
     '--out',
-    join(dir, 'out'),
+    join(dir, out),
     '--json',
   ];
-  const cli = (): { io: Io; out: string[]; err: string[] } => {
+  /** One CLI run in this process: its summary, wall time and the requests the fake saw meanwhile. */
+  const cli = async (args: string[]): Promise<{ s: Summary; wallMs: number; requests: typeof fake.requests }> => {
     const out: string[] = [];
     const err: string[] = [];
-    return {
-      out,
-      err,
-      io: {
-        out: (s) => out.push(s),
-        err: (s) => (process.env.AGENT_SEER_BENCH_VERBOSE ? process.stderr.write(`${s}\n`) : err.push(s)),
-        cwd: dir,
-        env: { GEMINI_API_KEY: 'bench-key' },
-      },
+    const io: Io = {
+      out: (s) => out.push(s),
+      err: (s) => (process.env.AGENT_SEER_BENCH_VERBOSE ? process.stderr.write(`${s}\n`) : err.push(s)),
+      cwd: dir,
+      env: { GEMINI_API_KEY: 'bench-key' },
     };
+    const first = fake.requests.length;
+    const t0 = Date.now();
+    const code = await run(args, io);
+    const wallMs = Date.now() - t0;
+    if (code !== 0) throw new Error(`generate exited ${code}: ${err.slice(-3).join(' | ')}`);
+    return { s: JSON.parse(out.join('\n')) as Summary, wallMs, requests: fake.requests.slice(first) };
   };
   try {
-    const first = cli();
-    const t0 = Date.now();
-    const code = await run(argv, first.io);
-    const wallMs = Date.now() - t0;
-    if (code !== 0) throw new Error(`generate exited ${code}: ${first.err.slice(-3).join(' | ')}`);
-    const s = JSON.parse(first.out.join('\n')) as Summary;
-    const meanLatency = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
-    const rateBoundMs = (s.llm.calls / rpm) * 60_000;
-    const chainBoundMs = s.chainDepth * meanLatency;
-    const boundMs = Math.max(rateBoundMs, chainBoundMs);
+    // The dependency chain: the same generation with nothing holding a request back.
+    const free = await cli(argv('free', ['--concurrency', '256']));
+    const chain = measuredChain(free.requests);
 
-    const again = cli();
+    gate = quotaGate({ limit: rpm, windowMs: 60_000 });
+    const limited = await cli(argv('out', ['--rpm', String(rpm), '--concurrency', concurrency]));
+    const s = limited.s;
+    const counted = gate.accepted.length;
+    const rejected = gate.rejected;
+    const meanLatency = mean(limited.requests.map((r) => latencyOf.get(r.index)).filter((v): v is number => v !== undefined));
+    const windowMs = windowFloorMs(counted, rpm, 60_000, meanLatency);
+    const chainMs = chain.length * meanLatency;
+    const boundMs = Math.max(windowMs, chainMs);
+    const atConcurrencyMs = Math.max(windowFloorAtConcurrencyMs(counted, rpm, 60_000, meanLatency, Number(concurrency)), chainMs);
+
     const requestsBefore = fake.requests.length;
-    if ((await run(argv, again.io)) !== 0) throw new Error('re-run failed');
-    const s2 = JSON.parse(again.out.join('\n')) as Summary;
+    const again = await cli(argv('out', ['--rpm', String(rpm), '--concurrency', concurrency]));
+    const rerunRequests = fake.requests.length - requestsBefore;
+    gate = undefined;
+
+    // Work in flight: the same generation without a rate limit at concurrency 4 and 16.
+    const c4 = await cli(argv('c4', ['--concurrency', '4']));
+    const c16 = await cli(argv('c16', ['--concurrency', '16']));
 
     const records = Math.max(1, s.records);
     const name = `generate ${load.spec.name} (${load.spec.tools.length} tools, --simple ${simple} --complex ${complex}) at ${rpm} rpm, ${lo}–${hi} ms/call`;
     return [
       {
         name,
-        value: wallMs,
+        value: limited.wallMs,
         unit: 'ms',
-        baseline: boundMs,
-        ratio: wallMs / boundMs,
-        note: `lower bound max(${s.llm.calls} calls ÷ ${rpm}/min = ${(rateBoundMs / 1000).toFixed(1)} s, chain ${s.chainDepth} × ${meanLatency.toFixed(0)} ms = ${(chainBoundMs / 1000).toFixed(1)} s); ${s.records} records, coverage ${(s.coverage.ratio * 100).toFixed(0)}%, multi-turn ${s.multiTurnRate === null ? 'n/a' : `${(s.multiTurnRate * 100).toFixed(0)}%`}, ${s.llm.retries} retries, ${rejected} server 429s`,
+        bound: boundMs,
+        ratio: limited.wallMs / boundMs,
+        note:
+          `bound max(window floor ⌊(${counted}−1)/${rpm}⌋ min + ${meanLatency.toFixed(0)} ms = ${(windowMs / 1000).toFixed(1)} s, ` +
+          `chain ${chain.length} × ${meanLatency.toFixed(0)} ms = ${(chainMs / 1000).toFixed(1)} s); ${s.llm.calls} calls, ${s.records} records, ` +
+          `coverage ${(s.coverage.ratio * 100).toFixed(0)}%, multi-turn ${s.multiTurnRate === null ? 'n/a' : `${(s.multiTurnRate * 100).toFixed(0)}%`}, ` +
+          `${s.llm.retries} retries, ${rejected} server 429s; at --concurrency ${concurrency} the floor is ${(atConcurrencyMs / 1000).toFixed(1)} s ` +
+          `(ratio ${(limited.wallMs / atConcurrencyMs).toFixed(2)})`,
+      },
+      {
+        name: 'generate: the same without rate limit or concurrency cap (the chain run)',
+        value: free.wallMs,
+        unit: 'ms',
+        note: `${free.s.llm.calls} calls; longest chain ${chain.length} requests, ${(chain.ms / 1000).toFixed(1)} s of their own latency`,
       },
       { name: 'generate: LLM calls per accepted record', value: s.llm.calls / records, unit: 'calls', note: `${s.llm.calls} calls for ${s.records} records` },
       {
@@ -144,9 +158,15 @@ export async function runGenerateBench(): Promise<BenchResult[]> {
       },
       {
         name: 'generate: LLM calls of an unchanged re-run',
-        value: s2.llm.calls,
+        value: again.s.llm.calls,
         unit: 'calls',
-        note: `${fake.requests.length - requestsBefore} requests reached the server; ${s2.llm.cacheHits} cache hits`,
+        note: `${rerunRequests} requests reached the server; ${again.s.llm.cacheHits} cache hits`,
+      },
+      {
+        name: 'generate without rate limit: --concurrency 16 speed-up over 4',
+        value: c4.wallMs / c16.wallMs,
+        unit: '×',
+        note: `${(c4.wallMs / 1000).toFixed(1)} s at 4 (${c4.s.llm.calls} calls), ${(c16.wallMs / 1000).toFixed(1)} s at 16 (${c16.s.llm.calls} calls)`,
       },
     ];
   } finally {
@@ -160,7 +180,7 @@ if (require.main === module) {
     .then((results) => {
       for (const r of results)
         process.stdout.write(
-          `${r.name}: ${r.value.toFixed(2)} ${r.unit}${r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (bound ${r.baseline?.toFixed(0)} ${r.unit})` : ''}${r.note ? `  — ${r.note}` : ''}\n`,
+          `${r.name}: ${r.value.toFixed(2)} ${r.unit}${r.ratio !== undefined ? `  ratio ${r.ratio.toFixed(2)} (bound ${r.bound?.toFixed(0)} ${r.unit})` : ''}${r.note ? `  — ${r.note}` : ''}\n`,
         );
     })
     .catch((err: unknown) => {

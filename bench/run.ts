@@ -8,6 +8,7 @@ import { runGenerateBench } from './generate';
 import { runHostileBench } from './hostile';
 import { runHostileSchemaBench } from './hostileSchema';
 import { runMaskingBench } from './masking';
+import { runQuotaBench } from './quota';
 import { runResumeBench } from './resume';
 import { runScaleBench } from './scale';
 
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
   if (process.env.AGENT_SEER_BENCH_HOSTILE !== '0') results.push(...runHostileSchemaBench(), ...(await runHostileBench()));
   // A few minutes under a 60/min rate limit; AGENT_SEER_BENCH_GEN=0 skips it.
   if (process.env.AGENT_SEER_BENCH_GEN !== '0') results.push(...(await runGenerateBench()));
+  // Two commands on one 60/min quota, back to back and at once, through the built CLI (about 8 minutes); AGENT_SEER_BENCH_QUOTA=0 skips it.
+  if (process.env.AGENT_SEER_BENCH_QUOTA !== '0') results.push(...(await runQuotaBench()));
   // Kill/resume trials of the built CLI; AGENT_SEER_BENCH_RESUME=0 skips them.
   if (process.env.AGENT_SEER_BENCH_RESUME !== '0') results.push(...(await runResumeBench()));
   // Offline generate + judge from 250 to 20,000 tools and a 100,000-value enum (a few minutes); AGENT_SEER_BENCH_SCALE=0 skips it.

@@ -12,9 +12,9 @@ import { readFileInside } from '../core/containment';
 import { specHash } from '../core/harness/hash';
 import { findHarnessSpec } from '../core/harness/specLookup';
 import { recordFile } from '../core/harness/store';
-import { CallGuard, isToolCallingProvider, LlmHttpError, LlmNetworkError, LlmStats, LlmStopError, type ToolCallingProvider } from '../core/llm';
+import { CallGuard, isToolCallingProvider, LlmHttpError, LlmNetworkError, LlmStats, LlmStopError, sharedQuotaFor, type ToolCallingProvider } from '../core/llm';
 import { RPM_WINDOW_MS } from '../core/workspace/defaults';
-import { agentRunsDir } from '../core/workspace/layout';
+import { agentRunsDir, CACHE_DIR } from '../core/workspace/layout';
 import { PROFILE_LABEL, type AgentChoice, type AgentProviderKind, type ProviderFor, type ScenarioEntry, type ScenarioOutcome } from './agentTests';
 import { readConfig } from './config';
 import { errorMessage } from './log';
@@ -54,6 +54,8 @@ export async function runAgentScenarios({ kind, choice, dir, items, entry, provi
     concurrency: config.generation.concurrency,
     timeoutMs: config.llm.timeoutMs,
     ...(config.generation.rpm ? { rpm: config.generation.rpm, rpmWindowMs: RPM_WINDOW_MS } : {}),
+    // The account's window, shared with the CLI and the other commands on this harness.
+    ...(chat.quotaScope ? { sharedQuota: sharedQuotaFor(path.join(dir, CACHE_DIR), chat.quotaScope) } : {}),
   });
   const stats = new LlmStats();
   const runDir = path.join(agentRunsDir(dir, provider), '1');

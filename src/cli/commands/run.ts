@@ -2,7 +2,7 @@ import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness'
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
-import { createProvider, isToolCallingProvider, LlmConfigError, LlmStopError, type ToolCallingProvider } from '../../core/llm';
+import { createProvider, isToolCallingProvider, LlmConfigError, LlmStopError, sharedQuotaFor, type ToolCallingProvider } from '../../core/llm';
 import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
 import { agentRunsDir, CACHE_DIR } from '../../core/workspace/layout';
@@ -162,7 +162,13 @@ async function runCommand(
       ...(args.force ? { force: true } : {}),
       ...(args.noCache ? { noCache: true } : {}),
       maxSteps,
-      limits: { concurrency, timeoutMs, ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}) },
+      limits: {
+        concurrency,
+        timeoutMs,
+        ...(rpm !== undefined ? { rpm, rpmWindowMs: RPM_WINDOW_MS } : {}),
+        // The account's window, shared with generate/judge and other processes on the same key.
+        ...(chat.quotaScope ? { sharedQuota: sharedQuotaFor(cacheDir, chat.quotaScope) } : {}),
+      },
       ...(judge ? { judge } : {}),
       cacheDir,
       signal: abort,

@@ -4,7 +4,7 @@
  * limits with the rate-limit window's margin, and the role's temperature.
  */
 import { join, resolve } from 'node:path';
-import { CallGuard, DiskCache, LlmStats, StructuredLlm, type CallLimits, type ChatProvider } from '../llm';
+import { CallGuard, DiskCache, LlmStats, sharedQuotaFor, StructuredLlm, type CallLimits, type ChatProvider } from '../llm';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../workspace/defaults';
 import { LLM_CACHE_DIR } from '../workspace/layout';
 
@@ -29,9 +29,16 @@ export interface LlmClientOptions {
   guard?: CallGuard;
 }
 
-/** The limits of a guard: concurrency and rpm over `limits`, with the rate-limit window's margin. */
-function callLimitsOf(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'limits'>): CallLimits {
+/**
+ * The limits of a guard: concurrency and rpm over `limits`, with the rate-limit window's margin,
+ * and the account's window shared through `<cacheDir>/quota/` when the provider names its account
+ * (so `generate` then `judge`, or the editor and the CLI at once, share one budget). The batch
+ * engine's provider names no account: a batch API has a quota of its own.
+ */
+function callLimitsOf(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'limits'> & { chat?: ChatProvider; cacheDir?: string }): CallLimits {
+  const scope = options.chat?.quotaScope;
   return {
+    ...(scope && options.cacheDir !== undefined && !options.limits?.sharedQuota ? { sharedQuota: sharedQuotaFor(resolve(options.cacheDir), scope) } : {}),
     ...options.limits,
     concurrency: options.concurrency ?? options.limits?.concurrency ?? DEFAULT_CONCURRENCY,
     ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
@@ -42,7 +49,7 @@ function callLimitsOf(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'l
 }
 
 /** A guard with the same limits a client built by {@link createLlmClient} would have, for several clients to share. */
-export function createCallGuard(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'limits'>): CallGuard {
+export function createCallGuard(options: Pick<LlmClientOptions, 'concurrency' | 'rpm' | 'limits'> & { chat?: ChatProvider; cacheDir?: string }): CallGuard {
   return new CallGuard(callLimitsOf(options));
 }
 
@@ -53,7 +60,7 @@ export function createLlmClient(options: LlmClientOptions): { llm: StructuredLlm
     provider: options.chat,
     cache: new DiskCache(join(cacheDir, LLM_CACHE_DIR)),
     stats: options.stats ?? new LlmStats(),
-    ...(options.guard ? { guard: options.guard } : { limits: callLimitsOf(options) }),
+    ...(options.guard ? { guard: options.guard } : { limits: callLimitsOf({ ...options, cacheDir }) }),
     ...(options.role === 'judge' ? { defaultTemperature: 0 } : {}),
   });
   return { llm, cacheDir };

@@ -14,7 +14,8 @@ import type {
 } from '@google/genai' with { 'resolution-mode': 'import' };
 import { causeText, clip, googleRetryDelayMs, isAbortError, LlmHttpError, LlmNetworkError, namesExhaustedQuota, parseRetryAfter, redact } from './errors';
 import { toGeminiSchema } from './jsonSchema';
-import { urlSecrets } from '../spec/maskSecrets';
+import { urlSecrets, urlWithoutCredentials } from '../spec/maskSecrets';
+import { quotaScopeOf, type QuotaScope } from './sharedQuota';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
 import { MAX_LLM_REPLY_BYTES } from '../bounds';
@@ -89,15 +90,18 @@ export class GeminiProvider implements ChatProvider, ToolCallingProvider {
   readonly supportsJsonSchema = true;
   /** The base URL given, or the SDK's default endpoint. */
   readonly endpoint: string;
+  readonly quotaScope: QuotaScope;
   private readonly client: GoogleGenAIClient;
   private readonly apiKey: string;
   private readonly extraConfig: Record<string, unknown>;
 
   constructor(options: GeminiProviderOptions) {
     this.apiKey = options.apiKey;
+    this.quotaScope = quotaScopeOf('gemini', options.baseUrl !== undefined ? urlWithoutCredentials(options.baseUrl) : undefined, options.apiKey);
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.extraConfig = options.extraConfig ?? {};
-    this.endpoint = options.baseUrl ?? 'https://generativelanguage.googleapis.com';
+    // Never a credential: the endpoint is part of cache entries written to disk.
+    this.endpoint = options.baseUrl !== undefined ? urlWithoutCredentials(options.baseUrl) : 'https://generativelanguage.googleapis.com';
     this.client = createGeminiClient(options, undefined, MAX_LLM_REPLY_BYTES);
   }
 

@@ -12,7 +12,8 @@
  *   ├─ parse JSON → zod → validate(); errors re-asked as a follow-up turn, ≤ 3 replies,
  *   │  then a counted discard {ok:false, reason}
  *   └─ CallGuard.call          limits.ts: concurrency, RPM, per-call timeout, abort,
- *        │                     retries of 429/5xx/timeout/network with backoff + Retry-After
+ *        │                     retries of 429/5xx/timeout/network with backoff + Retry-After;
+ *        │                     the RPM window shared by every process on the account (sharedQuota.ts)
  *        └─ ChatProvider.complete   one attempt: GeminiProvider | OpenAICompatibleProvider | …
  * LlmStats                     stats.ts: requests, cache hits, retries, re-asks, discards, tokens, cost
  * ```
@@ -44,6 +45,7 @@
 export * from './types';
 export * from './errors';
 export * from './limits';
+export * from './sharedQuota';
 export * from './stats';
 export * from './pricing';
 export * from './cache';

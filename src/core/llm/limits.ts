@@ -6,41 +6,11 @@
 import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
+import type { SharedQuota } from './sharedQuota';
+import { abortReason, systemClock, type Clock } from './clock';
 import { DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT_SECONDS } from '../workspace/defaults';
 
-/** Time source, injectable so limiter and retry tests need not wait on the wall clock. */
-export interface Clock {
-  /** Milliseconds since an arbitrary origin. */
-  now(): number;
-  /** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** The real clock. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(abortReason(signal));
-      };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
-/** The error to reject with when `signal` aborted (its reason, or a standard AbortError). */
-export function abortReason(signal: AbortSignal | undefined): unknown {
-  return signal?.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
+export { abortReason, systemClock, type Clock } from './clock';
 
 /** A promise that only ever rejects, when `signal` aborts; for racing work that ignores signals. */
 function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
@@ -241,6 +211,11 @@ export interface CallLimits {
   timeoutMs?: number;
   /** Retry policy overrides. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * The account's window persisted for every command and process on it (`sharedQuota.ts`): when
+   * set, it replaces the in-process rate limiter and a 429 is written into it.
+   */
+  sharedQuota?: SharedQuota;
 }
 
 /** Default per-attempt timeout (`DEFAULT_REQUEST_TIMEOUT_SECONDS`). */
@@ -253,6 +228,9 @@ export const DEFAULT_TIMEOUT_MS = DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000;
 export class CallGuard {
   private readonly semaphore: Semaphore;
   private readonly rateLimiter: RateLimiter | undefined;
+  private readonly sharedQuota: SharedQuota | undefined;
+  private readonly rpm: number | undefined;
+  private readonly rpmWindowMs: number;
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly clock: Clock;
@@ -270,7 +248,10 @@ export class CallGuard {
     this.clock = deps.clock ?? systemClock;
     this.random = deps.random ?? Math.random;
     this.semaphore = new Semaphore(limits.concurrency ?? DEFAULT_CONCURRENCY);
-    this.rateLimiter = limits.rpm !== undefined ? new RateLimiter(limits.rpm, limits.rpmWindowMs, this.clock) : undefined;
+    this.sharedQuota = limits.sharedQuota;
+    this.rpm = limits.rpm;
+    this.rpmWindowMs = limits.rpmWindowMs ?? 60_000;
+    this.rateLimiter = limits.rpm !== undefined && !this.sharedQuota ? new RateLimiter(limits.rpm, limits.rpmWindowMs, this.clock) : undefined;
     this.policy = { ...DEFAULT_RETRY, ...limits.retry };
     this.timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -297,6 +278,7 @@ export class CallGuard {
         const wait = this.cooldownUntil - this.clock.now();
         if (wait > 0) await this.clock.sleep(wait, signal);
         await this.rateLimiter?.acquire(signal);
+        await this.sharedQuota?.acquire(this.quotaLimit(), signal);
         if (this.stopError) throw this.stopError;
         stats?.recordRequest(model);
         try {
@@ -311,6 +293,8 @@ export class CallGuard {
           if (quota) throw (this.stopError ??= quota);
           const cause = retryCause(e);
           if (cause === undefined) throw e;
+          // The provider's count, not ours, is the quota: every other command on it learns too.
+          if (cause === 'rate-limit') await this.sharedQuota?.rateLimited(e instanceof LlmHttpError ? e.retryAfterMs : undefined, this.quotaLimit());
           if (cause === 'timeout' && ++timeouts > this.policy.maxTimeoutRetries) throw this.spent(e, retry + 1);
           const delay = retry >= this.policy.maxRetries ? undefined : this.retryDelay(e, retry);
           if (delay === undefined) throw this.spent(e, retry + 1);
@@ -321,6 +305,11 @@ export class CallGuard {
     } finally {
       release();
     }
+  }
+
+  /** This guard's rate limit as the shared quota takes it. */
+  private quotaLimit(): { limit?: number; windowMs: number } {
+    return { ...(this.rpm !== undefined ? { limit: this.rpm } : {}), windowMs: this.rpmWindowMs };
   }
 
   /** A transient failure that outlived its retries: itself, or the outage it completes. */

@@ -9,6 +9,7 @@ import { isStrictCompatible } from './jsonSchema';
 import { urlSecrets, urlWithoutCredentials } from '../spec/maskSecrets';
 import type { ToolCallingProvider, ToolTurnReply, ToolTurnRequest } from './toolCalling';
 import type { ChatProvider, ChatReply, ChatRequest } from './types';
+import { quotaScopeOf, type QuotaScope } from './sharedQuota';
 import { MAX_LLM_REPLY_BYTES } from '../bounds';
 import { boundedFetch } from './boundedFetch';
 
@@ -42,6 +43,7 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
   readonly baseUrl: string;
   readonly toolSchemas = 'json-schema';
   readonly endpoint: string;
+  readonly quotaScope: QuotaScope;
   private readonly client: OpenAI;
   private readonly apiKey: string | undefined;
   private readonly strict: boolean | 'auto';
@@ -50,8 +52,10 @@ export class OpenAICompatibleProvider implements ChatProvider, ToolCallingProvid
   constructor(options: OpenAIProviderOptions) {
     this.model = options.model;
     this.baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
-    this.endpoint = this.baseUrl;
+    // Never a credential: the endpoint is part of cache entries written to disk.
+    this.endpoint = urlWithoutCredentials(this.baseUrl);
     this.apiKey = options.apiKey;
+    this.quotaScope = quotaScopeOf('openai', urlWithoutCredentials(this.baseUrl), options.apiKey);
     this.strict = options.strict ?? 'auto';
     this.extraBody = options.extraBody ?? {};
     this.client = openaiClient(this.baseUrl, options.apiKey, MAX_LLM_REPLY_BYTES);

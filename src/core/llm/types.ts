@@ -3,6 +3,7 @@
  * structured request/result that pipeline stages and the judge code against.
  */
 import type { z } from 'zod';
+import type { QuotaScope } from './sharedQuota';
 
 /** Token counts of one call (or a sum of calls). */
 export interface Usage {
@@ -64,6 +65,11 @@ export interface ChatProvider {
   readonly model: string;
   /** Whether `jsonSchema` is enforced by the backend (structured-output mode). */
   readonly supportsJsonSchema: boolean;
+  /**
+   * The account its requests count against (endpoint and a hash of the key), when it has one:
+   * commands and processes on the same scope share one rate window (`sharedQuota.ts`).
+   */
+  readonly quotaScope?: QuotaScope;
   complete(request: ChatRequest): Promise<ChatReply>;
 }
 

@@ -67,6 +67,9 @@ export async function runCorpus(entries: readonly CorpusEntry[], options: RunCor
           ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
           ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
           ...(provider.limits ? { limits: provider.limits } : {}),
+          // One guard for every spec: its shared window lives in the first spec's cache folder.
+          chat: provider.chat,
+          ...(entries[0] ? { cacheDir: entries[0].cacheDir ?? join(entries[0].outDir, CACHE_DIR) } : {}),
         });
   const one = async (entry: CorpusEntry, index: number): Promise<CorpusOutcome> => {
     const runOptions: RunPipelineOptions = {
