@@ -16,7 +16,7 @@ function trajectoryDir(dir: string): string {
 }
 
 /**
- * `agent-seer serve <harness-dir> [--scenario ID] [--http PORT] [--spec FILE]`: the harness as
+ * `agent-seer serve <harness-dir> [--scenario ID] [--http PORT] [--spec FILE] [--reveal-expected]`: the harness as
  * an MCP server (see core/agents/mockServer.ts). Over stdio, stdout is the MCP channel: every
  * message of ours goes to stderr.
  */
@@ -97,7 +97,7 @@ export const synopsis = `  agent-seer serve <harness-dir> [--scenario ID] [--htt
                                              under test (stdio, or Streamable HTTP on 127.0.0.1)`;
 
 /** `agent-seer serve --help`. */
-export const usage = `Usage: agent-seer serve <harness-dir> [--scenario ID] [--http PORT] [--spec FILE]
+export const usage = `Usage: agent-seer serve <harness-dir> [--scenario ID] [--http PORT] [--spec FILE] [--reveal-expected]
 
 Serves the harness as an MCP server: tools/list returns the spec's tools as snapshotted, and a
 tools/call the scenario expects now is answered with its recorded output. Any other call gets a
