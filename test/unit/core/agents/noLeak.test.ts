@@ -147,7 +147,7 @@ describe('the mock never hands out the answer key', () => {
     return { kinds, scenarios, checked };
   }
 
-  it('over every fixture harness and every refusal path, nothing the agent reads holds an expected value, a later turn or an unearned output', async () => {
+  it('over every fixture harness and every refusal path, nothing the agent reads holds an expected value, a later turn or an unearned output', async (t) => {
     assert.ok(harnesses.length >= 30, `harnesses of the fixture specs: ${harnesses.length}`);
     const { leak, kinds, scenarios, checked } = await firstLeak(harnesses, false);
     assert.equal(leak, undefined);
@@ -155,6 +155,7 @@ describe('the mock never hands out the answer key', () => {
     for (const k of ['unknown-tool', 'malformed-arguments', 'invalid-arguments', 'before-source', 'before-turn', 'not-expected'])
       assert.ok((kinds.get(k) ?? 0) > 0, `refusal ${k} never taken: ${JSON.stringify([...kinds])}`);
     assert.ok(scenarios >= 100 && checked > 1000, `${scenarios} scenarios, ${checked} values checked`);
+    t.diagnostic(`${harnesses.length} harnesses, ${scenarios} scenarios, ${checked} values checked; refusals ${JSON.stringify(Object.fromEntries(kinds))}`);
   });
 
   it('the probe sees a leak when there is one: with --reveal-expected it finds an expected value at once', async () => {
