@@ -125,7 +125,7 @@ describe('agent scores that cannot be gamed', () => {
     return run({ out });
   };
 
-  it('a faithful agent scores 1.0 on every score; a retrying, a copying and a swapping agent each score below it', async () => {
+  it('a faithful agent scores 1.0 on every score; a retrying, a copying and a swapping agent each score below it', async (t) => {
     const oracle = oraclePlan(records);
     const faithful = await withPlan('faithful', oracle);
     assert.equal(faithful.summary.callScore, 1);
@@ -159,6 +159,9 @@ describe('agent scores that cannot be gamed', () => {
     assert.ok(flagged.length > 0 && flagged.every((r) => !r.passed));
 
     for (const gamed of [retry, copying, swap]) assert.ok(gamed.summary.callScore < faithful.summary.callScore);
+    const row = (r: RunHarnessResult) =>
+      `call ${r.summary.callScore.toFixed(3)} exact ${r.summary.exactCallMatch.toFixed(3)} name ${r.summary.nameMatch.toFixed(3)} order ${r.summary.orderAccuracy?.toFixed(3) ?? '–'} pass ${r.summary.passRate.toFixed(3)}`;
+    t.diagnostic(`faithful: ${row(faithful)}; retry: ${row(retry)}; copying: ${row(copying)}; swap: ${row(swap)}`);
   });
 
   it("an agent making a later turn's call before the user asks fails turn accuracy", async () => {
