@@ -19,6 +19,7 @@ import {
   type ToolTurnReply,
 } from '../llm/toolCalling';
 import type { HarnessMockServer } from './mockServer';
+import { turnsOf } from './replay';
 import type { Trajectory } from './trajectory';
 
 /** The system instruction of the built-in agent (the harness gives no other context). */
@@ -64,7 +65,7 @@ export interface AgentOutcome {
 
 /** The user's turns of a record: its conversation's prompts, or its single prompt. */
 export function userTurns(record: HarnessRecord): string[] {
-  return record.conversation.length ? record.conversation.map((t) => t.prompt) : [record.prompt];
+  return turnsOf(record).map((t) => t.prompt);
 }
 
 function resultOutput(result: CallToolResult): unknown {

@@ -11,6 +11,7 @@ import type { PromptLibrary } from '../llm/prompts';
 import type { Spec } from '../spec/model';
 import { isRecord } from '../util/isRecord';
 import { userTurns } from './agentLoop';
+import { turnsOfCalls } from './score';
 import type { Trajectory, TrajectoryJudgment } from './trajectory';
 
 /** An LLM judge for trajectories: its id (`provider:model`) and client. */
@@ -26,8 +27,8 @@ export interface TrajectoryJudge {
  * in the turn of the call before it.
  */
 function turnOfCalls(record: HarnessRecord, t: Trajectory, turns: number): number[] {
-  const per = t.outcome?.callsPerTurn;
-  if (per && per.reduce((a, b) => a + b, 0) === t.calls.length) return per.flatMap((n, turn) => Array.from({ length: n }, () => turn));
+  const recorded = turnsOfCalls(t.calls.length, t.outcome?.callsPerTurn);
+  if (recorded) return recorded;
   const turnOfExpected = new Map<number, number>();
   record.conversation.forEach((c, turn) => c.calls.forEach((i) => turnOfExpected.set(i, turn)));
   let current = 0;

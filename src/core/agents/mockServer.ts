@@ -102,7 +102,7 @@ export class MockServerError extends Error {
 /** One MCP session bound to one scenario. */
 export interface MockSession {
   server: Server;
-  record: HarnessRecord;
+  /** Its scenario's replay (`replay.record` is the scenario). */
   replay: ScenarioReplay;
   trajectory: Trajectory;
   /**
@@ -281,7 +281,6 @@ export class HarnessMockServer {
       };
     // The snapshot's tool objects as they are: the agent must see what the real server shows.
     server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: this.harness.spec.tools as ListToolsResult['tools'] }));
-    let writes: Promise<void> = Promise.resolve();
     const answer = async (name: string, args: unknown): Promise<CallToolResult> => {
       const reply = replay.call(name, args);
       const entry: TrajectoryCall = {
@@ -295,8 +294,7 @@ export class HarnessMockServer {
       trajectory.complete = replay.done;
       this.options.onEvent?.({ kind: 'call', scenarioId: record.id, name, ok: reply.ok, ...(reply.ok ? {} : { message: `${reply.kind}: ${reply.detail}` }) });
       // On disk before the agent sees the answer: a killed server loses no call it answered.
-      writes = writes.then(() => this.save(trajectory));
-      await writes;
+      await this.save(trajectory);
       if (!reply.ok) return { isError: true, content: [{ type: 'text', text: reply.message }] };
       const output = reply.output;
       const structured =
@@ -305,7 +303,7 @@ export class HarnessMockServer {
     };
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => answer(request.params.name, request.params.arguments ?? {}));
     answerInvalidParams(server);
-    return { server, record, replay, trajectory, answer };
+    return { server, replay, trajectory, answer };
   }
 
   /**
@@ -362,7 +360,7 @@ export class HarnessMockServer {
       const s = sessions.get(id);
       if (!s) return;
       sessions.delete(id);
-      this.options.onEvent?.({ kind: 'expired', scenarioId: s.session.record.id, idleMs });
+      this.options.onEvent?.({ kind: 'expired', scenarioId: s.session.replay.record.id, idleMs });
       void s.transport.close().catch(() => undefined);
     };
     /** Counts a request against the session's idle clock until its response ends (an SSE stream: until it closes). */
@@ -424,8 +422,8 @@ export class HarnessMockServer {
         const s = typeof id === 'string' ? sessions.get(id) : undefined;
         // 404 is the spec's signal to start a new session with initialize.
         if (!s) return rpcError(res, 404, -32001, 'session expired or unknown: start a new session with initialize');
-        if (bound !== undefined && bound !== s.session.record.id)
-          return rpcError(res, 400, REFUSED, `this session serves scenario ${s.session.record.id}, not ${bound}`);
+        if (bound !== undefined && bound !== s.session.replay.record.id)
+          return rpcError(res, 400, REFUSED, `this session serves scenario ${s.session.replay.record.id}, not ${bound}`);
         track(id as string, s, res);
         return s.transport.handleRequest(req, res);
       }

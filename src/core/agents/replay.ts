@@ -126,7 +126,7 @@ export class ScenarioReplay {
 
   constructor(
     readonly record: HarnessRecord,
-    private readonly spec: Spec,
+    readonly spec: Spec,
     private readonly options: ReplayOptions = {},
   ) {
     this.answered = record.expected_tools.map(() => false);

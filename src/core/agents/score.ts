@@ -22,7 +22,7 @@ import { canonicalJson } from '../harness/hash';
 import type { Spec } from '../spec/model';
 import { isRecord } from '../util/isRecord';
 import { mean } from '../util/mean';
-import { sameArguments, ScenarioReplay } from './replay';
+import { sameArguments, ScenarioReplay, turnsOf } from './replay';
 import type { RefusalKind } from './trajectory';
 
 /** How one argument of an expected call came out. */
@@ -89,7 +89,7 @@ export function compareArguments(spec: Spec, tool: string, expected: unknown, ac
 }
 
 /** The user turn each call was made in, when `callsPerTurn` accounts for every call. */
-function turnsOfCalls(calls: number, callsPerTurn: readonly number[] | undefined): number[] | undefined {
+export function turnsOfCalls(calls: number, callsPerTurn: readonly number[] | undefined): number[] | undefined {
   if (!callsPerTurn || callsPerTurn.reduce((a, b) => a + b, 0) !== calls) return undefined;
   return callsPerTurn.flatMap((n, turn) => Array.from({ length: n }, () => turn));
 }
@@ -154,7 +154,9 @@ export function scoreScenario(
   const n = expected.length;
   const exact = calls.filter((c) => c.exact).length;
   const dependent = expected.map((_, i) => i).filter((i) => (replay.dependsOn[i] ?? []).length > 0);
-  const laterTurn = turnsOfRecord(record);
+  const laterTurn = turnsOf(record)
+    .slice(1)
+    .flatMap((t) => t.calls);
   const share = (of: number[], bad: (i: number) => boolean): number | null => (of.length ? of.filter((i) => !bad(i)).length / of.length : null);
   return {
     id: record.id,
@@ -170,11 +172,6 @@ export function scoreScenario(
     refusals,
     passed: exact === n && refused === 0,
   };
-}
-
-/** Expected calls of user turns after the first. */
-function turnsOfRecord(record: HarnessRecord): number[] {
-  return record.conversation.slice(1).flatMap((t) => t.calls.filter((c) => c >= 0 && c < record.expected_tools.length));
 }
 
 /** Scores a trajectory: its calls, split into turns by its outcome when the built-in agent made it. */

@@ -119,11 +119,13 @@ describe('agent scores that cannot be gamed', () => {
       signal: new AbortController().signal,
     });
 
-  const withPlan = async (out: string, plan: AgentPlan | ((req: FakeRequest) => FakeReply)): Promise<RunHarnessResult> => {
+  /** A run against the fake answering with `agent` (a scripted plan through `openaiAgent`, or any responder). */
+  const withAgent = async (out: string, agent: (req: FakeRequest) => FakeReply): Promise<RunHarnessResult> => {
     server.reset();
-    server.respondWith(plan.length === 2 ? openaiAgent(plan as AgentPlan) : (plan as (req: FakeRequest) => FakeReply));
+    server.respondWith(agent);
     return run({ out });
   };
+  const withPlan = (out: string, plan: AgentPlan): Promise<RunHarnessResult> => withAgent(out, openaiAgent(plan));
 
   it('a faithful agent scores 1.0 on every score; a retrying, a copying and a swapping agent each score below it', async (t) => {
     const oracle = oraclePlan(records);
@@ -144,7 +146,7 @@ describe('agent scores that cannot be gamed', () => {
     assert.equal(retry.summary.passRate, 0);
 
     // The copying client finds nothing to copy: no error names an expected call.
-    const copying = await withPlan('copying', copyTheError(spec.tools[0]!.name));
+    const copying = await withAgent('copying', copyTheError(spec.tools[0]!.name));
     assert.ok(copying.summary.callScore < 0.2, `copying client: ${copying.summary.callScore}`);
     for (const req of server.requests)
       for (const m of (req.body as { messages?: { role: string; content?: string }[] }).messages ?? [])
