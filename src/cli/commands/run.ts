@@ -88,7 +88,12 @@ function runText(r: RunHarnessResult, where: string): string {
           `  LLM judge ${s.judge.id} (oracle mode): tc ${f3(s.tc)} · coh ${f3(s.coh)} · judged ${s.judge.judged} of ${s.judge.judged + s.judge.notJudged} scenario runs${s.judge.notJudged ? ` (${s.judge.notJudged} not judged: see the judgments' notes in the trajectory files; re-run to try them again)` : ''}`,
         ]
       : []),
-    ...(s.schemaWarnings.length ? [`  tool schemas changed to offer them: ${s.schemaWarnings.length} (see --json summary.schemaWarnings)`] : []),
+    // What the agent was offered differs from what the server lists: said, the first few in full.
+    ...(s.schemaWarnings.length
+      ? [
+          `  tools as offered differ from the server's list (${s.schemaWarnings.length}): ${s.schemaWarnings.slice(0, 3).join('; ')}${s.schemaWarnings.length > 3 ? '; … (see --json summary.schemaWarnings)' : ''}`,
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -18,7 +18,8 @@ import {
   type ToolMessage,
   type ToolTurnReply,
 } from '../llm/toolCalling';
-import type { HarnessMockServer } from './mockServer';
+import type { HarnessMockServer, MockSession } from './mockServer';
+import { isRecord } from '../util/isRecord';
 import { turnsOf } from './replay';
 import type { Trajectory } from './trajectory';
 
@@ -121,6 +122,34 @@ async function turnReply(o: AgentLoopOptions, scenarioId: string, tools: readonl
   return reply;
 }
 
+/** The first problem of a client-side failure, in one line (a zod error's message is a JSON dump). */
+function oneLine(e: unknown): string {
+  const issue = (e as { issues?: { path?: unknown[]; message?: string }[] }).issues?.[0];
+  if (issue) return `${(issue.path ?? []).map(String).join('.') || 'result'}: ${issue.message ?? 'invalid'}`;
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}
+
+/**
+ * The tools as the SDK's client lists them; when the client rejects the list (a snapshot with a
+ * tool the protocol's schema does not allow, e.g. an input schema without `type: "object"`), the
+ * spec's tools as they are, with a warning that says so (an external client would fail here too).
+ */
+async function listedTools(
+  client: Client,
+  session: MockSession,
+  warnings: Set<string>,
+): Promise<{ name: string; description?: string; inputSchema?: unknown }[]> {
+  try {
+    return (await client.listTools()).tools;
+  } catch (e) {
+    if (!isZodLike(e)) throw e;
+    warnings.add(`tools/list: the MCP SDK's client rejects this spec's tool list (${oneLine(e)}); the agent is offered the spec's tools as they are`);
+    return session.replay.spec.tools;
+  }
+}
+
+const isZodLike = (e: unknown): boolean => Array.isArray((e as { issues?: unknown }).issues);
+
 /** Runs the agent on the scenario the mock server hands the next session. */
 export async function runAgentOnScenario(server: HarnessMockServer, options: AgentLoopOptions): Promise<AgentOutcome> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -129,7 +158,7 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
   await client.connect(clientSide);
   try {
     const warnings = new Set<string>();
-    const tools: ToolDeclaration[] = (await client.listTools()).tools.map((t) => {
+    const tools: ToolDeclaration[] = (await listedTools(client, session, warnings)).map((t) => {
       const converted =
         options.provider.toolSchemas === 'json-schema'
           ? { parameters: toJsonSchemaParameters(t.inputSchema), warnings: [] }
@@ -137,6 +166,8 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
       for (const w of converted.warnings) warnings.add(`${t.name}: ${w}`);
       return { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: converted.parameters };
     });
+    const taskOnly = new Set(session.replay.spec.tools.filter((t) => isRecord(t.execution) && t.execution.taskSupport === 'required').map((t) => t.name));
+    for (const name of taskOnly) warnings.add(`${name}: requires task-based execution, which the mock does not serve; its calls go to the mock directly`);
     const maxSteps = options.maxSteps ?? 16;
     const messages: ToolMessage[] = [];
     const replies: string[] = [];
@@ -173,9 +204,12 @@ export async function runAgentOnScenario(server: HarnessMockServer, options: Age
               : undefined;
           // Arguments that are not a JSON object (truncated JSON) cannot go over MCP: the session
           // answers them directly, so the trajectory keeps them and the agent reads the error.
-          const result = args
-            ? ((await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult)
-            : await session.answer(call.name, call.arguments);
+          // So are calls of a tool that requires task-based execution, which the SDK's client
+          // refuses to send as a plain call and the mock does not serve as a task.
+          const direct = !args || taskOnly.has(call.name);
+          const result = direct
+            ? await session.answer(call.name, call.arguments)
+            : ((await client.callTool({ name: call.name, arguments: args }, undefined, { signal: options.signal })) as CallToolResult);
           callsPerTurn[callsPerTurn.length - 1]!++;
           results.push({ callId: call.id, name: call.name, output: resultOutput(result), isError: result.isError === true });
         }
