@@ -122,9 +122,13 @@ export const COH_MANIFESTATIONS = {
   topic_relevance: ['complete_topic_shift', 'misses_main_point', 'too_generic', 'hallucination', 'wrong_question'],
 } as const satisfies Record<CohAspect, readonly string[]>;
 
-/** Kinds of a judge finding; `ungrounded` is the one the chained-value rule can waive. */
+/**
+ * Kinds of a judge finding; `ungrounded` is the one the chained-value rule can waive;
+ * `undetermined` is a value the user's words and the outputs shown do not pin down.
+ */
 export const FINDING_KINDS = [
   'ungrounded',
+  'undetermined',
   'incorrect',
   'missing',
   'misnamed',

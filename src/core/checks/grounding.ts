@@ -327,7 +327,7 @@ function outputLeaves(value: unknown, path: string[] = [], out: { path: string; 
 }
 
 /** The JSON object or array a text holds, or undefined (plain text, a JSON scalar, or not JSON). */
-function jsonDocument(text: string): unknown {
+export function jsonDocument(text: string): unknown {
   if (!/^\s*[[{]/.test(text)) return undefined;
   try {
     const doc: unknown = JSON.parse(text);
@@ -337,20 +337,22 @@ function jsonDocument(text: string): unknown {
   }
 }
 
+/** Whether an output leaf (a scalar or, when `isKey`, an object key) holds a value of a class. */
+export function leafHolds(leaf: string | number, isKey: boolean, value: string | number, cls: ValueClass): boolean {
+  if (typeof value === 'number' || cls === 'amount' || cls === 'setting') {
+    // A number matches a leaf of the same value, or stands on its own in prose.
+    const n = Number(value);
+    if (!isKey && (leaf === n || (typeof leaf === 'string' && NUMERIC.test(leaf.trim()) && Number(leaf) === n))) return true;
+    if (typeof leaf === 'string' && /\s/.test(leaf) && numbersIn(leaf).includes(n)) return true;
+    return typeof value === 'string' && typeof leaf === 'string' && containsId(leaf, value);
+  }
+  if (typeof leaf === 'string') return foundInText(leaf, value, cls, false);
+  return String(leaf) === value;
+}
+
 /** Where in one output a value occurs (the JSON path), or undefined. */
 function foundInOutput(leaves: ReturnType<typeof outputLeaves>, value: string | number, cls: ValueClass): string | undefined {
-  for (const { path, leaf, isKey } of leaves) {
-    if (typeof value === 'number' || cls === 'amount' || cls === 'setting') {
-      // A number matches a leaf of the same value, or stands on its own in prose.
-      const n = Number(value);
-      if (!isKey && (leaf === n || (typeof leaf === 'string' && NUMERIC.test(leaf.trim()) && Number(leaf) === n))) return path || '(root)';
-      if (typeof leaf === 'string' && /\s/.test(leaf) && numbersIn(leaf).includes(n)) return path || '(root)';
-      if (typeof value === 'string' && typeof leaf === 'string' && containsId(leaf, value)) return path || '(root)';
-      continue;
-    }
-    if (typeof leaf === 'string' && foundInText(leaf, value, cls, false)) return path || '(root)';
-    if (typeof leaf === 'number' && String(leaf) === value) return path || '(root)';
-  }
+  for (const { path, leaf, isKey } of leaves) if (leafHolds(leaf, isKey, value, cls)) return path || '(root)';
   return undefined;
 }
 

@@ -2,8 +2,9 @@
  * The deterministic checks of one record, in one place so every producer (offline generator,
  * LLM runner, repair loop) and the judge compute them the same way.
  */
-import type { ConversationTurn, ExpectedCall, IntegrityViolation, MockOutput, RecordChecks } from '../harness/format';
+import type { ConversationTurn, DeterminacyFinding, ExpectedCall, IntegrityViolation, MockOutput, RecordChecks } from '../harness/format';
 import type { Spec } from '../spec/model';
+import { checkDeterminacy } from './determinacy';
 import { checkIntegrity } from './integrity';
 import { checkTurns } from './turns';
 import { findTool, validateCall, validateOutput, type ValidateCallOptions } from './validateCall';
@@ -19,7 +20,7 @@ export interface CheckableRecord {
 /**
  * Computes a record's `checks`: argument validity per call, unknown tools, referential
  * integrity (single-turn view, plus the multi-turn view when there is a conversation), mock
- * output validity against declared outputSchemas, and the turn split.
+ * output validity against declared outputSchemas, the turn split, and determinacy.
  */
 export function computeChecks(spec: Spec, record: CheckableRecord, options: ValidateCallOptions = {}): RecordChecks {
   const callErrors: RecordChecks['callErrors'] = [];
@@ -70,6 +71,7 @@ export function computeChecks(spec: Spec, record: CheckableRecord, options: Vali
   }
 
   const turns = record.conversation.length ? checkTurns(record.conversation, record.expected_tools, spec) : undefined;
+  const determinacy = determinacyFindings(spec, record, outputs);
   return {
     schemaValid: callErrors.length === 0,
     callErrors,
@@ -79,5 +81,27 @@ export function computeChecks(spec: Spec, record: CheckableRecord, options: Vali
     outputErrors,
     turnCoverage: turns ? turns.coverage : null,
     turnProblems: turns ? turns.problems : [],
+    determinacy,
   };
+}
+
+/**
+ * Determinacy findings of both views a judge reads (the prompt with every call; the conversation's
+ * turns), each value once.
+ */
+function determinacyFindings(spec: Spec, record: CheckableRecord, outputs: readonly unknown[]): DeterminacyFinding[] {
+  const calls = record.expected_tools;
+  const views = [[{ prompt: record.prompt, calls: calls.map((_, i) => i) }]];
+  if (record.conversation.length) views.push(record.conversation.map((t) => ({ prompt: t.prompt, calls: t.calls })));
+  const seen = new Set<string>();
+  const out: DeterminacyFinding[] = [];
+  for (const turns of views) {
+    for (const f of checkDeterminacy({ calls, outputs, turns, spec }).findings) {
+      const key = `${f.callIndex}|${f.param}|${f.kind}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(f);
+    }
+  }
+  return out.sort((a, b) => a.callIndex - b.callIndex);
 }

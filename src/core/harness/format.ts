@@ -101,6 +101,20 @@ export const IntegrityViolation = z.object({
 });
 export type IntegrityViolation = z.infer<typeof IntegrityViolation>;
 
+/** A value a fair test could not ask for as it stands (`checks/determinacy.ts`). */
+export const DeterminacyFinding = z.object({
+  callIndex: z.number().int().nonnegative().describe('Index of the call in expected_tools.'),
+  param: z.string().describe('Dotted path of the argument.'),
+  value: z.union([z.string(), z.number()]).describe('The argument value.'),
+  kind: z
+    .enum(['item-not-identified', 'reused-statement', 'read-mismatch', 'output-contradicts-call'])
+    .describe(
+      "item-not-identified: taken from one item of a list of several that the user's words do not pick; reused-statement: a number the user stated for another call; read-mismatch: the call's output is about another identifier; output-contradicts-call: an output field named like the argument holds another value.",
+    ),
+  message: z.string().describe('What is wrong, in words.'),
+});
+export type DeterminacyFinding = z.infer<typeof DeterminacyFinding>;
+
 /** A problem with a multi-turn split. */
 export const TurnProblem = z.object({
   kind: z.enum(['missing-call', 'duplicate-call', 'bad-index', 'unknown-tool', 'single-turn', 'order', 'no-turns']),
@@ -124,6 +138,12 @@ export const RecordChecks = z.object({
     .describe('Output errors per call, for tools that declare an outputSchema.'),
   turnCoverage: z.number().min(0).max(1).nullable().describe('Share of workflow calls placed in exactly one turn; null for single-turn records.'),
   turnProblems: z.array(TurnProblem).describe('Problems of the multi-turn split (empty for single-turn records).'),
+  determinacy: z
+    .array(DeterminacyFinding)
+    .describe(
+      "Values the user's words and the outputs shown do not pin down, and outputs that contradict their call (single-turn and multi-turn views). Optional: records made before the check lack it.",
+    )
+    .optional(),
 });
 export type RecordChecks = z.infer<typeof RecordChecks>;
 

@@ -172,6 +172,7 @@ export function exactFindings(turn: number, facts: readonly CallFacts[]): Stored
       f.errors.find((e) => kinds.includes(e.kind) && (e.param ?? '(arguments)').split('.')[0] === param)?.message ?? param;
     for (const p of f.missingRequired) add('completeness', p === '(arguments)' ? null : p, messageFor(p, ['missing-required', 'other']), 'missing');
     for (const g of f.ungrounded) add('value', g.param, ungroundedReason(g), 'ungrounded');
+    for (const d of f.undetermined) add('value', d.param, `not determined (${d.kind}): ${d.message}`, 'undetermined');
     for (const m of f.misnamed) add('name', m.param, `'${m.param}' is not a parameter of '${f.name}'; the schema's name is '${m.suggestion}'`, 'misnamed');
     for (const p of f.extra) add('relevancy', p, messageFor(p, ['unknown-param']), 'extra');
     for (const p of f.typeErrors) add('type', p === '(arguments)' ? null : p, messageFor(p, ['type']), 'wrong_type');
@@ -388,7 +389,7 @@ function describeFailure(sub: ExactArgumentSub, facts: readonly CallFacts[]): st
         : sub === 'name'
           ? f.misnamed.map((m) => `'${m.param}' should be '${m.suggestion}'`)
           : sub === 'value'
-            ? f.ungrounded.map((g) => `'${g.param}' found nowhere`)
+            ? [...f.ungrounded.map((g) => `'${g.param}' found nowhere`), ...f.undetermined.map((d) => `'${d.param}' not determined (${d.kind})`)]
             : sub === 'type'
               ? f.typeErrors.map((p) => `a type error in '${p}'`)
               : sub === 'format'

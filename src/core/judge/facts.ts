@@ -10,7 +10,7 @@
  * These facts go to the LLM judge as text (`render.ts`) and are enforced on its reply
  * (`scoreTcTurn` in `aggregate.ts`); the offline judge scores from them alone.
  */
-import type { CallError } from '../harness/format';
+import type { CallError, DeterminacyFinding } from '../harness/format';
 import { canonicalJson } from '../harness/hash';
 import { appearsIn, textLeaves } from '../checks/integrity';
 import { objectShape } from '../checks/jsonSchemaUtil';
@@ -71,6 +71,11 @@ export interface CallFacts {
   values: GroundedValue[];
   /** The values that are findings: ids, paths, names, dates or amounts found nowhere. */
   ungrounded: GroundedValue[];
+  /**
+   * Values a fair test could not ask for (`checks/determinacy.ts`): judged on records only (an
+   * agent's calls are not the test); a value-accuracy failure like an ungrounded one.
+   */
+  undetermined: DeterminacyFinding[];
   /** Exact score per decidable argument sub-dimension, 0–10 (null when the tool is not `known`). */
   scores: Record<ExactArgumentSub, number> | null;
 }
@@ -93,7 +98,12 @@ const share = (failed: number, total: number): number => (total <= 0 ? 10 : Math
  * are grounded. `grounding` is `groundWorkflow`'s result over the same calls; without it every
  * value counts as grounded.
  */
-export function exactFacts(spec: Spec, calls: readonly CallLike[], grounding: readonly GroundedValue[] = []): CallFacts[] {
+export function exactFacts(
+  spec: Spec,
+  calls: readonly CallLike[],
+  grounding: readonly GroundedValue[] = [],
+  determinacy: readonly DeterminacyFinding[] = [],
+): CallFacts[] {
   return calls.map((call, callIndex) => {
     const values = grounding.filter((g) => g.callIndex === callIndex);
     const base: CallFacts = {
@@ -110,6 +120,7 @@ export function exactFacts(spec: Spec, calls: readonly CallLike[], grounding: re
       formatErrors: [],
       values,
       ungrounded: values.filter(isUngroundedFinding),
+      undetermined: determinacy.filter((d) => d.callIndex === callIndex),
       scores: null,
     };
     const tool = findTool(spec, call.name);
@@ -164,13 +175,20 @@ export function exactFacts(spec: Spec, calls: readonly CallLike[], grounding: re
     facts.scores = {
       completeness: share(facts.missingRequired.length, uniq([...facts.required, ...facts.missingRequired]).length),
       name: share(facts.misnamed.length, provided),
-      value: share(facts.ungrounded.length, values.filter((g) => FINDING_CLASSES.has(g.class)).length),
+      value: share(facts.ungrounded.length + facts.undetermined.length, valueUnits(values, facts.undetermined)),
       type: notObject ? 0 : share(facts.typeErrors.length, provided),
       format: share(facts.formatErrors.length, provided),
       relevancy: share(facts.extra.length, provided),
     };
     return facts;
   });
+}
+
+/** The values value accuracy is scored over: the finding classes, plus any other value with a determinacy finding. */
+function valueUnits(values: readonly GroundedValue[], undetermined: readonly DeterminacyFinding[]): number {
+  const units = new Set(values.filter((g) => FINDING_CLASSES.has(g.class)).map((g) => g.param));
+  for (const d of undetermined) units.add(d.param);
+  return Math.max(units.size, values.filter((g) => FINDING_CLASSES.has(g.class)).length);
 }
 
 /** Whether a call's facts show a failure of one exact sub-dimension. */
@@ -181,7 +199,7 @@ export function callFails(f: CallFacts, sub: ExactArgumentSub): boolean {
     case 'name':
       return f.misnamed.length > 0;
     case 'value':
-      return f.ungrounded.length > 0;
+      return f.ungrounded.length > 0 || f.undetermined.length > 0;
     case 'type':
       return f.typeErrors.length > 0;
     case 'format':

@@ -35,7 +35,7 @@ import {
 import { buildView, viewFacts, type JudgeMode, type JudgeView, type RecordView, type ViewFacts } from './view';
 
 /** Version of the judging logic (facts, reconciliation, cascades, aggregation); part of every input hash. */
-export const JUDGE_VERSION = 'judge-5';
+export const JUDGE_VERSION = 'judge-6';
 /** The judge samples at temperature 0, as the paper does, for repeatable scores. */
 export const JUDGE_TEMPERATURE = 0;
 /** Judge id of the offline judge. */
@@ -189,6 +189,7 @@ async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecord
       exact: null,
       exactArguments: null,
       grounding: null,
+      determinacy: null,
       turns: [],
       findings: [],
       disagreements: [],
@@ -321,6 +322,15 @@ async function judgeView(record: HarnessRecord, spec: Spec, options: JudgeRecord
     exact: scores.exact,
     exactArguments: scores.exactArguments,
     grounding: groundingCounts(facts.grounding),
+    determinacy: facts.determinacy
+      ? {
+          checked: facts.determinacy.checked,
+          determined: facts.determinacy.determined,
+          fromLists: facts.determinacy.fromLists,
+          identified: facts.determinacy.identified,
+          findings: facts.determinacy.findings.length,
+        }
+      : null,
     turns,
     findings: tcTurns.flatMap((t) => t.findings),
     disagreements,

@@ -286,6 +286,18 @@ export const StoredViewJudgment = Judgment.extend({
     .object({ values: z.number(), user: z.number(), output: z.number(), schema: z.number(), none: z.number(), findings: z.number() })
     .nullable()
     .optional(),
+  /**
+   * Determinacy of the judged calls (`checks/determinacy.ts`): values grounded in the user's words
+   * or an earlier output (`checked`), the ones the user's words and the outputs shown pin down
+   * (`determined`), values taken from a list of several items (`fromLists`) and of those the ones
+   * whose item the user identified (`identified`), and the findings (outputs contradicting their
+   * call included). Null in oracle mode and when the record could not be laid out; optional:
+   * judgments before judge-6 lack it.
+   */
+  determinacy: z
+    .object({ checked: z.number(), determined: z.number(), fromLists: z.number(), identified: z.number(), findings: z.number() })
+    .nullable()
+    .optional(),
   turns: z.array(TurnDetail),
   findings: z.array(StoredFinding),
   disagreements: z.array(Disagreement),

@@ -7,6 +7,7 @@
 import type { HarnessRecord } from '../harness/format';
 import { appearsIn, textLeaves } from '../checks/integrity';
 import { describeSource, groundWorkflow, isUngroundedFinding, type GroundedValue } from '../checks/grounding';
+import { checkDeterminacy, type DeterminacyResult } from '../checks/determinacy';
 import type { Spec } from '../spec/model';
 import type { ScoreCap, TurnContext } from './aggregate';
 import { alignWithReference, exactFacts, traceChainedValues, valueAtPath, type CallFacts, type ChainedValue, type OracleAlignment } from './facts';
@@ -140,6 +141,8 @@ export interface ViewFacts {
   grounding: GroundedValue[];
   /** The grounding's findings: ids, paths, names, dates and amounts found nowhere the call could see. */
   ungrounded: GroundedValue[];
+  /** The record's determinacy (`checks/determinacy.ts`); undefined in oracle mode, where the calls are an agent's. */
+  determinacy?: DeterminacyResult;
   /** Oracle mode: the alignment of each turn with the reference. */
   alignments?: OracleAlignment[];
   /** One context per turn, for `scoreTcTurn`. */
@@ -154,7 +157,19 @@ export function viewFacts(view: JudgeView, spec: Spec): ViewFacts {
     turns: view.turns.map((t) => ({ prompt: t.prompt, calls: t.calls })),
     spec,
   });
-  const calls = exactFacts(spec, view.calls, grounding);
+  // A record is a test: its values must be ones an agent could tell. An agent's calls are not (oracle mode).
+  const determinacy = view.reference
+    ? undefined
+    : checkDeterminacy(
+        {
+          calls: view.calls,
+          outputs: view.calls.map((c) => (c.hasOutput ? c.output : undefined)),
+          turns: view.turns.map((t) => ({ prompt: t.prompt, calls: t.calls })),
+          spec,
+        },
+        grounding,
+      );
+  const calls = exactFacts(spec, view.calls, grounding, determinacy?.findings);
   // Calls in turn order: the order in which outputs become visible.
   const order = view.turns.flatMap((t) => t.calls);
   const position = new Map(order.map((c, i) => [c, i] as const));
@@ -246,5 +261,5 @@ export function viewFacts(view: JudgeView, spec: Spec): ViewFacts {
     }
     return { turn: t.index, calls: [...t.calls], facts, caps, groundedAt };
   });
-  return { calls, chained, grounding, ungrounded, alignments, turns };
+  return { calls, chained, grounding, ungrounded, ...(determinacy ? { determinacy } : {}), alignments, turns };
 }
