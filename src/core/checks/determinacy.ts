@@ -238,7 +238,7 @@ const squash = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
  * (`sid`, `uuid`) of a call that does not list, or `<noun>Id` where the noun is the last word of
  * the tool's name (`get_engagement(engagementId)`, `get_issue(issue_number)` is not an ID name).
  */
-function ownIdParam(toolName: string, param: string): boolean {
+export function isOwnIdParam(toolName: string, param: string): boolean {
   if (!isIdName(param)) return false;
   const words = nameWords(param);
   const toolWords = nameWords(toolName);
@@ -258,7 +258,7 @@ function outputFindings(input: GroundingInput): DeterminacyFinding[] {
     for (const [param, value] of Object.entries(call.arguments)) {
       if ((typeof value !== 'string' && typeof value !== 'number') || (typeof value === 'string' && !value.trim())) continue;
       const cls = valueClass(param, value);
-      if (ownIdParam(call.name, param) && cls === 'id') {
+      if (isOwnIdParam(call.name, param) && cls === 'id') {
         const ids = outputIds(output);
         if (ids.length && occurrences(output, value, cls).length === 0) {
           const shown = ids.slice(0, 3).map((v) => JSON.stringify(v));
@@ -312,12 +312,13 @@ export function checkDeterminacy(input: GroundingInput, grounding: readonly Grou
     const userTexts = input.turns.slice(0, ti + 1).map((t) => t.prompt);
     if (g.source.kind === 'user') {
       if (typeof g.value === 'number' && (g.class === 'setting' || g.class === 'amount')) {
-        const key = String(Number(g.value));
-        const used = (uses.get(key) ?? 0) + 1;
-        uses.set(key, used);
         const call = input.calls[g.callIndex];
         const tool = call && input.spec ? findTool(input.spec, call.name) : undefined;
+        // A value the parameter's own schema offers (its default) needs no words, and uses none.
         const offered = tool ? schemaKeyword(tool.inputSchema ?? {}, g.param, g.value) !== undefined : false;
+        const key = String(Number(g.value));
+        const used = (uses.get(key) ?? 0) + (offered ? 0 : 1);
+        uses.set(key, used);
         const said = timesStated(userTexts, g.value);
         if (used > said && !offered) {
           result.findings.push({

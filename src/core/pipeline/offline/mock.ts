@@ -18,7 +18,7 @@
  */
 import type { Grounding } from '../../harness/format';
 import type { Spec } from '../../spec/model';
-import { appearsIn, idLikeReason, idLikeValues, isIdName, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
+import { appearsIn, containsToken, idLikeReason, idLikeValues, isIdName, nameWords, schemaLiterals, singular, textLeaves } from '../../checks/integrity';
 import type { MockCall, MockResult, Scenario } from '../schemas';
 import { validateOutput } from '../../checks/validateCall';
 import { canHost, chainSources } from './chain';
@@ -31,6 +31,8 @@ import { makeTheme, realisticString, title as makeTitle, type Theme } from './va
 import { isRecord } from '../../util/isRecord';
 import { FILE_HEADS, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingEntries, listingKind, splitPath, withEntry } from './listing';
 import { groundWorkflow } from '../../checks/grounding';
+import { checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
+import { pickOf } from './picks';
 
 const snake = (s: string): string => nameWords(s).join('_');
 
@@ -72,6 +74,34 @@ function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string
   };
 }
 
+/** What a collection read lists: `channel history` → message, `commit log` → commit, `block children` → child; undefined for one thing. */
+function collectionItem(info: ToolInfo): string | undefined {
+  const words = info.label.split(' ');
+  const last = words[words.length - 1] ?? '';
+  const before = words[words.length - 2];
+  if (last === 'history' || last === 'feed' || last === 'timeline') return 'message';
+  if (last === 'log' || last === 'logs') return before === 'commit' ? 'commit' : 'entry';
+  if (last === 'children') return 'child';
+  if (/[^s]s$/.test(last) && !/(ss|us|is|ics|status|details|settings|contents|news)$/.test(last)) return singular(last);
+  return undefined;
+}
+
+/** One listed entry of a collection, with the fields its kind has (a message has a ts, a user and a text). */
+function collectionEntry(noun: string, info: ToolInfo, ctx: SampleContext, n: number, idKey: string): Record<string, unknown> {
+  const when = ctx.faker.date.between({ from: '2026-01-01T00:00:00Z', to: '2026-05-31T00:00:00Z' });
+  const title = makeTitle(ctx.rng, ctx.theme, noun);
+  switch (noun) {
+    case 'message':
+      return { ts: `${Math.floor(when.getTime() / 1000)}.${String(ctx.rng.int(0, 999999)).padStart(6, '0')}`, user: `U${String(ctx.rng.int(10000000, 99999999))}`, text: title };
+    case 'commit':
+      return { sha: realisticString({ name: 'sha', description: 'commit', toolEntity: 'commit' }, ctx.faker, ctx.rng, ctx.theme), author: ctx.theme.person, message: title, date: when.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    case 'entry':
+      return { timestamp: when.toISOString().replace(/\.\d{3}Z$/, 'Z'), message: title };
+    default:
+      return entityItem({ ...info, head: noun }, ctx, n, idKey);
+  }
+}
+
 /** Scalar arguments worth echoing in an output (identifiers and short strings). */
 function echo(args: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -90,15 +120,25 @@ function verbShape(info: ToolInfo | undefined, args: Record<string, unknown>, ct
       const items = Array.from({ length: n }, (_, i) => entityItem(info, ctx, i, idKey));
       return { [snake(plural(info.label || 'item')) || 'items']: items, total_count: n };
     }
-    case 'read':
+    case 'read': {
+      // A history, a log or a plural label is a list of its items, not one object.
+      const noun = collectionItem(info);
+      if (noun) {
+        const n = ctx.rng.int(2, 3);
+        return { ...echo(args), [snake(plural(noun))]: Array.from({ length: n }, (_, i) => collectionEntry(noun, info, ctx, i, idKey)) };
+      }
       return {
         ...entityItem(info, ctx, 0, idKey),
         ...echo(args),
         description: makeTitle(ctx.rng, ctx.theme, info.head || undefined),
         updated_at: '2026-05-30T16:20:00Z',
       };
-    case 'create':
-      return { ...echo(args), ...entityItem(info, ctx, 0, idKey), status: 'created' };
+    }
+    case 'create': {
+      // What it was given (a name asked for is the name it has), plus the new identifier.
+      const made = entityItem(info, ctx, 0, idKey);
+      return { ...made, ...echo(args), [idKey]: made[idKey], status: 'created' };
+    }
     case 'update':
       return { ...entityItem(info, ctx, 0, idKey), ...echo(args), status: 'updated', updated_at: '2026-06-01T09:05:00Z' };
     case 'delete':
@@ -437,6 +477,128 @@ function succeeded(output: unknown, valid: (o: unknown) => boolean): unknown {
   return valid(copy) ? copy : output;
 }
 
+/** Keys an item's name goes under, best first (an existing one of these is renamed, else `name` is added). */
+const NAME_KEYS = ['name', 'title', 'display_name', 'displayName', 'real_name', 'full_name', 'label', 'username', 'login'];
+
+/** The item (an object of a list of two or more) holding `value`, in a copy of the output; undefined when none does. */
+function itemHolding(copy: unknown, value: string | number): Record<string, unknown> | undefined {
+  for (const list of findSlots(copy).objectArrays) {
+    if (list.length < 2) continue;
+    const item = list.find((x) => isRecord(x) && textLeaves(x).includes(String(value)));
+    if (isRecord(item)) return item;
+  }
+  return undefined;
+}
+
+/**
+ * A copy of an output whose listed item holding `value` is called `name` (its name field renamed,
+ * or one added), so the user's words pick it; undefined when no listed item holds the value. No
+ * other item keeps that name.
+ */
+function nameItem(output: unknown, value: string | number, name: string): unknown {
+  const copy = structuredClone(output);
+  const item = itemHolding(copy, value);
+  if (!item) return undefined;
+  const key = NAME_KEYS.find((k) => typeof item[k] === 'string') ?? 'name';
+  // A name field holding the chained value is that value's home: renaming it would lose it.
+  if (item[key] === value) return undefined;
+  setKey(item, key, name);
+  for (const list of findSlots(copy).objectArrays)
+    for (const other of list) if (isRecord(other) && other !== item && other[key] === name) setKey(other, key, `${name}-old`);
+  return copy;
+}
+
+/**
+ * A copy of an output in which the first list of two or more entries that holds `value` shows
+ * only that entry (its count fields, equal to the old length, say 1), or undefined when no list
+ * holds it. Lists are JSON arrays (also inside a JSON text) and bulleted text lines.
+ */
+function cutToItem(output: unknown, value: string | number, param: string): unknown {
+  const needle = String(value);
+  const base = needle.replace(/\/+$/, '').split('/').pop() ?? needle;
+  const holds = (x: unknown): boolean => textLeaves(x).some((t) => containsToken(t, needle) || (base !== needle && containsToken(t, base)));
+  void param;
+  let done = false;
+  const visit = (v: unknown): unknown => {
+    if (done) return v;
+    if (Array.isArray(v)) {
+      const at = v.length >= 2 ? v.findIndex(holds) : -1;
+      if (at >= 0) {
+        done = true;
+        return [v[at]];
+      }
+      return v.map(visit);
+    }
+    if (typeof v === 'string') {
+      if (/^\s*[[{]/.test(v)) {
+        try {
+          const doc: unknown = JSON.parse(v);
+          const next = visit(doc);
+          return done ? JSON.stringify(next) : v;
+        } catch {
+          return v;
+        }
+      }
+      const lines = v.split('\n');
+      const bullets = lines.filter((l) => /^\s*(?:\[[A-Z]+\]|[-*•]|\d+[.)])\s+\S/.test(l));
+      const hit = bullets.find((l) => containsToken(l, needle) || containsToken(l, base));
+      if (bullets.length >= 2 && hit !== undefined) {
+        done = true;
+        return lines.filter((l) => !bullets.includes(l) || l === hit).join('\n');
+      }
+      return v;
+    }
+    if (isRecord(v)) {
+      const out: Record<string, unknown> = {};
+      let cutLength: number | undefined;
+      for (const [k, x] of Object.entries(v)) {
+        const before = done;
+        setKey(out, k, visit(x));
+        if (!before && done && Array.isArray(x)) cutLength = x.length;
+      }
+      if (cutLength !== undefined)
+        for (const [k, x] of Object.entries(out)) if (/^(total_?count|count|total|size|num_?results)$/i.test(k) && x === cutLength) setKey(out, k, 1);
+      return out;
+    }
+    return v;
+  };
+  const next = visit(output);
+  return done ? next : undefined;
+}
+
+/** Fields that are an object's own identifier whatever the entity. */
+const BARE_IDS = new Set(['id', 'sid', 'uid', 'uuid', 'guid']);
+
+/**
+ * A copy of an output that is about the call's own identifier (`get_engagement(engagementId)`
+ * answers with that engagement): each ID-named field of the answered object (the root, or the one
+ * object a wrapper holds) that names the call's entity gets the argument's value, the way
+ * `checks/determinacy.ts` reads "a call about X returns X". Undefined when nothing changes.
+ */
+function ownIdentity(output: unknown, toolName: string, args: Record<string, unknown>, keep: ReadonlySet<string>): unknown {
+  const own = Object.entries(args).filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && isOwnIdParam(toolName, k));
+  if (!own.length || !isRecord(output)) return undefined;
+  const copy = structuredClone(output);
+  let subject: Record<string, unknown> = copy;
+  for (let depth = 0; depth < 3; depth++) {
+    const entries = Object.entries(subject);
+    const only = entries.length === 1 ? entries[0]?.[1] : undefined;
+    if (isRecord(only)) subject = only;
+    else break;
+  }
+  let changed = false;
+  for (const [param, v] of own) {
+    const keys = Object.keys(subject).filter((k) => squashKey(k) === squashKey(param) || BARE_IDS.has(k.toLowerCase()));
+    for (const k of keys) {
+      // A value planted for a later call stays: that call takes it from here.
+      if (subject[k] === v || typeof subject[k] !== typeof v || keep.has(String(subject[k]))) continue;
+      setKey(subject, k, v);
+      changed = true;
+    }
+  }
+  return changed ? copy : undefined;
+}
+
 /** Options of `mockOffline`. */
 export interface MockOfflineOptions {
   seed: number;
@@ -546,6 +708,44 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
       }
     }
   });
+
+  // A listed item a later call takes is the one the user named (`picks.ts`, the scenario stage's words).
+  sources.forEach((m, j) => {
+    for (const [param, i] of m) {
+      const producer = infos[i];
+      const r = results[i];
+      if (!producer || !r) continue;
+      const raw = calls[j]?.arguments[param];
+      for (const v of Array.isArray(raw) ? raw : [raw]) {
+        const pick = pickOf(producer, param, v);
+        if (!pick || pick.isValue || (typeof v !== 'string' && typeof v !== 'number')) continue;
+        const named = nameItem(r.output, v, pick.name);
+        if (named !== undefined && validFor(i)(named)) r.output = named;
+      }
+    }
+  });
+  // A call about one thing answers about that thing: its own identifier, not a sampled one.
+  calls.forEach((call, i) => {
+    const r = results[i];
+    const info = infos[i];
+    if (!r || !info || info.verbClass === 'discover' || info.verbClass === 'create') return;
+    const answered = ownIdentity(r.output, call.name, call.arguments, kept);
+    if (answered !== undefined && validFor(i)(answered)) r.output = answered;
+  });
+  // What is still undetermined (a value from one item of a list the user's words do not pick) is
+  // made determinate the plain way: the list shows that one item.
+  const turns = [{ prompt: scenario.prompt, calls: calls.map((_, k) => k) }];
+  for (const f of checkDeterminacy({ calls, outputs: results.map((r) => r.output), turns, spec }).findings) {
+    if (f.kind !== 'item-not-identified') continue;
+    for (let i = f.callIndex - 1; i >= 0; i--) {
+      const r = results[i];
+      const cut = r ? cutToItem(r.output, f.value, f.param) : undefined;
+      if (r && cut !== undefined && validFor(i)(cut)) {
+        r.output = cut;
+        break;
+      }
+    }
+  }
 
   // The workflow succeeds (no error is simulated), so no output may report a failure the response would contradict.
   results.forEach((r, i) => {

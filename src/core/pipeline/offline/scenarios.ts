@@ -21,6 +21,8 @@ import { skipIfDuplicate } from '../duplicateTools';
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
 import { schemaKeyword } from '../../checks/grounding';
+import { isIdName } from '../../checks/integrity';
+import { isOwnIdParam } from '../../checks/determinacy';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
 import { validateToolArguments } from '../../checks/validateCall';
 import { chainSources } from './chain';
@@ -31,6 +33,7 @@ import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
 import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
+import { pickOf } from './picks';
 import { hasContentText, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingKind, splitPath } from './listing';
 
 const analyses = new WeakMap<Spec, SpecAnalysis>();
@@ -489,6 +492,9 @@ function categoryOf(info: ToolInfo): string {
   return cap(plural(info.label || info.words.join(' ') || 'general'));
 }
 
+/** A parameter capping how many results come back (`limit 25` reads better as "at most 25 results"). */
+const LIMIT = /^(limit|max_?results|maxResults|max|count|per_?page|perPage|page_?size|pageSize|top|first|size|n|num_?results)$/i;
+
 /** A parameter that says where the tool works (`path "/x"` reads better as `at "/x"`). */
 const LOCATION = /^(path|dir|directory|folder|file_?path|filepath)$/i;
 
@@ -530,20 +536,24 @@ function statedLeaves(args: Record<string, unknown>, inputSchema: unknown): { to
 function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: ReadonlySet<string>, already: Set<string>): string[] {
   const items: string[] = [];
   let location: string | undefined;
+  let most: string | undefined;
   // Required parameters first, then the optional ones the call fills.
   const order = new Map(info.params.map((p, i) => [p.name, p.required ? i : i + info.params.length]));
   const leaves = statedLeaves(args, info.tool.inputSchema ?? {}).sort((a, b) => (order.get(a.top) ?? 0) - (order.get(b.top) ?? 0));
   for (const { top, name, values } of leaves) {
     if (chained.has(top)) continue;
-    const fresh = values.filter((v) => !already.has(String(v)));
+    // An identifier said once serves every call; a number (a page size, an amount) is said for each call that takes it.
+    const carries = (v: string | number): boolean => typeof v === 'string' || isIdName(name);
+    const fresh = values.filter((v) => !carries(v) || !already.has(String(v)));
     if (!fresh.length) continue;
-    for (const v of fresh) already.add(String(v));
+    for (const v of fresh) if (carries(v)) already.add(String(v));
     const only = fresh[0];
     if (fresh.length === 1 && location === undefined && LOCATION.test(name) && typeof only === 'string' && only.includes('/')) location = `at ${quote(only)}`;
+    else if (fresh.length === 1 && typeof only === 'number' && LIMIT.test(name)) most = `(at most ${only})`;
     else items.push(`${humanParam(name)} ${listJoin(fresh.map(quote))}`);
   }
   const withItems = items.length ? `with ${listJoin(items)}` : '';
-  return [location, withItems].filter((m): m is string => !!m);
+  return [location, withItems, most].filter((m): m is string => !!m);
 }
 
 /** The clause asking for one call (used by prompts and turn prompts). */
@@ -554,16 +564,46 @@ export function clauseFor(
   infos: readonly (ToolInfo | undefined)[],
   already: Set<string>,
 ): string {
-  const mentions = mentionsFor(info, args, new Set(sources.keys()), already);
+  // A chained value that is the listed item's own name is said like any value ("branch name "x""), not pointed at.
+  const said = (param: string, i: number): boolean => {
+    const producer = infos[i];
+    const v = args[param];
+    return producer !== undefined && (Array.isArray(v) ? v : [v]).every((x) => pickOf(producer, param, x)?.isValue === true);
+  };
+  const pointed = new Map([...sources].filter(([p, i]) => !said(p, i)));
+  const mentions = mentionsFor(info, args, new Set(pointed.keys()), already);
   let text = taskPhrase(info);
   if (mentions.length) text += ` ${mentions.join(' ')}`;
   const byProducer = new Map<number, string[]>();
-  for (const [param, i] of sources) byProducer.set(i, [...(byProducer.get(i) ?? []), humanParam(param)]);
+  for (const [param, i] of pointed) byProducer.set(i, [...(byProducer.get(i) ?? []), param]);
   const refs = [...byProducer.entries()].map(([i, params]) => {
     const producer = infos[i];
-    return `the ${listJoin(params)} from the ${producer ? producer.label || producer.name : 'previous'} result`;
+    const label = producer ? producer.label || producer.name : 'previous';
+    // An item of a list is named, as a user who knows it would (`picks.ts`): the mock gives it that name.
+    const names = producer
+      ? params.flatMap((p) => {
+          const v = args[p];
+          return (Array.isArray(v) ? v : [v]).flatMap((x) => pickOf(producer, p, x)?.name ?? []);
+        })
+      : [];
+    // A path from a listing is named by its entry ("the file "notes.md""), which the listing shows.
+    const entries =
+      producer && listingKind(producer)
+        ? params.flatMap((p) => {
+            const v = args[p];
+            return (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === 'string' ? (splitPath(x)?.entry ?? []) : []));
+          })
+        : [];
+    if (!names.length && entries.length) {
+      const kind = takesFolder(info) ? 'folder' : 'file';
+      return `for the ${entries.length > 1 ? `${kind}s` : kind} ${listJoin([...new Set(entries)].map(quote))}`;
+    }
+    const unique = [...new Set(names)];
+    if (unique.length) return `for the ${unique.length > 1 ? plural(label) : label} ${listJoin(unique.map(quote))}`;
+    if (producer?.verbClass === 'create') return `for the new ${label}`;
+    return `using the ${listJoin(params.map(humanParam))} of that ${label}`;
   });
-  if (refs.length) text += `, using ${listJoin(refs)}`;
+  if (refs.length) text += ` ${listJoin(refs)}`;
   return text;
 }
 
@@ -613,6 +653,24 @@ function openListedEntries(calls: AgentCall[], infos: readonly ToolInfo[], sourc
   });
 }
 
+/**
+ * A later call that takes the identifier an earlier call was asked about (retrieve page X, then
+ * its markdown) works on that same thing: the earlier call's own value, not a fresh one planted
+ * into its output, which would make the page read answer with another page's id.
+ */
+function sameThing(calls: AgentCall[], infos: readonly ToolInfo[], sources: readonly ReadonlyMap<string, number>[]): void {
+  calls.forEach((call, j) => {
+    const info = infos[j];
+    for (const [param, i] of sources[j] ?? []) {
+      const earlier = calls[i];
+      const v = earlier?.arguments[param];
+      if (!info || !earlier || (typeof v !== 'string' && typeof v !== 'number') || !isOwnIdParam(earlier.name, param)) continue;
+      const args = { ...call.arguments, [param]: v };
+      if (validateToolArguments(info.tool, args).ok) call.arguments = args;
+    }
+  });
+}
+
 /** Builds the scenario text and arguments for a plan. Undefined when a call cannot get valid arguments. */
 export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number): BuiltScenario | undefined {
   const theme = makeTheme(fakerFor(seed, plan.key, 'theme'), rngFor(seed, plan.key, 'theme'));
@@ -626,6 +684,7 @@ export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number):
     calls.push({ name: info.name, arguments: r.args, explanation: '' });
   }
   const infos = plan.tools;
+  sameThing(calls, infos, chainSources(analysis, calls));
   const sources = chainSources(analysis, calls);
   openListedEntries(calls, infos, sources, rngFor(seed, plan.key, 'entries'));
   const rng = rngFor(seed, plan.key, 'text');

@@ -4,7 +4,7 @@
  * of mock outputs that cite concrete values (the paper asks expected responses and follow-ups
  * to reference names, IDs, counts and statuses).
  */
-import { nameWords } from '../../checks/integrity';
+import { nameWords, singular } from '../../checks/integrity';
 import { plural, type ToolInfo } from './toolInfo';
 import { cap } from './values';
 import { isRecord } from '../../util/isRecord';
@@ -34,7 +34,7 @@ const COMMON_VERBS = new Set(
  * starts with a verb ("Fetch the call specified by the provided Call SID"), cut at asides;
  * undefined when no sentence does.
  */
-export function descriptionPhrase(description: string | undefined): string | undefined {
+export function descriptionPhrase(description: string | undefined, head = ''): string | undefined {
   if (!description) return undefined;
   const sentences = description
     .replace(/\s+/g, ' ')
@@ -47,14 +47,38 @@ export function descriptionPhrase(description: string | undefined): string | und
     const verb = baseVerb(first);
     if (!COMMON_VERBS.has(verb)) continue;
     let rest = s.slice(first.length).split(/ - | \(|:|;|\. |, e\.g\.|, such as|, this |, which | Use | Returns? /)[0] ?? '';
-    rest = plainRequest(rest.replace(/[.!?]+$/, '').trim());
-    const words = rest.split(' ').filter(Boolean);
-    if (words.length > 14) rest = words.slice(0, 14).join(' ');
+    rest = userObject(plainRequest(rest.replace(/[.!?]+$/, '').trim()));
     // REST plumbing ("make a POST request to /2010-04-01/Accounts/{Sid}.json") reads badly to a user.
     if (!rest || /[{}]|\/\S*\.json|https?:\/\/|\brequest to\b/i.test(rest)) continue;
-    return `${verb} ${rest}`.replace(/\s+/g, ' ');
+    const phrase = `${verb} ${rest}`.replace(/\s+/g, ' ');
+    // A user says what they want in a few words; a longer phrase is the description recited.
+    if (phrase.split(' ').length > MAX_PHRASE_WORDS) continue;
+    // And names the thing ("modify the properties" of what?): the tool's head noun must be in it.
+    if (head && !phrase.split(/[^A-Za-z]+/).some((w) => singular(w.toLowerCase()) === head)) continue;
+    return phrase;
   }
   return undefined;
+}
+
+/** Most words of a task phrase taken from a description (fewer than the 7 a recitation check counts). */
+export const MAX_PHRASE_WORDS = 6;
+
+/** Words a description uses to point at its argument, which a user never says ("a specific message thread"). */
+const POINTERS = /\b(specific|specified|given|provided|particular|corresponding|requested|desired|target|existing)\s+/gi;
+
+/**
+ * The object of a description's request as a user says it: pointer words dropped, cut before a
+ * trailing qualification ("channels in the workspace with pagination" → "channels"): a phrase
+ * after the object that starts with in/with/from/within/for/by/using/across/of/on (from the
+ * third word on) is how the tool works, not what the user wants.
+ */
+function userObject(rest: string): string {
+  const words = rest
+    .replace(POINTERS, '')
+    // "a list of all users" is "all users": the container is how the tool answers, not what is asked for.
+    .replace(/^(?:an? |the )?(?:list|collection|set|array|instance|summary|series|number) of (?:the )?/i, '').replace(/\s+/g, ' ').trim().split(' ');
+  const cut = words.findIndex((w, i) => i >= 2 && /^(in|with|from|within|for|by|using|across|of|on|including|based|via|belonging|representing|containing|matching|associated|that|which|and)$/i.test(w));
+  return (cut > 0 ? words.slice(0, cut) : words).join(' ').replace(/[,;]+$/, '');
 }
 
 /**
@@ -77,17 +101,25 @@ export function taskPhrase(info: ToolInfo): string {
   return twice ? [twice[1], twice[2] ? `the ${twice[2]}` : 'it'].join(' ') : phrase;
 }
 
+/** Verbs a user says of reading one thing; any other reading verb (`status`, `diff`, `log`) reads as a noun: "show the … status". */
+const READ_VERBS = new Set(['get', 'read', 'fetch', 'show', 'view', 'describe', 'retrieve', 'inspect', 'check', 'open', 'download', 'export', 'explain', 'analyze']);
+/** Verbs that take their object with "to" (reply to a thread). */
+const TO_VERBS = new Set(['reply', 'respond', 'comment', 'subscribe', 'connect', 'navigate', 'switch']);
+
 function rawTaskPhrase(info: ToolInfo): string {
-  const fromDescription = descriptionPhrase(info.tool.description);
+  const fromDescription = descriptionPhrase(info.tool.description, info.head);
   if (fromDescription) return fromDescription;
   const label = info.label || 'it';
+  const verb = info.verb;
   switch (info.verbClass) {
     case 'discover':
-      return info.verb && info.verb !== 'list' ? `${info.verb} the ${plural(label)}` : `list the ${plural(label)}`;
+      return verb && verb !== 'list' ? `${verb} the ${plural(label)}` : `list the ${plural(label)}`;
     case 'read':
-      return `${info.verb && info.verb !== 'get' ? info.verb : 'get'} the ${label}`;
+      if (!verb || READ_VERBS.has(verb)) return `${verb ?? 'get'} the ${label}`;
+      return label.split(' ').includes(verb) ? `show the ${label}` : `show the ${label} ${verb}`;
     case 'create':
-      return `${info.verb ?? 'create'} a new ${label}`;
+      if (verb && TO_VERBS.has(verb)) return `${verb} to the ${label}`;
+      return verb && verb !== 'create' ? `${verb} a ${label}` : `create a new ${label}`;
     case 'update':
       return `${info.verb ?? 'update'} the ${label}`;
     case 'delete':
