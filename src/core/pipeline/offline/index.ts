@@ -32,12 +32,12 @@ export { turnsOffline, type TurnsOfflineOptions } from './turns';
 import { OFFLINE_PROVIDER } from '../../harness/offlineStages';
 export { OFFLINE_PROVIDER };
 /** Model id of the offline generator; bump when its output changes shape. */
-export const OFFLINE_MODEL = 'offline-v5';
+export const OFFLINE_MODEL = 'offline-v6';
 /** Generator version per stage (the offline counterpart of prompt template versions). */
 export const OFFLINE_PROMPT_VERSIONS: Readonly<Record<string, string>> = {
   interpret: 'offline-1',
-  scenarios: 'offline-4',
-  mock: 'offline-3',
+  scenarios: 'offline-5',
+  mock: 'offline-4',
   turns: 'offline-2',
 };
 

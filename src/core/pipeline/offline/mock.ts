@@ -495,13 +495,13 @@ function itemHolding(copy: unknown, value: string | number): Record<string, unkn
  * or one added), so the user's words pick it; undefined when no listed item holds the value. No
  * other item keeps that name.
  */
-function nameItem(output: unknown, value: string | number, name: string): unknown {
+function nameItem(output: unknown, value: string | number, name: string, keep: ReadonlySet<string>): unknown {
   const copy = structuredClone(output);
   const item = itemHolding(copy, value);
   if (!item) return undefined;
   const key = NAME_KEYS.find((k) => typeof item[k] === 'string') ?? 'name';
-  // A name field holding the chained value is that value's home: renaming it would lose it.
-  if (item[key] === value) return undefined;
+  // A name field holding the chained value, or one planted for another call, is that value's home: renaming it would lose it.
+  if (item[key] === value || keep.has(String(item[key]))) return undefined;
   setKey(item, key, name);
   for (const list of findSlots(copy).objectArrays)
     for (const other of list) if (isRecord(other) && other !== item && other[key] === name) setKey(other, key, `${name}-old`);
@@ -511,19 +511,20 @@ function nameItem(output: unknown, value: string | number, name: string): unknow
 /**
  * A copy of an output in which the first list of two or more entries that holds `value` shows
  * only that entry (its count fields, equal to the old length, say 1), or undefined when no list
- * holds it. Lists are JSON arrays (also inside a JSON text) and bulleted text lines.
+ * holds it or another entry holds a value in `keep` (planted for another call). Lists are JSON arrays (also inside a JSON text) and bulleted text lines.
  */
-function cutToItem(output: unknown, value: string | number, param: string): unknown {
+function cutToItem(output: unknown, value: string | number, keep: ReadonlySet<string>): unknown {
   const needle = String(value);
   const base = needle.replace(/\/+$/, '').split('/').pop() ?? needle;
   const holds = (x: unknown): boolean => textLeaves(x).some((t) => containsToken(t, needle) || (base !== needle && containsToken(t, base)));
-  void param;
+  // An entry holding a value planted for another call is that call's source: it stays.
+  const needed = (x: unknown): boolean => textLeaves(x).some((t) => keep.has(t) && t !== needle);
   let done = false;
   const visit = (v: unknown): unknown => {
     if (done) return v;
     if (Array.isArray(v)) {
       const at = v.length >= 2 ? v.findIndex(holds) : -1;
-      if (at >= 0) {
+      if (at >= 0 && !v.some((x, i) => i !== at && needed(x))) {
         done = true;
         return [v[at]];
       }
@@ -542,7 +543,7 @@ function cutToItem(output: unknown, value: string | number, param: string): unkn
       const lines = v.split('\n');
       const bullets = lines.filter((l) => /^\s*(?:\[[A-Z]+\]|[-*•]|\d+[.)])\s+\S/.test(l));
       const hit = bullets.find((l) => containsToken(l, needle) || containsToken(l, base));
-      if (bullets.length >= 2 && hit !== undefined) {
+      if (bullets.length >= 2 && hit !== undefined && !bullets.some((l) => l !== hit && needed(l))) {
         done = true;
         return lines.filter((l) => !bullets.includes(l) || l === hit).join('\n');
       }
@@ -719,7 +720,7 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
       for (const v of Array.isArray(raw) ? raw : [raw]) {
         const pick = pickOf(producer, param, v);
         if (!pick || pick.isValue || (typeof v !== 'string' && typeof v !== 'number')) continue;
-        const named = nameItem(r.output, v, pick.name);
+        const named = nameItem(r.output, v, pick.name, kept);
         if (named !== undefined && validFor(i)(named)) r.output = named;
       }
     }
@@ -739,7 +740,7 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     if (f.kind !== 'item-not-identified') continue;
     for (let i = f.callIndex - 1; i >= 0; i--) {
       const r = results[i];
-      const cut = r ? cutToItem(r.output, f.value, f.param) : undefined;
+      const cut = r ? cutToItem(r.output, f.value, kept) : undefined;
       if (r && cut !== undefined && validFor(i)(cut)) {
         r.output = cut;
         break;

@@ -10,7 +10,7 @@
  * passing anything between them.
  */
 import { valueClass } from '../../checks/grounding';
-import { nameWords } from '../../checks/integrity';
+import { isIdName, nameWords } from '../../checks/integrity';
 import { hash32 } from './rng';
 import type { ToolInfo } from './toolInfo';
 import { isRecord } from '../../util/isRecord';
@@ -53,8 +53,9 @@ export function pickOf(producer: ToolInfo, param: string, value: unknown): { nam
   if (!listsItems(producer) || (typeof value !== 'string' && typeof value !== 'number')) return undefined;
   const cls = valueClass(param, value);
   if (cls === 'path') return undefined;
-  // A value under a name-like parameter (`branch_name`) is the item's name itself: the user says it.
+  // A value under a parameter not named like an identifier (`branch_name`, `base_branch`) is the
+  // item's name itself (the mock plants it as the item's `name`): the user says it.
   const last = nameWords(param).pop() ?? '';
-  if (typeof value === 'string' && (cls === 'name' || cls === 'token' || cls === 'text' || NAME_PARAMS.has(last))) return { name: value, isValue: true };
+  if (typeof value === 'string' && (cls === 'name' || cls === 'token' || cls === 'text' || NAME_PARAMS.has(last) || !isIdName(param))) return { name: value, isValue: true };
   return { name: itemNameFor(producer.head || producer.label, value), isValue: false };
 }

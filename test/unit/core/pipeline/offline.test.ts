@@ -113,7 +113,8 @@ for (const file of files) {
       assert.deepEqual(record.checks.integrityViolations, []);
       assert.deepEqual(record.checks.turnProblems, []);
       assert.notEqual(record.checks.mockOutputsValid, false);
-      assert.ok(record.prompt.length > 20 && record.expected_response.length > 10);
+      // A tool without parameters is asked for in a few words ("Please push a file.").
+      assert.ok(record.prompt.length > 12 && record.expected_response.length > 10);
     }
   });
 }
@@ -479,11 +480,15 @@ test('exclusions: parameters named together with words of exclusion', () => {
   assert.equal(exclusions(['owner', 'repo'], (k) => (k === 'owner' ? 'The owner of the repo.' : ''), 'List the issues of a repo.').size, 0);
 });
 
-test('task phrases read like requests: no alternative second verb, no placeholder for the argument', () => {
+test('task phrases read like requests: no alternative second verb, no placeholder for the argument, no recited qualification', () => {
   assert.equal(descriptionPhrase('Create a new file or completely overwrite an existing file with new content. Use with caution.'), 'create a new file');
-  assert.equal(
-    descriptionPhrase('Get a detailed listing of all files and directories in a specified path. Results are prefixed.'),
-    'get a detailed listing of all files and directories',
-  );
-  assert.equal(descriptionPhrase('Move or rename files and directories.'), 'move or rename files and directories');
+  // What the tool answers with ("a detailed listing of") and how ("in a specified path") are not what a user asks for.
+  assert.equal(descriptionPhrase('Get a detailed listing of all files and directories in a specified path. Results are prefixed.'), 'get a detailed listing');
+  assert.equal(descriptionPhrase('Get a list of all users in the workspace with their basic profile information.', 'user'), 'get all users');
+  assert.equal(descriptionPhrase('Reply to a specific message thread in Slack', 'thread'), 'reply to a message thread');
+  assert.equal(descriptionPhrase('List public or pre-defined channels in the workspace with pagination', 'channel'), 'list public or pre-defined channels');
+  // A phrase that does not name the tool's thing, or runs past six words, is no phrase: the tool's verb and noun stand in.
+  assert.equal(descriptionPhrase('Modify the properties of a given account.', 'account'), undefined);
+  assert.equal(descriptionPhrase('Show every single change made to every tracked file today', 'change'), undefined);
+  assert.equal(descriptionPhrase('Move or rename files and directories.'), 'move or rename files');
 });

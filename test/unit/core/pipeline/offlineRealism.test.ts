@@ -234,7 +234,10 @@ function isMultiHop(spec: Spec, record: HarnessRecord): boolean {
   return quoting.length >= 2;
 }
 
-test('at least 80% of complex records have data flow: multi-step (an output feeds a later call) or multi-hop (reads the response combines)', (t) => {
+// 75%, down from 80% when values were taken from lists nobody picked: a listed item whose value is
+// its own name (an index, a branch, a Kubernetes resource) is now said by the user, who must say
+// which one is meant (`checks/determinacy.ts`), so that value no longer flows from an output.
+test('at least 75% of complex records have data flow: multi-step (an output feeds a later call) or multi-hop (reads the response combines)', (t) => {
   let complex = 0;
   let steps = 0;
   let hops = 0;
@@ -249,7 +252,7 @@ test('at least 80% of complex records have data flow: multi-step (an output feed
   t.diagnostic(
     `data flow in ${steps + hops}/${complex} complex records: ${steps} multi-step, ${hops} multi-hop (${(((steps + hops) / complex) * 100).toFixed(1)}%)`,
   );
-  assert.ok((steps + hops) / complex >= 0.8, `${steps} + ${hops} of ${complex}`);
+  assert.ok((steps + hops) / complex >= 0.75, `${steps} + ${hops} of ${complex}`);
 });
 
 test('filesystem: no file is read or written at a path an earlier call listed, searched or created as a folder', () => {
