@@ -10,7 +10,8 @@
  * - **A value the user stated** is determined, unless it is a number (a JSON number, not a
  *   numeric string, which is more often an identifier such as a Slack `ts`) a paging knob or an
  *   amount takes (`setting`/`amount`) that the user said fewer times than calls use it: "list 25
- *   channels, then all users" states 25 for the channels, not for the users. The later uses are
+ *   channels, then all users" states 25 for the channels, not for the users. A number that names a
+ *   thing (`issue_number`, `port`, `line`) serves every call once said. The later uses are
  *   findings (`reused-statement`), unless the parameter's own schema offers the value.
  * - **A value taken from an earlier output** is determined when, at some place it occurs there,
  *   every list on the way to it that has two or more items either holds the value in every item
@@ -289,6 +290,9 @@ function outputFindings(input: GroundingInput): DeterminacyFinding[] {
   return out;
 }
 
+/** Last words of a number parameter that names a thing rather than counting (`issue_number`, `port`, `line`): said once, it serves every call. */
+const NUMBERED = new Set(['number', 'num', 'no', 'index', 'idx', 'line', 'port', 'year', 'version', 'pr', 'issue']);
+
 /** How many times the user's texts state a number (digits, or the words zero to twenty). */
 function timesStated(texts: readonly string[], value: string | number): number {
   const n = Number(value);
@@ -311,7 +315,7 @@ export function checkDeterminacy(input: GroundingInput, grounding: readonly Grou
     const ti = turnOf.get(g.callIndex) ?? 0;
     const userTexts = input.turns.slice(0, ti + 1).map((t) => t.prompt);
     if (g.source.kind === 'user') {
-      if (typeof g.value === 'number' && (g.class === 'setting' || g.class === 'amount')) {
+      if (typeof g.value === 'number' && (g.class === 'setting' || g.class === 'amount') && !NUMBERED.has(nameWords(g.param.split('.').filter((x) => !/^\d+$/.test(x)).pop() ?? '').pop() ?? '')) {
         const call = input.calls[g.callIndex];
         const tool = call && input.spec ? findTool(input.spec, call.name) : undefined;
         // A value the parameter's own schema offers (its default) needs no words, and uses none.

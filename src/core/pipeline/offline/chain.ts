@@ -43,20 +43,42 @@ export function canHost(info: ToolInfo): boolean {
   return visit(root, 0);
 }
 
+/** The scalar values a call's arguments hold (top level and in top-level arrays). */
+function argumentValues(args: Record<string, unknown> | undefined): Set<unknown> {
+  return new Set(Object.values(args ?? {}).flatMap((v) => (Array.isArray(v) ? v : [v])));
+}
+
+/**
+ * Whether a value (or each of an array's) is one the user states for a call before `j` other than
+ * the producer `i` (an argument there that is not itself chained), and not one of the producer's.
+ */
+function saidForAnother(calls: readonly { arguments: Record<string, unknown> }[], earlier: readonly ChainSources[], i: number, j: number, v: unknown): boolean {
+  const values = Array.isArray(v) ? v : [v];
+  const own = argumentValues(calls[i]?.arguments);
+  if (values.some((x) => own.has(x))) return false;
+  const stated = (k: number): Set<unknown> =>
+    argumentValues(Object.fromEntries(Object.entries(calls[k]?.arguments ?? {}).filter(([p]) => !earlier[k]?.has(p))));
+  return values.every((x) => calls.slice(0, j).some((_, k) => k !== i && stated(k).has(x)));
+}
+
 /** For one call: the earlier call index supplying each top-level argument that is chained. */
 export type ChainSources = Map<string, number>;
 
 /**
  * For every call, which top-level reference arguments come from an earlier call's output: the
  * latest earlier call whose tool produces that parameter (see `producerScore`) and whose
- * output can carry it.
+ * output can carry it. A value another earlier call was given (and the producer was not) is
+ * not chained: the user said it for that call, and planting it into the producer's output would
+ * make that output contradict its own call (a read of issue 3330 answering "number 1580").
  */
 export function chainSources(analysis: SpecAnalysis, calls: readonly { name: string; arguments: Record<string, unknown> }[]): ChainSources[] {
   const infos = calls.map((c) => analysis.byName.get(c.name));
-  return calls.map((call, j) => {
+  const all: ChainSources[] = [];
+  calls.forEach((call, j) => {
     const sources: ChainSources = new Map();
+    all.push(sources);
     const consumer = infos[j];
-    if (!consumer) return sources;
+    if (!consumer) return;
     for (const p of consumer.params) {
       if (!p.isRef || !Object.hasOwn(call.arguments, p.name)) continue;
       const v = call.arguments[p.name];
@@ -65,11 +87,11 @@ export function chainSources(analysis: SpecAnalysis, calls: readonly { name: str
       for (let i = j - 1; i >= 0; i--) {
         const producer = infos[i];
         if (producer && analysis.producerScore(producer, consumer, p) > 0 && canHost(producer)) {
-          sources.set(p.name, i);
+          if (!saidForAnother(calls, all, i, j, v)) sources.set(p.name, i);
           break;
         }
       }
     }
-    return sources;
   });
+  return all;
 }

@@ -32,7 +32,7 @@ import { isRecord } from '../../util/isRecord';
 import { FILE_HEADS, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingEntries, listingKind, splitPath, withEntry } from './listing';
 import { groundWorkflow } from '../../checks/grounding';
 import { checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
-import { pickOf } from './picks';
+import { pickNames, pickOf } from './picks';
 
 const snake = (s: string): string => nameWords(s).join('_');
 
@@ -499,9 +499,11 @@ function nameItem(output: unknown, value: string | number, name: string, keep: R
   const copy = structuredClone(output);
   const item = itemHolding(copy, value);
   if (!item) return undefined;
-  const key = NAME_KEYS.find((k) => typeof item[k] === 'string') ?? 'name';
-  // A name field holding the chained value, or one planted for another call, is that value's home: renaming it would lose it.
-  if (item[key] === value || keep.has(String(item[key]))) return undefined;
+  // A name field holding the chained value, or one planted for another call, is that value's home:
+  // the name goes under the next name key instead (an object keeps its `name` and gets a `title`).
+  const home = (k: string): boolean => item[k] === value || keep.has(String(item[k]));
+  const key = NAME_KEYS.find((k) => typeof item[k] === 'string' && !home(k)) ?? NAME_KEYS.find((k) => !Object.hasOwn(item, k));
+  if (key === undefined) return undefined;
   setKey(item, key, name);
   for (const list of findSlots(copy).objectArrays)
     for (const other of list) if (isRecord(other) && other !== item && other[key] === name) setKey(other, key, `${name}-old`);
@@ -711,6 +713,7 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
   });
 
   // A listed item a later call takes is the one the user named (`picks.ts`, the scenario stage's words).
+  const names = pickNames(infos, calls, sources);
   sources.forEach((m, j) => {
     for (const [param, i] of m) {
       const producer = infos[i];
@@ -718,7 +721,7 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
       if (!producer || !r) continue;
       const raw = calls[j]?.arguments[param];
       for (const v of Array.isArray(raw) ? raw : [raw]) {
-        const pick = pickOf(producer, param, v);
+        const pick = pickOf(producer, param, v, names);
         if (!pick || pick.isValue || (typeof v !== 'string' && typeof v !== 'number')) continue;
         const named = nameItem(r.output, v, pick.name, kept);
         if (named !== undefined && validFor(i)(named)) r.output = named;

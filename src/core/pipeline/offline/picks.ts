@@ -25,9 +25,9 @@ const LAST = ['Whitfield', 'Okafor', 'Lindqvist', 'Moreau', 'Castillo', 'Nakamur
 const FIRST_WORDS = ['atlas', 'harbor', 'beacon', 'cedar', 'summit', 'orbit', 'lumen', 'quarry', 'meridian', 'juniper', 'falcon', 'willow', 'granite', 'aurora', 'ember', 'heron'];
 const SECOND_WORDS = ['launch', 'ops', 'review', 'sync', 'support', 'roadmap', 'billing', 'onboarding', 'design', 'research'];
 
-/** The name the user calls the item holding `value` by, for a list of `head` items (a person's name for people). */
-export function itemNameFor(head: string, value: string | number): string {
-  const h = hash32(`${head}\u0000${String(value)}`);
+/** The name the user calls the item holding `value` by, for a list of `head` items (a person's name for people); `attempt` draws another. */
+export function itemNameFor(head: string, value: string | number, attempt = 0): string {
+  const h = hash32(`${head}\u0000${String(value)}\u0000${attempt}`);
   if (PERSON_HEADS.has(head)) return `${FIRST[h % FIRST.length] ?? 'Dana'} ${LAST[(h >>> 8) % LAST.length] ?? 'Whitfield'}`;
   return `${FIRST_WORDS[h % FIRST_WORDS.length] ?? 'atlas'}-${SECOND_WORDS[(h >>> 8) % SECOND_WORDS.length] ?? 'ops'}`;
 }
@@ -49,7 +49,7 @@ export function listsItems(info: ToolInfo): boolean {
  * list items: the value itself when it is a name the user would say (a channel called "general"),
  * else the item's name (`itemNameFor`). Paths are left to the listing rules (`listing.ts`).
  */
-export function pickOf(producer: ToolInfo, param: string, value: unknown): { name: string; isValue: boolean } | undefined {
+export function pickOf(producer: ToolInfo, param: string, value: unknown, names?: PickNames): { name: string; isValue: boolean } | undefined {
   if (!listsItems(producer) || (typeof value !== 'string' && typeof value !== 'number')) return undefined;
   const cls = valueClass(param, value);
   if (cls === 'path') return undefined;
@@ -57,5 +57,50 @@ export function pickOf(producer: ToolInfo, param: string, value: unknown): { nam
   // item's name itself (the mock plants it as the item's `name`): the user says it.
   const last = nameWords(param).pop() ?? '';
   if (typeof value === 'string' && (cls === 'name' || cls === 'token' || cls === 'text' || NAME_PARAMS.has(last) || !isIdName(param))) return { name: value, isValue: true };
-  return { name: itemNameFor(producer.head || producer.label, value), isValue: false };
+  const head = producer.head || producer.label;
+  return { name: names?.get(pickKey(head, value)) ?? itemNameFor(head, value), isValue: false };
+}
+
+/** The names of a scenario's picked items, by entity and value (see `pickNames`). */
+export type PickNames = ReadonlyMap<string, string>;
+
+const pickKey = (head: string, value: string | number): string => `${head}\u0000${String(value)}`;
+
+/**
+ * A name for every listed item a scenario's calls take, no two alike (two connections both called
+ * "granite-roadmap" would let the user's words pick neither). Both stages call it on the same
+ * calls and chain sources, so they agree without passing anything.
+ */
+export function pickNames(
+  infos: readonly (ToolInfo | undefined)[],
+  calls: readonly { arguments: Record<string, unknown> }[],
+  sources: readonly ReadonlyMap<string, number>[],
+): PickNames {
+  const names = new Map<string, string>();
+  const used = new Set<string>();
+  const picks: { head: string; value: string | number }[] = [];
+  calls.forEach((call, j) => {
+    for (const [param, i] of sources[j] ?? []) {
+      const producer = infos[i];
+      if (!producer) continue;
+      const raw = call.arguments[param];
+      for (const v of Array.isArray(raw) ? raw : [raw]) {
+        const pick = pickOf(producer, param, v);
+        if (!pick || (typeof v !== 'string' && typeof v !== 'number')) continue;
+        // A value that is its item's own name is said as it is: no drawn name may take it.
+        if (pick.isValue) used.add(pick.name);
+        else picks.push({ head: producer.head || producer.label, value: v });
+      }
+    }
+  });
+  for (const { head, value } of picks) {
+    const key = pickKey(head, value);
+    if (names.has(key)) continue;
+    let attempt = 0;
+    let name = itemNameFor(head, value, attempt);
+    while (used.has(name) && attempt < 64) name = itemNameFor(head, value, ++attempt);
+    names.set(key, name);
+    used.add(name);
+  }
+  return names;
 }

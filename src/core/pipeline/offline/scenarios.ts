@@ -33,7 +33,7 @@ import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
 import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
-import { pickOf } from './picks';
+import { pickNames, pickOf, type PickNames } from './picks';
 import { hasContentText, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingKind, splitPath } from './listing';
 
 const analyses = new WeakMap<Spec, SpecAnalysis>();
@@ -563,6 +563,7 @@ export function clauseFor(
   sources: ReadonlyMap<string, number>,
   infos: readonly (ToolInfo | undefined)[],
   already: Set<string>,
+  names?: PickNames,
 ): string {
   // A chained value that is the listed item's own name is said like any value ("branch name "x""), not pointed at.
   const said = (param: string, i: number): boolean => {
@@ -580,10 +581,10 @@ export function clauseFor(
     const producer = infos[i];
     const label = producer ? producer.label || producer.name : 'previous';
     // An item of a list is named, as a user who knows it would (`picks.ts`): the mock gives it that name.
-    const names = producer
+    const picked = producer
       ? params.flatMap((p) => {
           const v = args[p];
-          return (Array.isArray(v) ? v : [v]).flatMap((x) => pickOf(producer, p, x)?.name ?? []);
+          return (Array.isArray(v) ? v : [v]).flatMap((x) => pickOf(producer, p, x, names)?.name ?? []);
         })
       : [];
     // A path from a listing is named by its entry ("the file "notes.md""), which the listing shows.
@@ -594,11 +595,11 @@ export function clauseFor(
             return (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === 'string' ? (splitPath(x)?.entry ?? []) : []));
           })
         : [];
-    if (!names.length && entries.length) {
+    if (!picked.length && entries.length) {
       const kind = takesFolder(info) ? 'folder' : 'file';
       return `for the ${entries.length > 1 ? `${kind}s` : kind} ${listJoin([...new Set(entries)].map(quote))}`;
     }
-    const unique = [...new Set(names)];
+    const unique = [...new Set(picked)];
     if (unique.length) return `for the ${unique.length > 1 ? plural(label) : label} ${listJoin(unique.map(quote))}`;
     if (producer?.verbClass === 'create') return `for the new ${label}`;
     return `using the ${listJoin(params.map(humanParam))} of that ${label}`;
@@ -689,7 +690,8 @@ export function buildScenario(analysis: SpecAnalysis, plan: Plan, seed: number):
   openListedEntries(calls, infos, sources, rngFor(seed, plan.key, 'entries'));
   const rng = rngFor(seed, plan.key, 'text');
   const already = new Set<string>();
-  const clauses = calls.map((c, j) => clauseFor(infos[j] as ToolInfo, c.arguments, sources[j] ?? new Map(), infos, already));
+  const names = pickNames(infos, calls, sources);
+  const clauses = calls.map((c, j) => clauseFor(infos[j] as ToolInfo, c.arguments, sources[j] ?? new Map(), infos, already, names));
   calls.forEach((c, j) => {
     const info = infos[j] as ToolInfo;
     const src = [...(sources[j] ?? new Map<string, number>()).entries()];

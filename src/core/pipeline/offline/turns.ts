@@ -14,6 +14,7 @@ import { rngFor, hash32 } from './rng';
 import { analysisOf, clauseFor } from './scenarios';
 import { listJoin, reportCall, userReaction } from './text';
 import type { ToolInfo } from './toolInfo';
+import { pickNames } from './picks';
 
 /** Most turns a split gets; later phases merge into the last turn. */
 export const MAX_TURNS = 4;
@@ -72,14 +73,15 @@ export function turnsOffline(spec: Spec, scenario: Scenario, mock: MockResult, o
   if (!groups) return undefined;
   const rng = rngFor(options.seed, 'turns', hash32(`${scenario.title}\u0000${scenario.prompt}`));
   const already = new Set<string>();
+  const names = pickNames(tools, calls, sources);
   const turns = groups.map((group, k) => {
-    const clauses = group.map((j) => clauseFor(tools[j] as ToolInfo, calls[j]?.arguments ?? {}, sources[j] ?? new Map(), tools, already));
+    const clauses = group.map((j) => clauseFor(tools[j] as ToolInfo, calls[j]?.arguments ?? {}, sources[j] ?? new Map(), tools, already, names));
     const ask = listJoin(clauses, 'and then');
     let prompt: string;
     if (k === 0) {
       // People say where they are heading: the last step, with its values, makes the opening differ from other runs' openings.
       const last = calls.length - 1;
-      const goal = clauseFor(tools[last] as ToolInfo, calls[last]?.arguments ?? {}, sources[last] ?? new Map(), tools, new Set(already));
+      const goal = clauseFor(tools[last] as ToolInfo, calls[last]?.arguments ?? {}, sources[last] ?? new Map(), tools, new Set(already), names);
       const v = options.variant ?? 0;
       prompt = `${OPENING_ASKS[v % OPENING_ASKS.length]} ${ask}? ${OPENING_GOALS[Math.floor(v / OPENING_ASKS.length) % OPENING_GOALS.length]} ${goal}.`;
     } else {
