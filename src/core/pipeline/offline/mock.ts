@@ -636,6 +636,18 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     kept.add(String(v));
     return true;
   };
+  /** Plants a value as a new field of an object output's root (never over an existing one). */
+  const plantAtRoot = (i: number, param: string, v: string | number): boolean => {
+    const r = results[i];
+    const key = snake(param) || param;
+    if (!r || !isRecord(r.output) || Object.hasOwn(r.output, key)) return false;
+    const copy = structuredClone(r.output);
+    setKey(copy, key, v);
+    if (!validFor(i)(copy)) return false;
+    r.output = copy;
+    kept.add(String(v));
+    return true;
+  };
   // An output talks about what it was asked about: the IDs, names and paths of its own call.
   calls.forEach((call, i) => {
     // A folder listing names its entries, never the folder it lists.
@@ -707,7 +719,8 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
       for (let i = j - 1; i >= 0; i--) {
         const info = infos[i];
         if (info && !canHost(info)) continue;
-        if (plant(i, leaf, value, true)) break;
+        // Not into a listed item: nothing in the user's words would pick that item (`checks/determinacy.ts`).
+        if (plantAtRoot(i, leaf, value) || plant(i, leaf, value, true)) break;
       }
     }
   });

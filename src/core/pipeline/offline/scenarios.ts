@@ -22,6 +22,7 @@ import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
 import { schemaKeyword } from '../../checks/grounding';
 import { isIdName } from '../../checks/integrity';
+import { recites, wordRuns } from '../../checks/recitation';
 import { isOwnIdParam } from '../../checks/determinacy';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
 import { validateToolArguments } from '../../checks/validateCall';
@@ -573,7 +574,8 @@ export function clauseFor(
   };
   const pointed = new Map([...sources].filter(([p, i]) => !said(p, i)));
   const mentions = mentionsFor(info, args, new Set(pointed.keys()), already);
-  let text = taskPhrase(info);
+  const phrase = taskPhrase(info);
+  let text = phrase;
   if (mentions.length) text += ` ${mentions.join(' ')}`;
   const byProducer = new Map<number, string[]>();
   for (const [param, i] of pointed) byProducer.set(i, [...(byProducer.get(i) ?? []), param]);
@@ -605,6 +607,8 @@ export function clauseFor(
     return `using the ${listJoin(params.map(humanParam))} of that ${label}`;
   });
   if (refs.length) text += ` ${listJoin(refs)}`;
+  // A clause that recites the description (seven words of it, `checks/recitation.ts`) says the task in the tool's own verb and noun instead.
+  if (recites(text, wordRuns([info.tool.description]))) return taskPhrase(info, true) + text.slice(phrase.length);
   return text;
 }
 

@@ -70,14 +70,14 @@ const POINTERS = /\b(specific|specified|given|provided|particular|corresponding|
  * The object of a description's request as a user says it: pointer words dropped, cut before a
  * trailing qualification ("channels in the workspace with pagination" → "channels"): a phrase
  * after the object that starts with in/with/from/within/for/by/using/across/of/on (from the
- * third word on) is how the tool works, not what the user wants.
+ * second word on) is how the tool works, not what the user wants.
  */
 function userObject(rest: string): string {
   const words = rest
     .replace(POINTERS, '')
     // "a list of all users" is "all users": the container is how the tool answers, not what is asked for.
     .replace(/^(?:an? |the )?(?:list|collection|set|array|instance|summary|series|number) of (?:the )?/i, '').replace(/\s+/g, ' ').trim().split(' ');
-  const cut = words.findIndex((w, i) => i >= 2 && /^(in|with|from|within|for|by|using|across|of|on|including|based|via|belonging|representing|containing|matching|associated|that|which|and)$/i.test(w));
+  const cut = words.findIndex((w, i) => i >= 1 && /^(in|with|from|within|for|by|using|across|of|on|as|including|based|via|belonging|representing|containing|matching|associated|that|which|and)$/i.test(w));
   return (cut > 0 ? words.slice(0, cut) : words).join(' ').replace(/[,;]+$/, '');
 }
 
@@ -94,9 +94,12 @@ function plainRequest(rest: string): string {
   return rest.replace(/ (?:in|at|for|from|of|on) (?:a|an|the) (?:specified|given|provided) [\w-]+(?=,|$)/, '').trim();
 }
 
-/** The task a tool performs, for prompts and titles; never a verb with itself as object ("delete the delete"). */
-export function taskPhrase(info: ToolInfo): string {
-  const phrase = rawTaskPhrase(info);
+/**
+ * The task a tool performs, for prompts and titles; never a verb with itself as object ("delete
+ * the delete"). `plain`: from the tool's verb and noun only, never the description's words.
+ */
+export function taskPhrase(info: ToolInfo, plain = false): string {
+  const phrase = rawTaskPhrase(info, plain);
   const twice = /^([a-z]+) (?:the |a new )?\1(?: (.*))?$/i.exec(phrase);
   return twice ? [twice[1], twice[2] ? `the ${twice[2]}` : 'it'].join(' ') : phrase;
 }
@@ -106,8 +109,8 @@ const READ_VERBS = new Set(['get', 'read', 'fetch', 'show', 'view', 'describe', 
 /** Verbs that take their object with "to" (reply to a thread). */
 const TO_VERBS = new Set(['reply', 'respond', 'comment', 'subscribe', 'connect', 'navigate', 'switch']);
 
-function rawTaskPhrase(info: ToolInfo): string {
-  const fromDescription = descriptionPhrase(info.tool.description, info.head);
+function rawTaskPhrase(info: ToolInfo, plain: boolean): string {
+  const fromDescription = plain ? undefined : descriptionPhrase(info.tool.description, info.head);
   if (fromDescription) return fromDescription;
   const label = info.label || 'it';
   const verb = info.verb;
