@@ -700,27 +700,35 @@ function specChangesSection(model: ReportModel): ReportSection {
 /** What the LLM work on each harness cost (generation from its manifest, judges from their stored usage). */
 function costSection(model: ReportModel): ReportSection {
   const tokens = (n: number): string => n.toLocaleString('en-US');
+  type Cost = ReportModel['cost'][number];
+  // Judges' rows have no call count or estimate: without a generation row those columns are left out.
+  const calls = model.cost.some((c) => c.calls !== null);
+  const estimate = model.cost.some((c) => c.estimate !== null);
   return {
     id: 'cost',
     title: 'Cost',
     tables: [
-      table(
+      columns<Cost>(
         'cost',
         'Cost of generation and judging',
-        'USD of the tokens each activity used, at the price of its mode (sync or batch) from the table named; the estimate is the one made before the generation run (batch price in parentheses). Judges are priced at the built-in table from the tokens their judgments record.',
-        ['Server', 'What', 'Model', 'Calls', 'Tokens in', 'Tokens out', 'Cost', 'Estimate', 'Prices'],
-        model.cost.map((c) => [
-          c.server,
-          c.what,
-          c.model,
-          c.calls === null ? '—' : count(c.calls),
-          tokens(c.inputTokens),
-          tokens(c.outputTokens),
-          `${formatUsd(c.usd)} (${c.mode})`,
-          c.estimate ? `${formatEstimateUsd(c.estimate.usd, c.estimate.batchUsd)}, ${count(c.estimate.calls)} calls` : '—',
-          c.prices.source === 'built-in' ? `built-in, ${c.prices.date}` : `${c.prices.source}, ${c.prices.date}`,
-        ]),
-        [L, L, L, R, R, R, R, L, L],
+        `USD of the tokens each activity used, at the price of its mode (sync or batch) from the table named${estimate ? '; the estimate is the one made before the generation run (batch price in parentheses)' : ''}. Judges are priced at the built-in table from the tokens their judgments record.`,
+        [
+          { header: 'Server', cell: (c) => c.server },
+          { header: 'What', cell: (c) => c.what, align: L },
+          { header: 'Model', cell: (c) => c.model, align: L },
+          { header: 'Calls', cell: (c) => (c.calls === null ? '—' : count(c.calls)), when: calls },
+          { header: 'Tokens in', cell: (c) => tokens(c.inputTokens) },
+          { header: 'Tokens out', cell: (c) => tokens(c.outputTokens) },
+          { header: 'Cost', cell: (c) => `${formatUsd(c.usd)} (${c.mode})` },
+          {
+            header: 'Estimate',
+            cell: (c) => (c.estimate ? `${formatEstimateUsd(c.estimate.usd, c.estimate.batchUsd)}, ${count(c.estimate.calls)} calls` : '—'),
+            align: L,
+            when: estimate,
+          },
+          { header: 'Prices', cell: (c) => (c.prices.source === 'built-in' ? `built-in, ${c.prices.date}` : `${c.prices.source}, ${c.prices.date}`), align: L },
+        ],
+        model.cost,
       ),
     ],
   };
