@@ -73,16 +73,7 @@ test('a folder of harness folders: the corpus table in Markdown, a row per serve
   assert.ok(md.indexOf('## Corpus') < md.indexOf('## Scores — judge'), 'the corpus table comes first');
   const section = md.slice(md.indexOf('### Servers of the corpus'), md.indexOf('## Scores — judge'));
   const lines = section.split('\n').filter((l) => l.startsWith('|'));
-  assert.deepEqual(rowCells(lines[0]!), [
-    'Server',
-    'Tools',
-    'Scenarios',
-    'Records',
-    'TC scored',
-    'TC [95% CI]',
-    'Coh scored',
-    'Coh [95% CI]',
-  ]);
+  assert.deepEqual(rowCells(lines[0]!), ['Server', 'Tools', 'Scenarios', 'Records', 'TC scored', 'TC [95% CI]', 'Coh scored', 'Coh [95% CI]']);
   const rows = lines.slice(2).map(rowCells);
   assert.equal(rows.length, 4, 'three servers and the total');
   const total = { tools: 0, scenarios: 0, records: 0, tcScored: 0, cohScored: 0 };

@@ -241,12 +241,12 @@ test('an LLM judge and the offline judge: no agreement of n = 0, no advice to ru
 
 test('an LLM judge storing the same exact facts: the offline section is one line pointing to them', () => {
   // As an LLM judge stores them: its TC and Coh, and the exact checks' facts, the same as the offline judge's.
-  const exactOf = (j: Judgment | undefined) => {
+  const exactOf = (j: unknown) => {
     const x = j as Record<string, unknown> | undefined;
     return { exact: x?.exact ?? null, exactArguments: x?.exactArguments, grounding: x?.grounding, findings: x?.findings };
   };
   const withExact = records.map((r) => {
-    const off = r.judgments?.offline as (Judgment & { conversation?: Judgment }) | undefined;
+    const off = r.judgments?.offline as { conversation?: unknown } | undefined;
     const s = syntheticJudgment(r, 'gemini:fake') as Judgment & { conversation?: Judgment };
     const j = { ...s, ...exactOf(off), ...(s.conversation ? { conversation: { ...s.conversation, ...exactOf(off?.conversation) } } : {}) } as Judgment;
     return { ...r, judgments: { ...r.judgments, 'gemini:fake': j } };
