@@ -248,6 +248,11 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
   const k = scoredBy(j);
   const title = j.judge === null ? 'Scores (no judgments yet)' : `Scores — judge ${j.judge}`;
   const notes: string[] = [];
+  // No judgments: one line saying what fills this section, instead of tables of dashes.
+  if (j.judge === null)
+    notes.push(
+      'No record has a judgment yet: agent-seer judge HARNESS_DIR scores the exact checks (the offline judge); add --judge gemini for TC and coherence too.',
+    );
   if (isExactOnly(j.corpus) && k.exact) {
     // An earlier judge (an LLM judge, which stores the same exact facts) already showed these figures: one line, not a copy.
     const shownBy = model.judges.slice(0, index).find((o) => o.corpus.exact.n > 0 && sameExact(j, o));
