@@ -37,7 +37,7 @@ import type {
   ServerStructure,
 } from '../../src/core/report/schema';
 import { capGraph, type LeftOutNode } from '../../src/core/report/graphCap';
-import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
+import { f3, headline, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
 
@@ -569,6 +569,13 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
       `Servers: ${model.structure.map((s) => s.name).join(', ') || '(none)'} · Judges: ${judges.join(', ')} · ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}, seed ${model.settings.seed}`,
     ),
   );
+  // The primary judge's figures per server, as the Markdown opens: an exact score is followed by what it covers.
+  const lines = headline(model);
+  if (lines.length) {
+    const ul = el('ul', 'headline');
+    for (const line of lines) ul.append(el('li', undefined, line));
+    header.append(ul);
+  }
   root.append(header);
 
   if (model.warnings.length) {

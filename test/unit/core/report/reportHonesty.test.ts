@@ -21,7 +21,7 @@ import { analyzeHarnesses, PAPER_MOCK_GROUNDING, type HarnessInput } from '../..
 import { EXACT_SCOPE } from '../../../../src/core/report/exactScope';
 import { renderHtml } from '../../../../src/core/report/render/html';
 import { escapeMarkdown, renderMarkdown } from '../../../../src/core/report/render/markdown';
-import { reportTables } from '../../../../src/core/report/tables';
+import { headline, reportTables } from '../../../../src/core/report/tables';
 import { ReportModel } from '../../../../src/core/report/schema';
 import type { Spec } from '../../../../src/core/spec/model';
 import { loadFixtureSpec } from '../../fixturePaths';
@@ -197,6 +197,7 @@ test('offline judge only: the exact score says what it covers and cannot see; no
     h3: Array.from<any>(document.querySelectorAll('h3')).map((h) => String(h.textContent ?? '')),
     text: String(document.getElementById('report')?.textContent ?? ''),
     notes: Array.from<any>(document.querySelectorAll('.note')).map((n) => String(n.textContent ?? '')),
+    headline: Array.from<any>(document.querySelectorAll('.headline li')).map((n) => String(n.textContent ?? '')),
   }));
   await page.close();
   for (const id of ['tc-hist', 'coh-hist', 'failure-rates']) assert.equal(figs[id], undefined, `no figure ${id}`);
@@ -212,6 +213,8 @@ test('offline judge only: the exact score says what it covers and cannot see; no
   for (const t of TC_COH_TABLES) assert.ok(!shown.h3.includes(t), `no ${t} on the page`);
   assert.ok(shown.h3.includes('Mock-output grounding tiers'));
   assert.ok(shown.text.includes(EXACT_SCOPE), 'the caveat on the page');
+  assert.deepEqual(shown.headline, headline(m), 'the page opens with the same headline as the Markdown');
+  assert.equal(shown.headline.at(-1), EXACT_SCOPE, 'the exact figures followed by what they cover');
   assert.match(shown.notes.join('\n'), /Judge offline scored exact argument checks only: no TC and no coherence/);
   assert.ok(!shown.text.includes('No data.'));
 });
