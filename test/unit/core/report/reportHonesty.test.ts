@@ -5,7 +5,7 @@
  * Checked: Table 9's mock-output grounding tiers counted from the records, next to the paper's
  * figures; the exact score shown with what it covers and cannot see (Markdown and the HTML page);
  * no table, column, figure or agreement section of a score nobody gave; no advice to run a judge
- * that already ran.
+ * that already ran; the judge command's summary says the same of its "exact args".
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- browser globals inside page.evaluate callbacks (this file compiles without the DOM lib) */
 import { after, before, test } from 'node:test';
@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HarnessRecord, Judgment } from '../../../../src/core/harness/format';
 import { readHarness, writeHarness } from '../../../../src/core/harness/store';
-import { judgeHarness } from '../../../../src/core/judge';
+import { judgeHarness, type JudgeSummary } from '../../../../src/core/judge';
+import { judgeSummaryText } from '../../../../src/cli/commands/judge';
 import { generateOffline, offlineManifest } from '../../../../src/core/pipeline/offline';
 import { analyzeHarnesses, PAPER_MOCK_GROUNDING, type HarnessInput } from '../../../../src/core/report/analyze';
 import { EXACT_SCOPE } from '../../../../src/core/report/exactScope';
@@ -269,4 +270,35 @@ test('an LLM judge storing the same exact facts: the offline section is one line
   assert.equal(md.split('### Value grounding (exact)').length, 2, 'shown once');
   assert.equal(m.agreement.length, 0);
   assertNoDashPanels(md);
+});
+
+test("the judge command's summary: the exact score with what it cannot see; advice to run an LLM judge only when none ran", () => {
+  const summary = (id: string, meanTc: number | null): JudgeSummary => ({
+    id,
+    judged: 4,
+    notJudged: 0,
+    skipped: 0,
+    meanTc,
+    meanCoh: meanTc,
+    meanExact: 1,
+    views: 5,
+    scoredTc: meanTc === null ? 0 : 5,
+    scoredCoh: meanTc === null ? 0 : 5,
+    disagreements: 0,
+    llmCalls: 0,
+    cacheHits: 0,
+    reasks: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+  });
+  const alone = judgeSummaryText({ records: 4, judges: [summary('offline', null)], problems: [] }, 'h');
+  assert.match(alone, /"exact args" \(offline\) = a program's checks of argument completeness, names, value grounding, types, formats and relevancy/);
+  assert.match(
+    alone,
+    /not TC and not a quality score: it cannot see the realism of the scenario, the coherence of the dialogue, or whether the right tool was chosen/,
+  );
+  assert.match(alone, /add --judge gemini:/);
+  const both = judgeSummaryText({ records: 4, judges: [summary('offline', null), summary('gemini:gemini-2.5-flash', 0.8)], problems: [] }, 'h');
+  assert.match(both, /not a quality score/);
+  assert.doesNotMatch(both, /add --judge/, 'no advice to run the judge that just ran');
 });
