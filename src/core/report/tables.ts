@@ -352,7 +352,7 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
           'Argument sub-dimension failures',
           `Section 5.3 and Table 14. "Lowest" counts each failing record once, for its lowest sub-dimension (ties go to the cascade root); "Any below 1.0" counts every sub-dimension below 1. ${af.failing} of ${af.n} records with argument scores fail at least one.`,
           ['Sub-dimension', 'Lowest', 'Any below 1.0', 'Mean'],
-          ARGUMENT_SUBDIMENSIONS.map((k) => [label(k), count(af.lowest[k]), count(af.anyBelowOne[k]), f3(af.means[k])]),
+          ARGUMENT_SUBDIMENSIONS.map((sub) => [label(sub), count(af.lowest[sub]), count(af.anyBelowOne[sub]), f3(af.means[sub])]),
         ),
       );
 
