@@ -21,10 +21,11 @@ node dist/cli.js report evals/filesystem --format html --out evals/filesystem/re
 node dist/cli.js report evals/filesystem --format md --out evals/filesystem/report.md
 echo
 echo "== What the exact judge found (from evals/filesystem/report.md)"
-# The headline and notes, then the value grounding, the exact argument score by sub-dimension
-# and the failing records with the argument at fault.
+# The headline (with what the exact score covers and cannot see) and notes, then the value
+# grounding, the exact argument score by sub-dimension and the failing records with the argument
+# at fault: the exact tables, up to the next heading that is not one of them.
 sed -n '/^- /p; /^> - /p' evals/filesystem/report.md | head -n 12
-sed -n '/^### Value grounding (exact)/,/^### Simple vs complex/{/^### Simple vs complex/d;p;}' evals/filesystem/report.md
+awk '/^### Value grounding \(exact\)/ { p = 1 } p && /^##/ && !/\(exact\)|^### Exact argument/ { exit } p' evals/filesystem/report.md
 echo
 echo "The harness is in evals/filesystem/: manifest.json, spec.json and one JSON file per scenario in records/;"
 echo "the report is evals/filesystem/report.html (open it in a browser) and report.md."

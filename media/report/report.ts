@@ -37,7 +37,7 @@ import type {
   ServerStructure,
 } from '../../src/core/report/schema';
 import { capGraph, type LeftOutNode } from '../../src/core/report/graphCap';
-import { f3, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
+import { f3, headline, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
 
@@ -95,8 +95,9 @@ function renderTable(t: ReportTable): HTMLElement {
   const wrap = el('section', 'table-block');
   wrap.id = `t-${t.id}`;
   wrap.append(el('h3', undefined, t.title), el('p', 'caption', t.caption));
+  // reportTables keeps a table of no rows only when it says what that means.
   if (!t.rows.length) {
-    wrap.append(el('p', 'empty', 'No data.'));
+    wrap.append(el('p', 'empty', t.empty ?? 'No data.'));
     return wrap;
   }
   const scroller = el('div', 'table-scroll');
@@ -123,6 +124,7 @@ function renderSection(s: ReportSection): HTMLElement {
   const sec = el('section', 'report-section');
   sec.id = `s-${s.id}`;
   sec.append(el('h2', undefined, s.title));
+  for (const note of s.notes ?? []) sec.append(el('p', 'note', note));
   for (const t of s.tables) sec.append(renderTable(t));
   return sec;
 }
@@ -567,6 +569,13 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
       `Servers: ${model.structure.map((s) => s.name).join(', ') || '(none)'} · Judges: ${judges.join(', ')} · ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}, seed ${model.settings.seed}`,
     ),
   );
+  // The primary judge's figures per server, as the Markdown opens: an exact score is followed by what it covers.
+  const lines = headline(model);
+  if (lines.length) {
+    const ul = el('ul', 'headline');
+    for (const line of lines) ul.append(el('li', undefined, line));
+    header.append(ul);
+  }
   root.append(header);
 
   if (model.warnings.length) {
@@ -593,33 +602,38 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
   nav.append(navList);
   root.append(nav);
 
-  // Figures: corpus distributions and failure rates under the primary judge, then per server.
+  // Figures: corpus distributions and failure rates under the primary judge, then per server;
+  // a score the judge never gave has no figure (the offline judge's exact score is no TC).
   const primary = model.judges[0];
+  const gaveTc = (primary?.corpus.tc.n ?? 0) > 0;
+  const gaveCoh = (primary?.corpus.coh.n ?? 0) > 0;
   const figs = el('section', 'report-section');
   figs.id = 's-figures';
-  figs.append(el('h2', undefined, primary?.judge ? `Figures — judge ${primary.judge}` : 'Figures'));
-  if (primary) {
+  figs.append(el('h2', undefined, primary?.judge && (gaveTc || gaveCoh) ? `Figures — judge ${primary.judge}` : 'Figures'));
+  if (primary && (gaveTc || gaveCoh)) {
     const grid = el('div', 'figure-grid');
     const c = primary.corpus;
-    histogram(
-      grid,
-      'tc-hist',
-      'Tool-calling scores',
-      c.histograms.tc,
-      theme.series[0] ?? '#0969da',
-      `All records (n = ${c.tc.n}); mean ${f3(c.tc.mean)} ${interval(c.tc.ci)}.`,
-      theme,
-    );
-    histogram(
-      grid,
-      'coh-hist',
-      'Coherence scores',
-      c.histograms.coh,
-      theme.series[1] ?? '#bc4c00',
-      `All records (n = ${c.coh.n}); mean ${f3(c.coh.mean)} ${interval(c.coh.ci)}.`,
-      theme,
-    );
-    failureRates(grid, 'failure-rates', c, theme);
+    if (gaveTc)
+      histogram(
+        grid,
+        'tc-hist',
+        'Tool-calling scores',
+        c.histograms.tc,
+        theme.series[0] ?? '#0969da',
+        `All records (n = ${c.tc.n}); mean ${f3(c.tc.mean)} ${interval(c.tc.ci)}.`,
+        theme,
+      );
+    if (gaveCoh)
+      histogram(
+        grid,
+        'coh-hist',
+        'Coherence scores',
+        c.histograms.coh,
+        theme.series[1] ?? '#bc4c00',
+        `All records (n = ${c.coh.n}); mean ${f3(c.coh.mean)} ${interval(c.coh.ci)}.`,
+        theme,
+      );
+    if (gaveTc) failureRates(grid, 'failure-rates', c, theme);
     figs.append(grid);
   }
   model.structure.forEach((st, i) => {
@@ -628,8 +642,10 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
     block.append(el('h3', undefined, st.name));
     const grid = el('div', 'figure-grid');
     if (s && model.structure.length > 1) {
-      histogram(grid, `tc-hist-${i}`, 'Tool-calling scores', s.histograms.tc, theme.series[0] ?? '#0969da', `n = ${s.tc.n}; mean ${f3(s.tc.mean)}.`, theme);
-      histogram(grid, `coh-hist-${i}`, 'Coherence scores', s.histograms.coh, theme.series[1] ?? '#bc4c00', `n = ${s.coh.n}; mean ${f3(s.coh.mean)}.`, theme);
+      if (gaveTc)
+        histogram(grid, `tc-hist-${i}`, 'Tool-calling scores', s.histograms.tc, theme.series[0] ?? '#0969da', `n = ${s.tc.n}; mean ${f3(s.tc.mean)}.`, theme);
+      if (gaveCoh)
+        histogram(grid, `coh-hist-${i}`, 'Coherence scores', s.histograms.coh, theme.series[1] ?? '#bc4c00', `n = ${s.coh.n}; mean ${f3(s.coh.mean)}.`, theme);
     }
     workflowLengths(grid, `workflow-${i}`, st, s, theme);
     block.append(grid);

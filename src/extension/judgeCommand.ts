@@ -183,7 +183,11 @@ export async function judge(services: ExtensionServices, target: unknown, args: 
     // A harness of 0 records judged is not a success (the CLI exits 5): a warning, not a toast.
     if (outcome.result.records === 0) void showWarning(services.log, `Agent Seer: nothing to judge: the harness holds 0 records.`);
     else if (s) {
-      const tc = s.meanTc !== null ? `mean TC ${s.meanTc.toFixed(2)}` : `mean exact ${s.meanExact?.toFixed(2) ?? '–'}`;
+      // An exact score alone is every check passed, not a good harness: say what it cannot see.
+      const tc =
+        s.meanTc !== null
+          ? `mean TC ${s.meanTc.toFixed(2)}`
+          : `mean exact ${s.meanExact?.toFixed(2) ?? '–'} (exact argument checks only: realism, coherence and tool choice need an LLM judge)`;
       services.log.info(`Judged ${s.judged} records (${s.notJudged} not judged, ${s.skipped} already current) with ${judgeId}: ${tc}`);
       void vscode.window.showInformationMessage(`Agent Seer: judged ${s.judged + s.skipped} records with ${judgeId}; ${tc}.`);
     }

@@ -25,6 +25,7 @@ import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
 import { intOption, pathOption, pricesOption, providerModelOption } from '../options';
 import { renderTable } from '../table';
+import { EXACT_CANNOT_SEE, EXACT_COVERS } from '../../core/report/exactScope';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { BatchProvider } from '../../core/llm/batch';
 
@@ -80,8 +81,10 @@ export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
     ),
   ];
   if (r.judges.some((j) => j.id === OFFLINE_JUDGE_ID)) {
+    // An exact score of 1.000 means every check passed, not that the harness is good: say what it cannot see.
+    const llm = r.judges.some((j) => j.id !== OFFLINE_JUDGE_ID);
     lines.push(
-      `The offline judge scores only what exact checks decide (argument completeness, names, value grounding, types, formats, relevancy): see "exact args" (not TC); for model-judged TC and Coh add --judge gemini:${DEFAULT_GEMINI_JUDGE_MODEL}.`,
+      `"exact args" (offline) = a program's checks of ${EXACT_COVERS}; not TC and not a quality score: it cannot see ${EXACT_CANNOT_SEE}. Those need an LLM judge${llm ? '' : `: add --judge gemini:${DEFAULT_GEMINI_JUDGE_MODEL}`}.`,
     );
   }
   for (const j of r.judges) {

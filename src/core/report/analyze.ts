@@ -14,6 +14,7 @@ import { leaderboardOf } from './leaderboard';
 import { costRowsOf } from './cost';
 import { exactArgumentsOf, modelJudgeHint } from './exactArguments';
 import { agreementOf } from './agreement';
+import { isExactOnly } from './exactScope';
 import { finite, summarize, type Bootstrap } from './common';
 import { mean } from '../util/mean';
 import { issueGroupOf, judgeIdsOf, rowsOfRecord, type DimensionScores, type JudgedRow, type JudgmentView } from './judgments';
@@ -171,6 +172,9 @@ interface ServerInput {
 
 /** The paper's multi-turn expansion: 54 of its 337 scenarios became conversations (Table 6: 391 records). */
 export const PAPER_EXPANSION_RATE = 54 / 337;
+
+/** The paper's mock outputs by grounding tier (Appendix A.4, the section of Table 9): all 871 low. */
+export const PAPER_MOCK_GROUNDING = { outputs: 871, high: 0, medium: 0, low: 871 } as const;
 
 /** A manifest's record and multi-turn counts, read defensively (older or hand-made manifests may lack them). */
 function runCountsOf(manifest: HarnessManifest | undefined): ServerInput['runCounts'] {
@@ -341,7 +345,22 @@ function structureOf(s: ServerInput): ServerStructure {
     multiToolRecords,
     adjacency: edges(adj),
     expansion: expansionOf(s),
+    mockGrounding: mockGroundingOf(s.records),
   };
+}
+
+/** Mock outputs by the grounding tier their record stores (Table 9); one count per expected call of each scenario. */
+function mockGroundingOf(records: readonly HarnessRecord[]): ServerStructure['mockGrounding'] {
+  const out = { outputs: 0, high: 0, medium: 0, low: 0, outputSchema: 0, paper: { ...PAPER_MOCK_GROUNDING } };
+  for (const r of records) {
+    for (const m of r.mock_outputs) {
+      out.outputs++;
+      // The reader validates records; a hand-built one without a known tier counts as an output only.
+      if (m.grounding === 'high' || m.grounding === 'medium' || m.grounding === 'low') out[m.grounding]++;
+      if (m.outputSchema) out.outputSchema++;
+    }
+  }
+  return out;
 }
 
 function expansionOf(s: ServerInput): ServerStructure['expansion'] {
@@ -543,6 +562,17 @@ function serverInputs(inputs: readonly HarnessInput[]): ServerInput[] {
   });
 }
 
+/** Judges that scored TC or coherence on some record of the harnesses. */
+function modelJudgesIn(inputs: readonly HarnessInput[]): string[] {
+  const ids = new Set<string>();
+  for (const input of inputs) {
+    for (const r of input.records) {
+      for (const [id, j] of Object.entries(r.judgments ?? {})) if (typeof j.tc === 'number' || typeof j.coh === 'number') ids.add(id);
+    }
+  }
+  return [...ids].sort(byCodeUnit);
+}
+
 /** How the warnings about unscored records begin (the CLI repeats them on stderr). */
 export const UNSCORED_WARNING = 'Unscored: ';
 
@@ -585,14 +615,22 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
 
   const warnings = [...(options.warnings ?? [])];
   if (!available.length) warnings.push('No record has a judgment yet: scores are empty; structure, coverage and graphs are shown.');
+  // Advice to run a model judge only when none has scored these records: not for a judge that already ran.
+  const modelJudged = perJudge.some((p) => p.report.corpus.tc.n > 0 || p.report.corpus.coh.n > 0);
+  const unreported = modelJudged ? [] : modelJudgesIn(inputs).filter((j) => !requested.includes(j));
   for (const { report } of perJudge) {
     if (report.judge === null) continue;
-    const hint = modelJudgeHint(report.judge, report.corpus);
-    if (hint) warnings.push(hint);
+    const exactOnly = isExactOnly(report.corpus);
+    if (exactOnly && !modelJudged) {
+      const hint = unreported.length
+        ? `Judge ${report.judge} scores exact argument checks only (labelled exact, not TC). TC and coherence by ${unreported.join(', ')} are in these records: report with --judge ${unreported[0]}.`
+        : modelJudgeHint(report.judge, report.corpus);
+      if (hint) warnings.push(hint);
+    }
     for (const s of report.servers) {
       // A judge that gives exact scores only (the offline judge) was never asked for TC or
-      // coherence: the hint says so once; "unscored" is for records a judge failed on.
-      if (hint && s.notJudged.tc === 0 && s.notJudged.coh === 0) continue;
+      // coherence; "unscored" is for records a judge failed on.
+      if (exactOnly && s.notJudged.tc === 0 && s.notJudged.coh === 0) continue;
       warnings.push(...unscoredWarnings(s, report.judge));
     }
   }
@@ -609,14 +647,15 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
       const A = perJudge[a];
       const B = perJudge[b];
       if (!A || !B || A.report.judge === null || B.report.judge === null) continue;
-      agreement.push(
-        agreementOf(
-          { judge: A.report.judge, rows: A.rows, corpus: A.report.corpus },
-          { judge: B.report.judge, rows: B.rows, corpus: B.report.corpus },
-          servers.map((s) => s.name),
-          boot,
-        ),
+      // Agreement needs scores of both: an exact-only judge (offline) pairs with nothing.
+      if (isExactOnly(A.report.corpus) || isExactOnly(B.report.corpus)) continue;
+      const pair = agreementOf(
+        { judge: A.report.judge, rows: A.rows, corpus: A.report.corpus },
+        { judge: B.report.judge, rows: B.rows, corpus: B.report.corpus },
+        servers.map((s) => s.name),
+        boot,
       );
+      if (pair.tc.n > 0 || pair.coh.n > 0) agreement.push(pair);
     }
   }
 

@@ -9,7 +9,8 @@
  *   ├─ stats               stats.ts: mean, sd, bootstrap CI, Pearson/Spearman + p, Gini, …
  *   └─ agreementOf         agreement.ts: two judges on the same records (Appendix A.8)
  *   → ReportModel          schema.ts (zod; published as schemas/report.schema.json)
- * renderMarkdown(model)                       render/markdown.ts  (tables from tables.ts)
+ * renderMarkdown(model)                       render/markdown.ts  (tables from tables.ts: nothing empty is drawn;
+ *                                                                 exact scores say what they cover, exactScope.ts)
  * renderHtml(model, {nonce?, cspSource?, script?, data?})   render/html.ts (page script: media/report/report.ts)
  * ```
  */
@@ -18,5 +19,6 @@ export * as stats from './stats';
 export { analyzeHarnesses, availableJudges, UnknownJudgeError, type HarnessInput, type ReportOptions } from './analyze';
 export { readJudgment, judgeIdsOf, ISSUE_GROUPS, issueGroupOf, type JudgmentView } from './judgments';
 export { reportTables, headline, type ReportSection, type ReportTable } from './tables';
+export { EXACT_SCOPE, EXACT_COVERS, EXACT_CANNOT_SEE, isExactOnly } from './exactScope';
 export { renderMarkdown, escapeMarkdown } from './render/markdown';
 export { renderHtml, loadReportScript, jsonForHtml, scriptForHtml, escapeHtml, type HtmlOptions, type ReportScript } from './render/html';

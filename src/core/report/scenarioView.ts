@@ -104,6 +104,15 @@ export interface ScenarioViewModel {
   position: { index: number; total: number; previous: string | null; next: string | null };
 }
 
+/**
+ * The badge's score: TC and Coh as the judge gave them; an exact score (no judge gave TC) says it
+ * is exact checks only, so "Passed · exact 1.00" is not read as a good scenario.
+ */
+function scoreLabelOf(score: { label: string; judge: string; value: number }): string {
+  const exactOnly = score.label.startsWith('exact ');
+  return `${score.label} (${score.judge}${exactOnly ? '; exact argument checks only: realism, coherence and tool choice not scored' : ''})`;
+}
+
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** Lays a record out for the panel; `siblings` are the record ids in the order previous/next walk. */
@@ -204,7 +213,7 @@ export function scenarioViewModel(input: {
     category: record.category,
     state: verdict.state,
     failures: verdict.failures,
-    scoreLabel: verdict.score ? `${verdict.score.label} (${verdict.score.judge})` : null,
+    scoreLabel: verdict.score ? scoreLabelOf(verdict.score) : null,
     prompt: record.prompt,
     turns,
     calls,

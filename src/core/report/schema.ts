@@ -272,6 +272,17 @@ export const ComplexityProfile = z
   .meta({ id: 'ComplexityProfile' });
 export type ComplexityProfile = z.infer<typeof ComplexityProfile>;
 
+/** Mock outputs by grounding tier (Table 9). */
+export const MockGroundingCounts = z
+  .object({
+    outputs: Count.describe('Mock outputs of the expected calls, over the records (scenarios).'),
+    high: Count.describe("Tier high: the tool's own example outputs were the reference."),
+    medium: Count.describe("Tier medium: a similar tool's example outputs were the reference."),
+    low: Count.describe('Tier low: no example output (the spec alone).'),
+  })
+  .meta({ id: 'MockGroundingCounts' });
+export type MockGroundingCounts = z.infer<typeof MockGroundingCounts>;
+
 /** What a harness is made of, independent of any judge (Section 5.5, Appendix G). */
 export const ServerStructure = z
   .object({
@@ -295,6 +306,12 @@ export const ServerStructure = z
         source: z.enum(['manifest', 'records']).describe("Counted by the generation run (the manifest's counts) or from the records read."),
       })
       .describe("Multi-turn expansion (stage 4) next to the paper's."),
+    mockGrounding: MockGroundingCounts.extend({
+      outputSchema: Count.describe('Mock outputs of tools that declare an outputSchema (made to follow it; a schema is not an example, so these can be low).'),
+      paper: MockGroundingCounts.describe(
+        "The paper's figures (Appendix A.4, which Table 9's tiers belong to): all 871 mock calls of its seven servers were low, their specs having no example outputs.",
+      ),
+    }).describe("Mock outputs by the grounding tier their record stores (the paper's Table 9), next to the paper's."),
   })
   .meta({ id: 'ServerStructure' });
 export type ServerStructure = z.infer<typeof ServerStructure>;
@@ -449,7 +466,11 @@ export const ReportModel = z
     judgesAvailable: z.array(z.string()).describe('Every judge id found in the records, most records first.'),
     judges: z.array(JudgeReport).min(1).describe('One entry per reported judge; the first is the primary one.'),
     structure: z.array(ServerStructure).describe('One entry per server, in the order of judges[i].servers.'),
-    agreement: z.array(JudgePair).describe('Pairwise judge agreement; empty with fewer than two judges.'),
+    agreement: z
+      .array(JudgePair)
+      .describe(
+        'Pairwise judge agreement over the records both judges scored; a pair with no TC or Coh score in common (an exact-only judge such as offline) is left out; empty with fewer than two judges.',
+      ),
     leaderboard: z
       .array(LeaderboardRow)
       .describe(

@@ -17,7 +17,19 @@ import {
   TC_DIMENSIONS,
 } from '../vocabulary';
 import { formatEstimateUsd, formatUsd } from '../llm/usd';
-import type { AgentScores, JudgePair, JudgeReport, LeaderboardRow, PairedAgreement, ReportModel, ScoreSummary, ServerReport } from './schema';
+import { EXACT_SCOPE, isExactOnly } from './exactScope';
+import type {
+  AgentScores,
+  JudgePair,
+  JudgeReport,
+  LeaderboardRow,
+  MockGroundingCounts,
+  PairedAgreement,
+  ReportModel,
+  ScoreSummary,
+  ServerReport,
+  ServerStructure,
+} from './schema';
 
 /** One table. */
 export interface ReportTable {
@@ -30,12 +42,19 @@ export interface ReportTable {
   /** Per column: numbers right-aligned. */
   align: ('left' | 'right')[];
   rows: string[][];
+  /**
+   * What no rows mean, when that is a finding ("every argument passed"); shown instead of the
+   * table. A table with no rows and no such text has nothing to say and is left out.
+   */
+  empty?: string;
 }
 
 /** A group of tables under one heading. */
 export interface ReportSection {
   id: string;
   title: string;
+  /** Lines shown under the heading, before the tables (what the section's scores cover). */
+  notes?: string[];
   tables: ReportTable[];
 }
 
@@ -63,9 +82,42 @@ const count = (n: number): string => String(n);
 const R = 'right' as const;
 const L = 'left' as const;
 
-function table(id: string, title: string, caption: string, headers: string[], rows: string[][], align?: ('left' | 'right')[]): ReportTable {
-  return { id, title, caption, headers, align: align ?? headers.map((_, i) => (i === 0 ? L : R)), rows };
+function table(id: string, title: string, caption: string, headers: string[], rows: string[][], align?: ('left' | 'right')[], empty?: string): ReportTable {
+  return { id, title, caption, headers, align: align ?? headers.map((_, i) => (i === 0 ? L : R)), rows, ...(empty ? { empty } : {}) };
 }
+
+/** A column of a table that is shown only when `when` holds (a score no judge gave is not a column of dashes). */
+interface Column<T> {
+  header: string;
+  align?: 'left' | 'right';
+  cell: (row: T) => string;
+  when?: boolean;
+}
+
+/** A table from column definitions, leaving out the columns whose `when` is false. */
+function columns<T>(id: string, title: string, caption: string, cols: readonly Column<T>[], rows: readonly T[], empty?: string): ReportTable {
+  const shown = cols.filter((c) => c.when !== false);
+  return table(
+    id,
+    title,
+    caption,
+    shown.map((c) => c.header),
+    rows.map((r) => shown.map((c) => c.cell(r))),
+    shown.map((c, i) => c.align ?? (i === 0 ? L : R)),
+    empty,
+  );
+}
+
+/** Correlation variables that are TC or one of its dimensions (a judge without TC has none of them). */
+const TC_VARIABLES: ReadonlySet<string> = new Set(['tc', 'tcHarmonic', 'tcMinimum', ...TC_DIMENSIONS]);
+
+/** Which scores a judge gave on any row: a table or column of a score nobody gave is left out. */
+interface Scored {
+  tc: boolean;
+  coh: boolean;
+  exact: boolean;
+}
+const scoredBy = (j: JudgeReport): Scored => ({ tc: j.corpus.tc.n > 0, coh: j.corpus.coh.n > 0, exact: j.corpus.exact.n > 0 });
 
 /** Server rows plus the pooled row when there are several servers. */
 const rowsOf = (j: JudgeReport): ServerReport[] => (j.servers.length > 1 ? [...j.servers, j.corpus] : j.servers);
@@ -94,20 +146,19 @@ const scoredOf = (score: ScoreSummary, of: number): string => `${score.n} of ${o
 
 /**
  * The corpus table's columns (the paper's Table 3 with Table 6's scale and the exact judge's
- * view); `corpusCells` fills them in this order.
+ * view); a score the judge gave on no row has no column.
  */
-const CORPUS_COLUMNS = ['Server', 'Tools', 'Scenarios', 'Records', 'TC scored', 'TC [95% CI]', 'Coh scored', 'Coh [95% CI]', 'Exact', 'Grounding'];
-const corpusCells = (s: ServerReport): string[] => [
-  s.name,
-  s.toolsInSpec === null ? '—' : count(s.toolsInSpec),
-  count(s.records),
-  count(s.n),
-  scoredOf(s.tc, s.n),
-  withCi(s.tc),
-  scoredOf(s.coh, s.n),
-  withCi(s.coh),
-  f3(s.exact.mean),
-  pct(s.exactArguments.grounding.rate),
+const corpusColumns = (k: Scored): Column<ServerReport>[] => [
+  { header: 'Server', cell: (s) => s.name },
+  { header: 'Tools', cell: (s) => (s.toolsInSpec === null ? '—' : count(s.toolsInSpec)) },
+  { header: 'Scenarios', cell: (s) => count(s.records) },
+  { header: 'Records', cell: (s) => count(s.n) },
+  { header: 'TC scored', cell: (s) => scoredOf(s.tc, s.n), when: k.tc },
+  { header: 'TC [95% CI]', cell: (s) => withCi(s.tc), when: k.tc },
+  { header: 'Coh scored', cell: (s) => scoredOf(s.coh, s.n), when: k.coh },
+  { header: 'Coh [95% CI]', cell: (s) => withCi(s.coh), when: k.coh },
+  { header: 'Exact', cell: (s) => f3(s.exact.mean), when: k.exact },
+  { header: 'Grounding', cell: (s) => pct(s.exactArguments.grounding.rate), when: k.exact },
 ];
 
 /** Exact failures listed in the Markdown and HTML tables (the JSON lists up to `MAX_REPORT_FAILURES`). */
@@ -141,6 +192,7 @@ function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: stri
       id('grounding'),
       'Value grounding (exact)',
       "Where each string and number argument value of the expected calls comes from: the user's words of its turn or an earlier one, an earlier call's output (chained), the parameter's own enum, const or default, or nowhere. Rate = share found somewhere. Findings = identifiers, paths, names, dates and amounts found nowhere (value-accuracy failures); free text and one-word modes found nowhere lower the rate only.",
+      // A determinacy column (values whose item the user identified) belongs beside Rate.
       ['Server', 'Values', 'User', 'Earlier output', 'Schema', 'Nowhere', 'Findings', 'Rate'],
       rows.map((s) => {
         const g = s.exactArguments.grounding;
@@ -150,7 +202,7 @@ function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: stri
     table(
       id('exact-arguments'),
       'Exact argument score by sub-dimension',
-      "The paper's six argument sub-dimensions as a program decides them, per record then averaged: completeness (required parameters), name accuracy (a passed name close to an unused declared one), value accuracy (value grounding), type and format compliance (the schema), relevancy (parameters the schema lacks); with the paper's cascades (a wrong name or a missing required parameter caps value, type and format; a value found nowhere caps type, format and relevancy). Labelled exact: it is not the paper's TC, which needs a model judge.",
+      `${EXACT_SCOPE} The paper's six argument sub-dimensions as a program decides them, per record then averaged: completeness (required parameters), name accuracy (a passed name close to an unused declared one), value accuracy (value grounding), type and format compliance (the schema), relevancy (parameters the schema lacks); with the paper's cascades (a wrong name or a missing required parameter caps value, type and format; a value found nowhere caps type, format and relevancy). Labelled exact: it is not the paper's TC.`,
       ['Server', 'Records', 'Exact', ...ARGUMENT_SUBDIMENSIONS.map(label), 'Failing records'],
       rows.map((s) => [
         s.name,
@@ -176,157 +228,242 @@ function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: stri
         f.reason,
       ]),
       [...(many ? [L] : []), L, L, R, L, L, L, L],
+      'None: every argument of every expected call passed the exact checks.',
     ),
   ];
 }
 
+/** Whether a judge's exact figures are the same as another's (both store the same exact facts). */
+const sameExact = (a: JudgeReport, b: JudgeReport): boolean =>
+  a.servers.length === b.servers.length &&
+  [...a.servers, a.corpus].every((s, i) => {
+    const t = i < a.servers.length ? b.servers[i] : b.corpus;
+    return t !== undefined && JSON.stringify([s.exact, s.exactArguments]) === JSON.stringify([t.exact, t.exactArguments]);
+  });
+
 function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
-  const id = (s: string) => `${s}-${model.judges.indexOf(j)}`;
+  const index = model.judges.indexOf(j);
+  const id = (s: string) => `${s}-${index}`;
   const rows = rowsOf(j);
-  const hasExact = rows.some((s) => s.exact.n > 0);
+  const k = scoredBy(j);
+  const title = j.judge === null ? 'Scores (no judgments yet)' : `Scores — judge ${j.judge}`;
+  const notes: string[] = [];
+  // No judgments: one line saying what fills this section, instead of tables of dashes.
+  if (j.judge === null)
+    notes.push(
+      'No record has a judgment yet: agent-seer judge HARNESS_DIR scores the exact checks (the offline judge); add --judge gemini for TC and coherence too.',
+    );
+  if (isExactOnly(j.corpus) && k.exact) {
+    // An earlier judge (an LLM judge, which stores the same exact facts) already showed these figures: one line, not a copy.
+    const shownBy = model.judges.slice(0, index).find((o) => o.corpus.exact.n > 0 && sameExact(j, o));
+    if (shownBy)
+      return {
+        id: id('judge'),
+        title,
+        notes: [`Judge ${j.judge} scored exact argument checks only; its exact figures are those shown under judge ${shownBy.judge} above.`],
+        tables: [],
+      };
+    notes.push(
+      `Judge ${j.judge} scored exact argument checks only: no TC and no coherence, which need an LLM judge. What the exact score covers and cannot see is said at its table.`,
+    );
+  }
   const tables: ReportTable[] = [];
+  const level = Math.round(model.settings.level * 100);
 
-  tables.push(
-    table(
-      id('scores'),
-      'Scores by server',
-      `Table 3. n = records as the paper counts them (its Table 6: 337 scenarios, 391 records): every scenario as its single-turn task plus the conversation of each multi-turn scenario (Views); TC scored and Coh scored = records with that score, from the stored judgments. TC = tool calling, Coh = coherence (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); σ = sample sd; Simp. = simple-tier TC; w̄ = mean calls per scenario.${hasExact ? ' Exact = the exact argument score (schema checks and value grounding, decided by a program; not TC).' : ''}`,
-      ['Server', 'n', 'Views', 'TC scored', 'TC [95% CI]', 'σ', 'Coh scored', 'Coh [95% CI]', 'Simp.', 'w̄', ...(hasExact ? ['Exact'] : [])],
-      rows.map((s) => [
-        s.name,
-        count(s.n),
-        `${s.records} single-turn + ${s.multiTurn} conversation`,
-        scoredOf(s.tc, s.n),
-        withCi(s.tc),
-        f3(s.tc.sd),
-        scoredOf(s.coh, s.n),
-        withCi(s.coh),
-        f3(s.simpleTc),
-        s.meanWorkflowLength === null ? '—' : s.meanWorkflowLength.toFixed(1),
-        ...(hasExact ? [f3(s.exact.mean)] : []),
-      ]),
-    ),
-  );
+  if (k.tc || k.coh)
+    tables.push(
+      columns(
+        id('scores'),
+        'Scores by server',
+        `Table 3. n = records as the paper counts them (its Table 6: 337 scenarios, 391 records): every scenario as its single-turn task plus the conversation of each multi-turn scenario (Views); ${k.tc ? 'TC scored' : 'Coh scored'}${k.tc && k.coh ? ' and Coh scored' : ''} = records with that score, from the stored judgments. ${k.tc ? 'TC = tool calling' : ''}${k.tc && k.coh ? ', ' : ''}${k.coh ? 'Coh = coherence' : ''} (record means, ${level}% percentile bootstrap, B = ${model.settings.resamples})${k.tc ? '; σ = sample sd; Simp. = simple-tier TC' : ''}; w̄ = mean calls per scenario.${k.exact ? ` ${EXACT_SCOPE}` : ''}`,
+        [
+          { header: 'Server', cell: (s) => s.name },
+          { header: 'n', cell: (s) => count(s.n) },
+          { header: 'Views', cell: (s) => `${s.records} single-turn + ${s.multiTurn} conversation` },
+          { header: 'TC scored', cell: (s) => scoredOf(s.tc, s.n), when: k.tc },
+          { header: 'TC [95% CI]', cell: (s) => withCi(s.tc), when: k.tc },
+          { header: 'σ', cell: (s) => f3(s.tc.sd), when: k.tc },
+          { header: 'Coh scored', cell: (s) => scoredOf(s.coh, s.n), when: k.coh },
+          { header: 'Coh [95% CI]', cell: (s) => withCi(s.coh), when: k.coh },
+          { header: 'Simp.', cell: (s) => f3(s.simpleTc), when: k.tc },
+          { header: 'w̄', cell: (s) => (s.meanWorkflowLength === null ? '—' : s.meanWorkflowLength.toFixed(1)) },
+          { header: 'Exact', cell: (s) => f3(s.exact.mean), when: k.exact },
+        ],
+        rows,
+      ),
+    );
 
-  if (hasExact) tables.push(...exactTables(j, rows, id));
+  if (k.exact) tables.push(...exactTables(j, rows, id));
 
-  tables.push(
-    table(
-      id('tiers'),
-      'Simple vs complex',
-      'Table 7. Mean TC and Coh by complexity tier; Δ = complex − simple (negative = degradation).',
-      ['Server', 'Simple TC', 'Complex TC', 'Δ TC', 'Simple Coh', 'Complex Coh', 'Δ Coh'],
-      rows.map((s) => [
-        s.name,
-        withCi(s.tiers.simple.tc),
-        withCi(s.tiers.complex.tc),
-        signed(s.tcDelta),
-        f3(s.tiers.simple.coh.mean),
-        f3(s.tiers.complex.coh.mean),
-        signed(s.cohDelta),
-      ]),
-    ),
-  );
+  if (k.tc || k.coh)
+    tables.push(
+      columns(
+        id('tiers'),
+        'Simple vs complex',
+        `Table 7. Mean ${k.tc ? 'TC' : ''}${k.tc && k.coh ? ' and ' : ''}${k.coh ? 'Coh' : ''} by complexity tier; Δ = complex − simple (negative = degradation).`,
+        [
+          { header: 'Server', cell: (s) => s.name },
+          { header: 'Simple TC', cell: (s) => withCi(s.tiers.simple.tc), when: k.tc },
+          { header: 'Complex TC', cell: (s) => withCi(s.tiers.complex.tc), when: k.tc },
+          { header: 'Δ TC', cell: (s) => signed(s.tcDelta), when: k.tc },
+          { header: 'Simple Coh', cell: (s) => f3(s.tiers.simple.coh.mean), when: k.coh },
+          { header: 'Complex Coh', cell: (s) => f3(s.tiers.complex.coh.mean), when: k.coh },
+          { header: 'Δ Coh', cell: (s) => signed(s.cohDelta), when: k.coh },
+        ],
+        rows,
+      ),
+    );
 
   const c = j.corpus;
-  tables.push(
-    table(
-      id('failure-rates'),
-      'Dimension failure rates',
-      'Table 4. Share of records scoring 1 (perfect), between 0 and 1 (partial) and 0 (zero) per TC dimension, all servers. Ordering is scored only for records with two or more calls.',
-      ['Dimension', 'n', 'Perfect', 'Partial', 'Zero', 'Mean'],
-      TC_DIMENSIONS.map((d) => {
-        const s = c.dimensions[d];
-        return [label(d), count(s.n), pct(s.perfect), pct(s.partial), pct(s.zero), f3(s.mean)];
-      }),
-    ),
-  );
+  // The TC tables: a judge without TC (the offline judge) stores its exact argument score as the
+  // arguments dimension, which the exact tables above already show; here it would pass for TC.
+  if (k.tc) {
+    tables.push(
+      table(
+        id('failure-rates'),
+        'Dimension failure rates',
+        'Table 4. Share of records scoring 1 (perfect), between 0 and 1 (partial) and 0 (zero) per TC dimension, all servers. Ordering is scored only for records with two or more calls.',
+        ['Dimension', 'n', 'Perfect', 'Partial', 'Zero', 'Mean'],
+        TC_DIMENSIONS.filter((d) => c.dimensions[d].n > 0).map((d) => {
+          const s = c.dimensions[d];
+          return [label(d), count(s.n), pct(s.perfect), pct(s.partial), pct(s.zero), f3(s.mean)];
+        }),
+      ),
+    );
 
-  tables.push(
-    table(
-      id('dimensions'),
-      'Mean dimension scores',
-      'Table 11. Mean TC dimension scores by server.',
-      ['Server', 'Usage', 'Selection', 'Ordering', 'Arguments'],
-      rows.map((s) => [s.name, ...TC_DIMENSIONS.map((d) => f3(s.dimensions[d].mean))]),
-    ),
-  );
+    tables.push(
+      columns(
+        id('dimensions'),
+        'Mean dimension scores',
+        'Table 11. Mean TC dimension scores by server.',
+        [
+          { header: 'Server', cell: (s: ServerReport) => s.name },
+          ...TC_DIMENSIONS.map((d) => ({ header: label(d), cell: (s: ServerReport) => f3(s.dimensions[d].mean), when: c.dimensions[d].n > 0 })),
+        ],
+        rows,
+      ),
+    );
 
-  const af = c.argumentFailures;
-  tables.push(
-    table(
-      id('argument-failures'),
-      'Argument sub-dimension failures',
-      `Section 5.3 and Table 14. "Lowest" counts each failing record once, for its lowest sub-dimension (ties go to the cascade root); "Any below 1.0" counts every sub-dimension below 1. ${af.failing} of ${af.n} records with argument scores fail at least one.`,
-      ['Sub-dimension', 'Lowest', 'Any below 1.0', 'Mean'],
-      ARGUMENT_SUBDIMENSIONS.map((k) => [label(k), count(af.lowest[k]), count(af.anyBelowOne[k]), f3(af.means[k])]),
-    ),
-  );
+    const af = c.argumentFailures;
+    if (af.n > 0)
+      tables.push(
+        table(
+          id('argument-failures'),
+          'Argument sub-dimension failures',
+          `Section 5.3 and Table 14. "Lowest" counts each failing record once, for its lowest sub-dimension (ties go to the cascade root); "Any below 1.0" counts every sub-dimension below 1. ${af.failing} of ${af.n} records with argument scores fail at least one.`,
+          ['Sub-dimension', 'Lowest', 'Any below 1.0', 'Mean'],
+          ARGUMENT_SUBDIMENSIONS.map((sub) => [label(sub), count(af.lowest[sub]), count(af.anyBelowOne[sub]), f3(af.means[sub])]),
+        ),
+      );
 
-  tables.push(
-    table(
-      id('aggregation'),
-      'Aggregation sensitivity',
-      'Table 16. TC re-aggregated across the four dimensions per turn (then averaged over turns and records) by arithmetic mean, harmonic mean and minimum.',
-      ['Server', 'n', 'Arithmetic', 'Harmonic', 'Minimum'],
-      rows.map((s) => [s.name, count(s.aggregation.n), f3(s.aggregation.arithmetic), f3(s.aggregation.harmonic), f3(s.aggregation.minimum)]),
-    ),
-    table(
-      id('aggregation-ranks'),
-      'Rank agreement of aggregation rules',
-      "Appendix B. Spearman ρ between aggregation rules, over server means (the paper's grain) and over records.",
-      ['Grain', 'Rules', 'ρ', 'p', 'n'],
-      j.aggregationRanks.map((a) => [a.grain, `${label(a.a)} vs ${label(a.b)}`, f3(a.rho), pValue(a.p), count(a.n)]),
-      [L, L, R, R, R],
-    ),
-  );
+    tables.push(
+      table(
+        id('aggregation'),
+        'Aggregation sensitivity',
+        'Table 16. TC re-aggregated across the four dimensions per turn (then averaged over turns and records) by arithmetic mean, harmonic mean and minimum.',
+        ['Server', 'n', 'Arithmetic', 'Harmonic', 'Minimum'],
+        rows.map((s) => [s.name, count(s.aggregation.n), f3(s.aggregation.arithmetic), f3(s.aggregation.harmonic), f3(s.aggregation.minimum)]),
+      ),
+      table(
+        id('aggregation-ranks'),
+        'Rank agreement of aggregation rules',
+        "Appendix B. Spearman ρ between aggregation rules, over server means (the paper's grain) and over records; a grain with fewer than three servers or records (no ρ) is left out.",
+        ['Grain', 'Rules', 'ρ', 'p', 'n'],
+        j.aggregationRanks.filter((a) => a.rho !== null).map((a) => [a.grain, `${label(a.a)} vs ${label(a.b)}`, f3(a.rho), pValue(a.p), count(a.n)]),
+        [L, L, R, R, R],
+      ),
+    );
+  }
 
+  // Only correlations there are: a pair of scores nobody gave, or fewer than three pairs, has no r.
+  const gave = (v: string): boolean => (TC_VARIABLES.has(v) ? k.tc : v === 'coh' ? k.coh : true);
   tables.push(
     table(
       id('correlations'),
       'Schema complexity and scores',
-      "Section 5.2 and Table 15. Pearson r with two-sided p (t test, n − 2 df). Tool grain: each in-spec tool's parameter count and optional ratio against the mean scores of the records that call it.",
+      "Section 5.2 and Table 15. Pearson r with two-sided p (t test, n − 2 df). Tool grain: each in-spec tool's parameter count and optional ratio against the mean scores of the records that call it. Pairs with fewer than three points (no r) are left out.",
       ['Grain', 'x', 'y', 'r', 'p', 'n'],
-      j.correlations.map((r) => [r.grain, label(r.x), label(r.y), f3(r.r), pValue(r.p), count(r.n)]),
+      j.correlations.filter((r) => r.r !== null && gave(r.x) && gave(r.y)).map((r) => [r.grain, label(r.x), label(r.y), f3(r.r), pValue(r.p), count(r.n)]),
       [L, L, L, R, R, R],
     ),
   );
 
-  tables.push(
-    table(
-      id('coherence-aspects'),
-      'Coherence aspects',
-      'Table 8. Mean and sd of each coherence aspect on the raw 1–3 scale, all servers.',
-      ['Aspect', 'n', 'Mean', 'sd'],
-      REPORT_ASPECT_ORDER.map((a) => {
-        const s = c.coherenceAspects[a];
-        return [label(a), count(s.n), s.mean === null ? '—' : s.mean.toFixed(2), s.sd === null ? '—' : s.sd.toFixed(2)];
-      }),
-    ),
-    table(
-      id('coherence-issues'),
-      'Coherence issue taxonomy',
-      'Table 10. Records with at least one coherence manifestation of each group (mentions: every manifestation counted), all servers.',
-      ['Issue group', 'Records', 'Mentions'],
-      c.coherenceIssues.map((i) => [i.group, count(i.records), count(i.mentions)]),
-    ),
-  );
+  if (k.coh)
+    tables.push(
+      table(
+        id('coherence-aspects'),
+        'Coherence aspects',
+        'Table 8. Mean and sd of each coherence aspect on the raw 1–3 scale, all servers.',
+        ['Aspect', 'n', 'Mean', 'sd'],
+        REPORT_ASPECT_ORDER.filter((a) => c.coherenceAspects[a].n > 0).map((a) => {
+          const s = c.coherenceAspects[a];
+          return [label(a), count(s.n), s.mean === null ? '—' : s.mean.toFixed(2), s.sd === null ? '—' : s.sd.toFixed(2)];
+        }),
+      ),
+      table(
+        id('coherence-issues'),
+        'Coherence issue taxonomy',
+        'Table 10. Records with at least one coherence manifestation of each group (mentions: every manifestation counted), all servers.',
+        ['Issue group', 'Records', 'Mentions'],
+        c.coherenceIssues.map((i) => [i.group, count(i.records), count(i.mentions)]),
+        undefined,
+        `No coherence issue in the ${c.coh.n} records with a coherence score.`,
+      ),
+    );
 
-  tables.push(
-    table(
-      id('tools'),
-      'Lowest-scoring tools',
-      'The 15 tools with the lowest mean TC over the records that call them.',
-      ['Server', 'Tool', 'Params', 'Optional', 'Records', 'TC', 'Coh'],
-      j.tools
-        .filter((t) => t.meanTc !== null)
-        .slice(0, 15)
-        .map((t) => [t.server, t.tool, t.params === null ? '—' : count(t.params), pct(t.optionalRatio), count(t.records), f3(t.meanTc), f3(t.meanCoh)]),
-      [L, L, R, R, R, R, R],
-    ),
-  );
+  if (k.tc)
+    tables.push(
+      table(
+        id('tools'),
+        'Lowest-scoring tools',
+        'The 15 tools with the lowest mean TC over the records that call them.',
+        ['Server', 'Tool', 'Params', 'Optional', 'Records', 'TC', 'Coh'],
+        j.tools
+          .filter((t) => t.meanTc !== null)
+          .slice(0, 15)
+          .map((t) => [t.server, t.tool, t.params === null ? '—' : count(t.params), pct(t.optionalRatio), count(t.records), f3(t.meanTc), f3(t.meanCoh)]),
+        [L, L, R, R, R, R, R],
+      ),
+    );
 
-  return { id: id('judge'), title: j.judge === null ? 'Scores (no judgments yet)' : `Scores — judge ${j.judge}`, tables };
+  return { id: id('judge'), title, ...(notes.length ? { notes } : {}), tables };
+}
+
+/** "n (p%)" of a count out of a total. */
+const countShare = (n: number, of: number): string => (of ? `${n} (${pct(n / of)})` : count(n));
+
+/**
+ * The paper's Table 9 for these harnesses: mock outputs by the grounding tier their record
+ * stores, a row per server (and the total over several), then the paper's own figures.
+ */
+function mockGroundingTable(structure: readonly ServerStructure[]): ReportTable {
+  const total = (key: keyof MockGroundingCounts | 'outputSchema'): number => structure.reduce((n, st) => n + st.mockGrounding[key], 0);
+  const row = (name: string, g: MockGroundingCounts, schema: string): string[] => [
+    name,
+    count(g.outputs),
+    countShare(g.high, g.outputs),
+    countShare(g.medium, g.outputs),
+    countShare(g.low, g.outputs),
+    schema,
+  ];
+  const paper = structure[0]?.mockGrounding.paper;
+  const rows = structure.map((st) => row(st.name, st.mockGrounding, countShare(st.mockGrounding.outputSchema, st.mockGrounding.outputs)));
+  if (structure.length > 1)
+    rows.push(
+      row(
+        'All servers',
+        { outputs: total('outputs'), high: total('high'), medium: total('medium'), low: total('low') },
+        countShare(total('outputSchema'), total('outputs')),
+      ),
+    );
+  if (paper && rows.length) rows.push(row('The paper (Appendix A.4; 7 servers)', paper, '—'));
+  return table(
+    'mock-grounding',
+    'Mock-output grounding tiers',
+    "Table 9's tiers, one count per mock output of the expected calls: high = the tool's own example outputs were the reference; medium = a similar tool's; low = no example output (the spec alone). An outputSchema is not an example: outputs made to follow one are counted apart and can be low. The paper's row is from its Appendix A.4, where Table 9 defines the tiers: its seven specs have no example outputs, so all 871 mock calls are low. A low output is made up from the spec: what an agent reads back from it is plausible, not what the real tool returns.",
+    ['Server', 'Mock outputs', 'High', 'Medium', 'Low', 'With outputSchema'],
+    rows,
+  );
 }
 
 function structureSection(model: ReportModel): ReportSection {
@@ -357,29 +494,28 @@ function structureSection(model: ReportModel): ReportSection {
       }),
     ),
   );
+  const k: Scored = primary ? scoredBy(primary) : { tc: false, coh: false, exact: false };
+  const under = primary?.judge ?? 'no judge';
   tables.push(
-    table(
+    columns(
       'profile',
       'Schema complexity profile',
-      `Table 15. |T| = tools, p̄ = mean parameters per tool, p_max = most parameters, Opt% = pooled optional share, depth = deepest nesting, w̄ = mean calls per record; TC and Coh under ${primary?.judge ?? 'no judge'}.`,
-      ['Server', '|T|', 'p̄', 'p_max', 'Opt%', 'Depth', 'w̄', 'TC', 'Coh'],
-      model.structure.map((st, i) => {
-        const s = servers[i];
-        const p = st.profile;
-        return [
-          st.name,
-          p ? count(p.tools) : '—',
-          p ? p.meanParams.toFixed(1) : '—',
-          p ? count(p.maxParams) : '—',
-          p ? pct(p.optionalRatio) : '—',
-          p ? count(p.maxDepth) : '—',
-          s?.meanWorkflowLength === null || s?.meanWorkflowLength === undefined ? '—' : s.meanWorkflowLength.toFixed(1),
-          f3(s?.tc.mean),
-          f3(s?.coh.mean),
-        ];
-      }),
+      `Table 15. |T| = tools, p̄ = mean parameters per tool, p_max = most parameters, Opt% = pooled optional share, depth = deepest nesting, w̄ = mean calls per record${k.tc || k.coh ? `; ${k.tc ? 'TC' : ''}${k.tc && k.coh ? ' and ' : ''}${k.coh ? 'Coh' : ''} under ${under}` : ''}.`,
+      [
+        { header: 'Server', cell: ({ st }) => st.name },
+        { header: '|T|', cell: ({ st }) => (st.profile ? count(st.profile.tools) : '—') },
+        { header: 'p̄', cell: ({ st }) => (st.profile ? st.profile.meanParams.toFixed(1) : '—') },
+        { header: 'p_max', cell: ({ st }) => (st.profile ? count(st.profile.maxParams) : '—') },
+        { header: 'Opt%', cell: ({ st }) => (st.profile ? pct(st.profile.optionalRatio) : '—') },
+        { header: 'Depth', cell: ({ st }) => (st.profile ? count(st.profile.maxDepth) : '—') },
+        { header: 'w̄', cell: ({ s }) => (s?.meanWorkflowLength === null || s?.meanWorkflowLength === undefined ? '—' : s.meanWorkflowLength.toFixed(1)) },
+        { header: 'TC', cell: ({ s }) => f3(s?.tc.mean), when: k.tc },
+        { header: 'Coh', cell: ({ s }) => f3(s?.coh.mean), when: k.coh },
+      ],
+      model.structure.map((st, i) => ({ st, s: servers[i] })),
     ),
   );
+  tables.push(mockGroundingTable(model.structure));
   model.structure.forEach((st, i) => {
     tables.push(
       table(
@@ -394,6 +530,7 @@ function structureSection(model: ReportModel): ReportSection {
         `Most frequent tool pairs — ${st.name}`,
         'Top co-occurring pairs (same record, undirected) and sequential transitions (A immediately before B).',
         ['Kind', 'Tools', 'Records / transitions'],
+        // No rows: every record calls one tool (the coverage table counts multi-tool records).
         [
           ...st.cooccurrence.slice(0, 10).map((e) => ['co-occurrence', `${e.source} + ${e.target}`, count(e.weight)]),
           ...st.adjacency.slice(0, 10).map((e) => ['transition', `${e.source} → ${e.target}`, count(e.weight)]),
@@ -516,16 +653,23 @@ function leaderboardSection(model: ReportModel): ReportSection {
  * and records by MCP).
  */
 function corpusSection(model: ReportModel, j: JudgeReport): ReportSection {
+  const k = scoredBy(j);
+  const scores = [
+    k.tc || k.coh
+      ? `${[k.tc ? 'TC' : '', k.coh ? 'Coh' : ''].filter(Boolean).join(' and ')} scored = records with that score under ${j.judge ?? 'no judge'} (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples})`
+      : '',
+    k.exact ? "Grounding = share of argument values found in the user's words, an earlier output or the schema. " + EXACT_SCOPE.replace(/\.$/, '') : '',
+  ].filter(Boolean);
   return {
     id: 'corpus',
     title: 'Corpus',
     tables: [
-      table(
+      columns(
         'corpus',
         'Servers of the corpus',
-        `Tables 3 and 6, one row per server and the corpus total (all servers pooled). Tools = tools in the spec; Scenarios = harness records; Records = records as the paper counts them (every scenario as its single-turn task plus the conversation of each multi-turn scenario); TC and Coh scored = records with that score under ${j.judge ?? 'no judge'} (record means, ${Math.round(model.settings.level * 100)}% percentile bootstrap, B = ${model.settings.resamples}); Exact = the exact argument score (a program's checks, not TC); Grounding = share of argument values found in the user's words, an earlier output or the schema.`,
-        CORPUS_COLUMNS,
-        [...j.servers, j.corpus].map(corpusCells),
+        `Tables 3 and 6, one row per server and the corpus total (all servers pooled). Tools = tools in the spec; Scenarios = harness records; Records = records as the paper counts them (every scenario as its single-turn task plus the conversation of each multi-turn scenario)${scores.map((x) => `; ${x}`).join('')}.`,
+        corpusColumns(k),
+        [...j.servers, j.corpus],
       ),
     ],
   };
@@ -561,34 +705,55 @@ function specChangesSection(model: ReportModel): ReportSection {
 /** What the LLM work on each harness cost (generation from its manifest, judges from their stored usage). */
 function costSection(model: ReportModel): ReportSection {
   const tokens = (n: number): string => n.toLocaleString('en-US');
+  type Cost = ReportModel['cost'][number];
+  // Judges' rows have no call count or estimate: without a generation row those columns are left out.
+  const calls = model.cost.some((c) => c.calls !== null);
+  const estimate = model.cost.some((c) => c.estimate !== null);
   return {
     id: 'cost',
     title: 'Cost',
     tables: [
-      table(
+      columns<Cost>(
         'cost',
         'Cost of generation and judging',
-        'USD of the tokens each activity used, at the price of its mode (sync or batch) from the table named; the estimate is the one made before the generation run (batch price in parentheses). Judges are priced at the built-in table from the tokens their judgments record.',
-        ['Server', 'What', 'Model', 'Calls', 'Tokens in', 'Tokens out', 'Cost', 'Estimate', 'Prices'],
-        model.cost.map((c) => [
-          c.server,
-          c.what,
-          c.model,
-          c.calls === null ? '—' : count(c.calls),
-          tokens(c.inputTokens),
-          tokens(c.outputTokens),
-          `${formatUsd(c.usd)} (${c.mode})`,
-          c.estimate ? `${formatEstimateUsd(c.estimate.usd, c.estimate.batchUsd)}, ${count(c.estimate.calls)} calls` : '—',
-          c.prices.source === 'built-in' ? `built-in, ${c.prices.date}` : `${c.prices.source}, ${c.prices.date}`,
-        ]),
-        [L, L, L, R, R, R, R, L, L],
+        `USD of the tokens each activity used, at the price of its mode (sync or batch) from the table named${estimate ? '; the estimate is the one made before the generation run (batch price in parentheses)' : ''}. Judges are priced at the built-in table from the tokens their judgments record.`,
+        [
+          { header: 'Server', cell: (c) => c.server },
+          { header: 'What', cell: (c) => c.what, align: L },
+          { header: 'Model', cell: (c) => c.model, align: L },
+          { header: 'Calls', cell: (c) => (c.calls === null ? '—' : count(c.calls)), when: calls },
+          { header: 'Tokens in', cell: (c) => tokens(c.inputTokens) },
+          { header: 'Tokens out', cell: (c) => tokens(c.outputTokens) },
+          { header: 'Cost', cell: (c) => `${formatUsd(c.usd)} (${c.mode})` },
+          {
+            header: 'Estimate',
+            cell: (c) => (c.estimate ? `${formatEstimateUsd(c.estimate.usd, c.estimate.batchUsd)}, ${count(c.estimate.calls)} calls` : '—'),
+            align: L,
+            when: estimate,
+          },
+          { header: 'Prices', cell: (c) => (c.prices.source === 'built-in' ? `built-in, ${c.prices.date}` : `${c.prices.source}, ${c.prices.date}`), align: L },
+        ],
+        model.cost,
       ),
     ],
   };
 }
 
-/** Every table of a report, grouped into sections, in reading order. */
+/**
+ * Whether a table has something to show: rows, or a text saying what no rows mean. A table of
+ * no rows (a score nobody gave, pairs of a one-tool harness) is left out, and so is a section
+ * left with no table and no note.
+ */
+const shown = (t: ReportTable): boolean => t.rows.length > 0 || t.empty !== undefined;
+
+/** Every table of a report, grouped into sections, in reading order; nothing empty. */
 export function reportTables(model: ReportModel): ReportSection[] {
+  return allSections(model)
+    .map((s) => ({ ...s, tables: s.tables.filter(shown) }))
+    .filter((s) => s.tables.length > 0 || (s.notes?.length ?? 0) > 0);
+}
+
+function allSections(model: ReportModel): ReportSection[] {
   return [
     // The leaderboard first when agents were run: it is what a report over runs is for.
     ...(model.leaderboard.length ? [leaderboardSection(model)] : []),
@@ -602,11 +767,21 @@ export function reportTables(model: ReportModel): ReportSection[] {
   ];
 }
 
-/** A one-line summary of the primary judge's numbers per server (for the CLI and headers). */
+/**
+ * A one-line summary of the primary judge's numbers per server (for the CLI and headers): the
+ * scores it gave and nothing it did not; an exact score is followed by what it covers.
+ */
 export function headline(model: ReportModel): string[] {
   const j = model.judges[0];
   if (!j) return [];
-  const exact = (s: ServerReport): string =>
-    s.exact.n ? `, exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)})` : ''}` : '';
-  return rowsOf(j).map((s) => `${s.name}: n=${s.n}, TC ${withCi(s.tc)}, Coh ${withCi(s.coh)}${exact(s)}`);
+  const k = scoredBy(j);
+  const lines = rowsOf(j).map((s) => {
+    const parts = [`n=${s.n}`];
+    if (k.tc) parts.push(`TC ${withCi(s.tc)}`);
+    if (k.coh) parts.push(`Coh ${withCi(s.coh)}`);
+    if (s.exact.n)
+      parts.push(`exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)})` : ''}`);
+    return `${s.name}: ${parts.join(', ')}`;
+  });
+  return k.exact ? [...lines, EXACT_SCOPE] : lines;
 }

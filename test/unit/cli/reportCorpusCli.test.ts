@@ -73,18 +73,7 @@ test('a folder of harness folders: the corpus table in Markdown, a row per serve
   assert.ok(md.indexOf('## Corpus') < md.indexOf('## Scores — judge'), 'the corpus table comes first');
   const section = md.slice(md.indexOf('### Servers of the corpus'), md.indexOf('## Scores — judge'));
   const lines = section.split('\n').filter((l) => l.startsWith('|'));
-  assert.deepEqual(rowCells(lines[0]!), [
-    'Server',
-    'Tools',
-    'Scenarios',
-    'Records',
-    'TC scored',
-    'TC [95% CI]',
-    'Coh scored',
-    'Coh [95% CI]',
-    'Exact',
-    'Grounding',
-  ]);
+  assert.deepEqual(rowCells(lines[0]!), ['Server', 'Tools', 'Scenarios', 'Records', 'TC scored', 'TC [95% CI]', 'Coh scored', 'Coh [95% CI]']);
   const rows = lines.slice(2).map(rowCells);
   assert.equal(rows.length, 4, 'three servers and the total');
   const total = { tools: 0, scenarios: 0, records: 0, tcScored: 0, cohScored: 0 };
@@ -106,20 +95,17 @@ test('a folder of harness folders: the corpus table in Markdown, a row per serve
   // The same numbers as the JSON model's rows (one home: the table is drawn from them).
   const j = io(root);
   assert.equal(await run(['report', 'corpus', '--format', 'json', ...FAST], j), 0);
-  type Row = { tc: { mean: number }; coh: { mean: number }; exact: { mean: number | null }; exactArguments: { grounding: { rate: number | null } } };
+  type Row = { tc: { mean: number }; coh: { mean: number }; exact: { n: number } };
   const model = JSON.parse(j.stdout.join('\n')) as { judges: { servers: Row[]; corpus: Row }[] };
   const judged = model.judges[0]!;
-  // Synthetic judgments store no exact facts: Exact and Grounding say so with a dash, never a made-up 0.
-  const cells = (s: Row) => [
-    s.tc.mean.toFixed(3),
-    s.coh.mean.toFixed(3),
-    s.exact.mean === null ? '—' : s.exact.mean.toFixed(3),
-    s.exactArguments.grounding.rate === null ? '—' : `${Math.round(s.exactArguments.grounding.rate * 100)}%`,
-  ];
+  const cells = (s: Row) => [s.tc.mean.toFixed(3), s.coh.mean.toFixed(3)];
   assert.deepEqual(
-    rows.map((r) => [r[5]!.slice(0, 5), r[7]!.slice(0, 5), r[8], r[9]]),
+    rows.map((r) => [r[5]!.slice(0, 5), r[7]!.slice(0, 5)]),
     [...judged.servers, judged.corpus].map(cells),
   );
+  // Synthetic judgments store no exact facts: no Exact or Grounding column of dashes, never a made-up 0.
+  assert.equal(judged.corpus.exact.n, 0);
+  assert.ok(rows.every((r) => r.length === 8));
 });
 
 test('the same folders named one by one give the same corpus table; a single harness has none', async () => {
@@ -148,25 +134,26 @@ test('generate over a corpus, judge each harness offline, report the folder: the
   assert.equal(await run(['report', 'made', '--format', 'md', '--resamples', '200'], c), 0, c.stderr.join('\n'));
   const md = c.stdout.join('\n');
   const section = md.slice(md.indexOf('### Servers of the corpus'), md.indexOf('## Scores — judge'));
-  const rows = section
-    .split('\n')
-    .filter((l) => l.startsWith('|'))
-    .slice(2)
-    .map(rowCells);
+  const lines = section.split('\n').filter((l) => l.startsWith('|'));
+  // The offline judge gives no TC or Coh: no columns of them, only the exact score and grounding.
+  assert.deepEqual(rowCells(lines[0]!), ['Server', 'Tools', 'Scenarios', 'Records', 'Exact', 'Grounding']);
+  const rows = lines.slice(2).map(rowCells);
   assert.equal(rows.length, 4);
   let scenarios = 0;
   for (const [i, f] of folders.entries()) {
     const h = await readHarness(join(root, 'made', f));
     const n = h.records.length + h.records.filter((r) => r.conversation.length >= 2).length;
     scenarios += h.records.length;
-    assert.deepEqual(rows[i]!.slice(2, 5), [String(h.records.length), String(n), `0 of ${n}`], f);
+    assert.deepEqual(rows[i]!.slice(2, 4), [String(h.records.length), String(n)], f);
     // The offline judge decides exact facts only: an exact score and a grounding rate, no TC.
-    assert.match(rows[i]![8]!, /^[01]\.\d{3}$/, `${f}: exact score`);
-    assert.match(rows[i]![9]!, /^(\d{1,3}%|<1%|>99%)$/, `${f}: grounding rate`);
+    assert.match(rows[i]![4]!, /^[01]\.\d{3}$/, `${f}: exact score`);
+    assert.match(rows[i]![5]!, /^(\d{1,3}%|<1%|>99%)$/, `${f}: grounding rate`);
   }
   assert.equal(rows[3]![0], 'All servers');
   assert.equal(rows[3]![2], String(scenarios));
-  assert.match(rows[3]![8]!, /^[01]\.\d{3}$/);
+  assert.match(rows[3]![4]!, /^[01]\.\d{3}$/);
+  // What the exact score covers is said with it.
+  assert.match(section, /not a quality score: it cannot see the realism of the scenario/);
 });
 
 test('HTML: the corpus table renders in Chromium under the CSP, a row per server and the total', async () => {

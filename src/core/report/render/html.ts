@@ -134,6 +134,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .chart { position: relative; height: 240px; }
 .chart-figure.tall .chart { height: 420px; }
 .empty { color: var(--muted); font-style: italic; }
+.note { border-left: 3px solid var(--border); padding: 2px 12px; margin: 8px 0; }
 .server-figures h3 { margin-top: 1.4em; }
 `;
 

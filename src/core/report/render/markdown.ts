@@ -26,7 +26,8 @@ export function escapeMarkdown(text: string): string {
 function renderTable(t: ReportTable): string {
   const cell = escapeMarkdown;
   const lines = [`### ${escapeMarkdown(t.title)}`, '', escapeMarkdown(t.caption), ''];
-  if (t.rows.length === 0) return [...lines, '_No data._', ''].join('\n');
+  // reportTables keeps a table of no rows only when it says what that means.
+  if (t.rows.length === 0) return [...lines, `_${escapeMarkdown(t.empty ?? 'No data.')}_`, ''].join('\n');
   lines.push(`| ${t.headers.map(cell).join(' | ')} |`);
   lines.push(`| ${t.align.map((a) => (a === 'right' ? '---:' : ':---')).join(' | ')} |`);
   for (const r of t.rows) lines.push(`| ${r.map(cell).join(' | ')} |`);
@@ -54,6 +55,7 @@ export function renderMarkdown(model: ReportModel): string {
   }
   for (const section of reportTables(model)) {
     out.push(`## ${escapeMarkdown(section.title)}`, '');
+    for (const note of section.notes ?? []) out.push(escapeMarkdown(note), '');
     for (const t of section.tables) out.push(renderTable(t));
   }
   out.push(

@@ -512,10 +512,16 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
   );
   assert.equal(e.failingRecords, new Set(expectedFailures.map((k) => k.split('|').slice(0, 2).join('|'))).size, 'failing rows (views)');
   assert.ok(e.failures.every((f) => f.tool === read.records.find((r) => r.id === f.record)?.expected_tools[f.call ?? -1]?.name));
+  // These records also hold the synthetic judges' TC: the advice is to report with them, not to run a judge again.
   assert.ok(
-    m.warnings.some((w) => /exact argument checks only .*agent-seer judge HARNESS_DIR --judge gemini:/.test(w)),
-    'says how to get model-judged TC',
+    m.warnings.some((w) =>
+      /exact argument checks only .*TC and coherence by synthetic:judge-a, synthetic:judge-b are in these records: report with --judge synthetic:judge-a/.test(
+        w,
+      ),
+    ),
+    'says where the model-judged TC is',
   );
+  assert.ok(!m.warnings.some((w) => w.includes('agent-seer judge HARNESS_DIR')), 'no advice to run a judge that already ran');
   assert.ok(!m.warnings.some((w) => w.startsWith('Unscored')), 'an exact-only judge is not "unscored" on every record: the hint says it once');
 
   // Markdown and the HTML page show the same figures.
@@ -539,7 +545,7 @@ test('the real offline judge: its exact argument score is summarised, TC and Coh
     assert.ok(shown.headings.includes(title), title);
   assert.ok(shown.cells.includes(failing.record) && shown.cells.includes(failing.reason));
   assert.ok(shown.cells.includes(`${Math.round((e.grounding.rate ?? 0) * 100)}%`), 'the grounding rate');
-  assert.match(shown.warnings, /--judge gemini:/);
+  assert.match(shown.warnings, /--judge synthetic:judge-a/);
   assert.deepEqual(
     analyzeHarnesses([{ manifest: read.manifest, records: read.records }], { resamples: 10 }).judges.map((j) => j.judge),
     [JUDGE_A, JUDGE_B, 'offline'],

@@ -27,6 +27,7 @@ test('a judged record: calls with arguments beside mock outputs, six argument su
   const m = scenarioViewModel({ harnessDir: '/h', record, siblings: ['r0', 'r1', 'r2'], spec });
   assert.equal(m.title, 'r1');
   assert.equal(m.state, 'fail');
+  assert.match(m.scoreLabel ?? '', /^exact \d\.\d\d \(offline; exact argument checks only: realism, coherence and tool choice not scored\)$/);
   assert.deepEqual(m.position, { index: 1, total: 3, previous: 'r0', next: 'r2' });
   assert.equal(m.turns.length, 1);
   assert.equal(m.turns[0]?.prompt, 'List /srv/data, at most five.');
