@@ -11,7 +11,7 @@ import { byCodeUnit } from '../util/byCodeUnit';
 import { ARGUMENT_SUBDIMENSIONS, type ArgumentSubdimension } from '../vocabulary';
 import { finite } from './common';
 import type { JudgedRow, JudgmentView } from './judgments';
-import type { ExactArguments, ExactFailure, GroundingTally } from './schema';
+import type { DeterminacyTally, ExactArguments, ExactFailure, GroundingTally } from './schema';
 
 /** Sums the grounding counts of the judgments. */
 function tally(views: readonly JudgmentView[]): GroundingTally {
@@ -21,6 +21,16 @@ function tally(views: readonly JudgmentView[]): GroundingTally {
     for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += v.grounding[k];
   }
   return { ...t, rate: t.values ? (t.values - t.none) / t.values : null };
+}
+
+/** Sums the determinacy counts of the judgments. */
+function tallyDeterminacy(views: readonly JudgmentView[]): DeterminacyTally {
+  const t = { checked: 0, determined: 0, fromLists: 0, identified: 0, findings: 0 };
+  for (const v of views) {
+    if (!v.determinacy) continue;
+    for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += v.determinacy[k];
+  }
+  return { ...t, rate: t.checked ? t.determined / t.checked : null };
 }
 
 /** The exact argument view of some judged rows (one server, or all of them). */
@@ -51,6 +61,7 @@ export function exactArgumentsOf(rows: readonly JudgedRow[]): ExactArguments {
   return {
     records: scored.length,
     grounding: tally(judged.map((r) => r.view)),
+    determinacy: tallyDeterminacy(judged.map((r) => r.view)),
     means,
     failingRecords,
     failures: failures.slice(0, MAX_REPORT_FAILURES),

@@ -51,6 +51,8 @@ export interface JudgmentView {
   exactArgs: Record<ArgumentSubdimension, number | null>;
   /** Where the argument values come from; null when the judgment does not say. */
   grounding: { values: number; user: number; output: number; schema: number; none: number; findings: number } | null;
+  /** How many of those values the user's words and the outputs shown pin down (`checks/determinacy.ts`); null before judge-6. */
+  determinacy: { checked: number; determined: number; fromLists: number; identified: number; findings: number } | null;
   /** Unwaived exact findings about arguments, in stored order. */
   exactFindings: { turn: number; callIndex: number | null; param: string | null; sub: ArgumentSubdimension; kind: string; reason: string }[];
 }
@@ -233,6 +235,15 @@ function readGrounding(j: Judgment): JudgmentView['grounding'] {
   return keys.every((k) => out[k] !== undefined) ? (out as NonNullable<JudgmentView['grounding']>) : null;
 }
 
+/** The determinacy counts of a judgment, when it has all of them. */
+function readDeterminacy(j: Judgment): JudgmentView['determinacy'] {
+  const d = (j as Record<string, unknown>).determinacy;
+  if (!isRecord(d)) return null;
+  const keys = ['checked', 'determined', 'fromLists', 'identified', 'findings'] as const;
+  const out = Object.fromEntries(keys.map((k) => [k, count(d[k])]));
+  return keys.every((k) => out[k] !== undefined) ? (out as NonNullable<JudgmentView['determinacy']>) : null;
+}
+
 /** The exact, unwaived argument findings of a judgment (`source: exact`, `arguments.<sub>`). */
 function readExactFindings(j: Judgment): JudgmentView['exactFindings'] {
   const raw = (j as Record<string, unknown>).findings;
@@ -272,6 +283,7 @@ export function readJudgment(j: Judgment): JudgmentView {
     issues: readIssues(j),
     exactArgs: readArgs((j as Record<string, unknown>).exactArguments),
     grounding: readGrounding(j),
+    determinacy: readDeterminacy(j),
     exactFindings: readExactFindings(j),
   };
 }

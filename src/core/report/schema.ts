@@ -143,6 +143,19 @@ export const GroundingTally = z
   .meta({ id: 'GroundingTally' });
 export type GroundingTally = z.infer<typeof GroundingTally>;
 
+/** How many argument values the user's words and the outputs shown pin down, summed over records (`checks/determinacy.ts`). */
+export const DeterminacyTally = z
+  .object({
+    checked: Count.describe("Values grounded in the user's words or an earlier output (judgments from judge-6 on)."),
+    determined: Count.describe('Of `checked`: values the user could tell are the ones meant.'),
+    fromLists: Count.describe('Values taken from a list of two or more items in an earlier output.'),
+    identified: Count.describe("Of `fromLists`: values whose item the user's words pick (or every item holds)."),
+    findings: Count.describe('Determinacy findings: undetermined values and outputs that contradict their call.'),
+    rate: Share.describe('Determinacy: determined / checked; null when no judgment counted any value.'),
+  })
+  .meta({ id: 'DeterminacyTally' });
+export type DeterminacyTally = z.infer<typeof DeterminacyTally>;
+
 /** One exact argument failure of a record, at the argument at fault. */
 export const ExactFailure = z
   .object({
@@ -166,6 +179,7 @@ export const ExactArguments = z
   .object({
     records: Count.describe('Records with exact argument sub-scores under this judge.'),
     grounding: GroundingTally,
+    determinacy: DeterminacyTally,
     means: z
       .object(Object.fromEntries(ARGUMENT_SUBDIMENSIONS.map((k) => [k, Num])) as Record<ArgumentSubdimension, typeof Num>)
       .describe('Mean exact sub-score per argument sub-dimension (0–1), after the cascades the facts set off.'),

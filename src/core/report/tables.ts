@@ -191,12 +191,12 @@ function exactTables(j: JudgeReport, rows: readonly ServerReport[], id: (s: stri
     table(
       id('grounding'),
       'Value grounding (exact)',
-      "Where each string and number argument value of the expected calls comes from: the user's words of its turn or an earlier one, an earlier call's output (chained), the parameter's own enum, const or default, or nowhere. Rate = share found somewhere. Findings = identifiers, paths, names, dates and amounts found nowhere (value-accuracy failures); free text and one-word modes found nowhere lower the rate only.",
-      // A determinacy column (values whose item the user identified) belongs beside Rate.
-      ['Server', 'Values', 'User', 'Earlier output', 'Schema', 'Nowhere', 'Findings', 'Rate'],
+      "Where each string and number argument value of the expected calls comes from: the user's words of its turn or an earlier one, an earlier call's output (chained), the parameter's own enum, const or default, or nowhere. Rate = share found somewhere. Findings = identifiers, paths, names, dates and amounts found nowhere (value-accuracy failures); free text and one-word modes found nowhere lower the rate only. Determinacy = of the values found in the user's words or an earlier output, the share the user could tell are the ones meant: an item of a listing that the user's words pick, a number said for this call, an output about what its call asked for (a value-accuracy failure otherwise).",
+      ['Server', 'Values', 'User', 'Earlier output', 'Schema', 'Nowhere', 'Findings', 'Rate', 'Determinacy'],
       rows.map((s) => {
         const g = s.exactArguments.grounding;
-        return [s.name, count(g.values), count(g.user), count(g.output), count(g.schema), count(g.none), count(g.findings), pct(g.rate)];
+        const d = s.exactArguments.determinacy;
+        return [s.name, count(g.values), count(g.user), count(g.output), count(g.schema), count(g.none), count(g.findings), pct(g.rate), pct(d.rate)];
       }),
     ),
     table(
@@ -779,8 +779,11 @@ export function headline(model: ReportModel): string[] {
     const parts = [`n=${s.n}`];
     if (k.tc) parts.push(`TC ${withCi(s.tc)}`);
     if (k.coh) parts.push(`Coh ${withCi(s.coh)}`);
-    if (s.exact.n)
-      parts.push(`exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)})` : ''}`);
+    if (s.exact.n) {
+      const d = s.exactArguments.determinacy;
+      const determined = d.checked ? `, determined ${pct(d.rate)}` : '';
+      parts.push(`exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)}${determined})` : ''}`);
+    }
     return `${s.name}: ${parts.join(', ')}`;
   });
   return k.exact ? [...lines, EXACT_SCOPE] : lines;

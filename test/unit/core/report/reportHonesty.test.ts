@@ -176,7 +176,7 @@ test('offline judge only: the exact score says what it covers and cannot see; no
 
   // The headline's exact figure is followed by what it covers; so is the exact table's caption.
   const lines = md.split('\n');
-  const exactLine = lines.findIndex((l) => /^- Slack MCP Server: n=\d+, exact 1\.000 \(values grounded 100%\)$/.test(l));
+  const exactLine = lines.findIndex((l) => /^- Slack MCP Server: n=\d+, exact 1\.000 \(values grounded 100%, determined 100%\)$/.test(l));
   assert.ok(exactLine > 0, 'the headline: no TC or Coh dashes, the exact score and grounding');
   assert.equal(lines[exactLine + 1], `- ${escapeMarkdown(EXACT_SCOPE)}`);
   assert.match(EXACT_SCOPE, /completeness, names, value grounding, types, formats and relevancy/);
@@ -247,7 +247,7 @@ test('an LLM judge storing the same exact facts: the offline section is one line
   // As an LLM judge stores them: its TC and Coh, and the exact checks' facts, the same as the offline judge's.
   const exactOf = (j: unknown) => {
     const x = j as Record<string, unknown> | undefined;
-    return { exact: x?.exact ?? null, exactArguments: x?.exactArguments, grounding: x?.grounding, findings: x?.findings };
+    return { exact: x?.exact ?? null, exactArguments: x?.exactArguments, grounding: x?.grounding, determinacy: x?.determinacy, findings: x?.findings };
   };
   const withExact = records.map((r) => {
     const off = r.judgments?.offline as { conversation?: unknown } | undefined;
