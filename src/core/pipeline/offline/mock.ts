@@ -74,6 +74,9 @@ function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string
   };
 }
 
+/** Listed things whose entries have the fields of their kind (`collectionEntry`), not an id and a name. */
+const KINDED = new Set(['message', 'reply', 'comment', 'commit']);
+
 /** What a collection read lists: `channel history` → message, `commit log` → commit, `block children` → child; undefined for one thing. */
 function collectionItem(info: ToolInfo): string | undefined {
   const words = info.label.split(' ');
@@ -117,7 +120,9 @@ function verbShape(info: ToolInfo | undefined, args: Record<string, unknown>, ct
   switch (info.verbClass) {
     case 'discover': {
       const n = ctx.rng.int(2, 3);
-      const items = Array.from({ length: n }, (_, i) => entityItem(info, ctx, i, idKey));
+      // Messages, replies and commits have the fields their kind has; other things an id and a name.
+      const kind = KINDED.has(info.head) ? (info.head === 'commit' ? 'commit' : 'message') : undefined;
+      const items = Array.from({ length: n }, (_, i) => (kind ? collectionEntry(kind, info, ctx, i, idKey) : entityItem(info, ctx, i, idKey)));
       return { [snake(plural(info.label || 'item')) || 'items']: items, total_count: n };
     }
     case 'read': {
@@ -505,8 +510,15 @@ function nameItem(output: unknown, value: string | number, name: string, keep: R
   const key = NAME_KEYS.find((k) => typeof item[k] === 'string' && !home(k)) ?? NAME_KEYS.find((k) => !Object.hasOwn(item, k));
   if (key === undefined) return undefined;
   setKey(item, key, name);
-  for (const list of findSlots(copy).objectArrays)
+  for (const list of findSlots(copy).objectArrays) {
     for (const other of list) if (isRecord(other) && other !== item && other[key] === name) setKey(other, key, `${name}-old`);
+    // Not always first: an agent that takes the first row without reading it must not pass.
+    const at = list.indexOf(item);
+    if (at >= 0) {
+      list.splice(at, 1);
+      list.splice(hash32(name) % (list.length + 1), 0, item);
+    }
+  }
   return copy;
 }
 

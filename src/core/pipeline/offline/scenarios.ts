@@ -606,7 +606,10 @@ export function clauseFor(
     if (producer?.verbClass === 'create') return `for the new ${label}`;
     return `using the ${listJoin(params.map(humanParam))} of that ${label}`;
   });
-  if (refs.length) text += ` ${listJoin(refs)}`;
+  // "read the file for the file "a.md"" says its noun twice: "read the file "a.md"".
+  const named = refs.length === 1 ? /^for the ([a-z ]+?) ("[^"]*"(?:(?:, | and )"[^"]*")*)$/.exec(refs[0] ?? '') : null;
+  if (named?.[1] && named[2] && text.endsWith(` ${named[1]}`)) text += ` ${named[2]}`;
+  else if (refs.length) text += ` ${listJoin(refs)}`;
   // A clause that recites the description (seven words of it, `checks/recitation.ts`) says the task in the tool's own verb and noun instead.
   if (recites(text, wordRuns([info.tool.description]))) return taskPhrase(info, true) + text.slice(phrase.length);
   return text;
