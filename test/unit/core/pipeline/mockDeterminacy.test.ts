@@ -222,6 +222,32 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     assert.equal(rec?.provenance.determinacy, 'repaired');
   });
 
+  it('a turn split whose later message does not pick the channel the request picked is re-asked', async () => {
+    const mock = rule(isIncidentMock, (_req, base) => withOutputs(base, { call_0: threeChannels('incident-review'), call_1: history }), 1);
+    const isIncidentSplit = (r: FakeRequest): boolean => stageOf(r) === 'turns' && firstPrompt(r).includes(CHANNEL);
+    const split = rule(
+      isIncidentSplit,
+      (req) => ({
+        json: {
+          turns: [
+            { prompt: 'Which channels do we have?', last_call: 0, followup: 'Three channels: general, incident-review, random.' },
+            { prompt: req.messages.length === 1 ? 'Read that one.' : 'Read the incident-review one.', last_call: 1, followup: 'The deploy was rolled back.' },
+          ],
+        },
+      }),
+      2,
+    );
+    serve(fake, responder, [incident('Read the incident channel'), mock, split]);
+    const { res, records } = await run();
+    assert.equal(split.hits.length, 2);
+    const text = reaskOf(fake, fake.requests[split.hits[0]!]!)?.lastUserText ?? '';
+    assert.match(text, /call 1 \(slack_get_channel_history\) in turn 1: channel_id "C07QX2M8K1P" is one item of a list of several/);
+    assert.equal(res.counts.repaired['turns:undetermined'], 1);
+    const rec = records.find((r) => r.title === 'Read the incident channel');
+    assert.equal(rec?.conversation[1]?.prompt, 'Read the incident-review one.');
+    assert.deepEqual(rec?.checks.determinacy, []);
+  });
+
   it("a number the user gave for one call and reused for another is the final gate's: discarded, or labelled with fallback offline", async () => {
     const scen = (): Rule =>
       rule(
