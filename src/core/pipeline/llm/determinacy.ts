@@ -45,6 +45,11 @@ export function mockDeterminacy(spec: Spec, scenario: Scenario, outputs: readonl
   );
 }
 
+/** Whether call `i`'s output, among `outputs`, contradicts its own call (a read about another thing, a field named like an argument holding another value). */
+export function contradictsOwnCall(spec: Spec, scenario: Scenario, outputs: readonly unknown[], i: number): boolean {
+  return mockDeterminacy(spec, scenario, outputs).some((f) => f.callIndex === i && f.kind !== 'item-not-identified');
+}
+
 /** The earlier call whose output a finding's value was taken from (the check says it in its message). */
 function sourceCall(f: DeterminacyFinding): number | undefined {
   const m = /in call (\d+)'s output/.exec(f.message);
@@ -227,5 +232,7 @@ function candidates(f: DeterminacyFinding, outputs: readonly unknown[]): { index
     const order = [...(src !== undefined ? [src] : []), ...Array.from({ length: f.callIndex }, (_, k) => f.callIndex - 1 - k).filter((i) => i !== src)];
     return order.map((index) => ({ index, output: cutLists(outputs[index], f.value, cls), fix: 'undetermined-list-cut' as const }));
   }
-  return [{ index: f.callIndex, output: setSubjectField(outputs[f.callIndex], f.param.split('.')[0] ?? f.param, f.value), fix: 'undetermined-output-set' as const }];
+  return [
+    { index: f.callIndex, output: setSubjectField(outputs[f.callIndex], f.param.split('.')[0] ?? f.param, f.value), fix: 'undetermined-output-set' as const },
+  ];
 }

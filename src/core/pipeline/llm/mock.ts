@@ -48,7 +48,8 @@ import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
 import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
 import { clipText } from './summaries';
-import { determinacyProblem, mockDeterminacy, repairDeterminacy, UNDETERMINED } from './determinacy';
+import { isRecord } from '../../util/isRecord';
+import { contradictsOwnCall, determinacyProblem, mockDeterminacy, repairDeterminacy, UNDETERMINED } from './determinacy';
 
 /** The outcome of the mock stage for one scenario. */
 export interface MockOutcome {
@@ -205,8 +206,13 @@ function quotable(outputs: readonly unknown[]): string[] {
   return [...new Set(leaves.filter((l) => l.length >= 3 && l.length <= 80 && !/^(true|false|null)$/.test(l)))];
 }
 
-/** Deterministic integrity repair: plants each missing value into an earlier output. */
-export function plantMissing(ctx: StageContext, scenario: Scenario, outputs: unknown[], violations: readonly IntegrityViolation[]): unknown[] {
+const squashKey = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Deterministic integrity repair: plants each missing value into an earlier output, never so that
+ * the output contradicts its own call (determinacy's `output-contradicts-call`).
+ */
+export function plantMissing(ctx: Pick<StageContext, 'spec'>, scenario: Scenario, outputs: unknown[], violations: readonly IntegrityViolation[]): unknown[] {
   const calls = scenario.agent_workflow;
   const analysis = analysisOf(ctx.spec);
   const sources = chainSources(analysis, calls);
@@ -227,8 +233,19 @@ export function plantMissing(ctx: StageContext, scenario: Scenario, outputs: unk
     for (let i = v.callIndex - 1; i >= 0; i--) if (i !== src) order.push(i);
     for (const i of order) {
       const tool = findTool(ctx.spec, calls[i]?.name ?? '');
-      const valid = (o: unknown): boolean => !tool || validateOutput(tool, o)?.ok !== false;
-      const planted = plantValue(next[i] ?? {}, keys, v.value, valid, kept, true);
+      const contradictedBefore = contradictsOwnCall(ctx.spec, scenario, next, i);
+      // Valid against the outputSchema, and not contradicting its own call: "index" planted into
+      // create_index(index=a)'s output for the next call's index b would say the create made b.
+      const valid = (o: unknown): boolean => {
+        if (tool && validateOutput(tool, o)?.ok === false) return false;
+        const trial = [...next];
+        trial[i] = o;
+        return !contradictsOwnCall(ctx.spec, scenario, trial, i) || contradictedBefore;
+      };
+      // A key named like one of this call's own arguments goes last: it is the one field that must echo the call.
+      const own = new Set(Object.keys(isRecord(calls[i]?.arguments) ? calls[i].arguments : {}).map(squashKey));
+      const ordered = [...keys.filter((k) => !own.has(squashKey(k))), ...keys.filter((k) => own.has(squashKey(k)))];
+      const planted = plantValue(next[i] ?? {}, ordered, v.value, valid, kept, true);
       if (planted !== undefined) {
         next[i] = planted;
         kept.add(String(v.value));
@@ -325,7 +342,8 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     expected_response: response,
   });
 
-  const outcome = await ask(ctx, {
+  type Made = { result: MockResult; integrity: MockIntegrity; determinacy: MockIntegrity };
+  const outcome = await ask<LlmMockOutputs, Made>(ctx, {
     stage: STAGES.mock,
     request: {
       stage: STAGES.mock,
@@ -357,11 +375,11 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
         integrity = 'repaired';
       }
       // After planting (a planted value can land in one item of a list): cut lists to the item a
-      // later call uses, set an output's field to its call's value; what stays is discarded
-      // (`mock:undetermined`, counted by `ask` from the last reply's problems).
+      // later call uses, set an output's field to its call's value; what stays is discarded as
+      // `mock:undetermined`, also when only the planting made it.
       if (mockDeterminacy(ctx.spec, scenario, outputs).length) {
         const fixed = repairDeterminacy(ctx.spec, scenario, outputs);
-        if (!fixed) return undefined;
+        if (!fixed) return { discard: UNDETERMINED };
         outputs = fixed.outputs;
         for (const fix of new Set(fixed.fixes)) counts.repaired[`${STAGES.mock}:${fix}`] = 1;
         determinacy = 'repaired';

@@ -17,6 +17,8 @@ import { GeminiProvider, type CallLimits } from '../../../../src/core/llm';
 import { runPipeline, type PipelineResult, type RunPipelineOptions } from '../../../../src/core/pipeline/runner';
 import type { LlmScenarioSlots } from '../../../../src/core/pipeline/llm/scenarioRequest';
 import { cutLists, setSubjectField } from '../../../../src/core/pipeline/llm/determinacy';
+import { plantMissing } from '../../../../src/core/pipeline/llm/mock';
+import { checkIntegrity } from '../../../../src/core/checks/integrity';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import type { Spec } from '../../../../src/core/spec/model';
 import { startFakeGemini } from '../../../fakes/fakeGemini';
@@ -110,7 +112,14 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
   async function run(over: Partial<RunPipelineOptions> = {}): Promise<{ res: PipelineResult; records: HarnessRecord[] }> {
     const outDir = await mkdtemp(join(tmpdir(), 'agent-seer-determinacy-'));
     tmpDirs.push(outDir);
-    const res = await runPipeline({ spec: slack, provider: { chat: new GeminiProvider({ apiKey: 'test-key', baseUrl: fake.url }), limits }, outDir, simple: 3, complex: 1, ...over });
+    const res = await runPipeline({
+      spec: slack,
+      provider: { chat: new GeminiProvider({ apiKey: 'test-key', baseUrl: fake.url }), limits },
+      outDir,
+      simple: 3,
+      complex: 1,
+      ...over,
+    });
     const h = await readHarness(res.outputDir);
     assert.deepEqual(h.problems, []);
     // No record of any run is written with an undetermined value and no label.
@@ -190,7 +199,7 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     assert.ok((res.items?.discarded ?? 0) >= 1, 'a discarded item');
   });
 
-  it('a read of one user answered about another is re-asked; never fixed, the field is set to the call\'s value', async () => {
+  it("a read of one user answered about another is re-asked; never fixed, the field is set to the call's value", async () => {
     const scen = (title: string): Rule =>
       rule(
         (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
@@ -206,7 +215,10 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     serve(fake, responder, [scen('Read a profile'), once]);
     let { res, records } = await run();
     const text = reaskOf(fake, fake.requests[once.hits[0]!]!)?.lastUserText ?? '';
-    assert.match(text, /Call 0 \(slack_get_user_profile\): 'slack_get_user_profile' is called with user_id "U024BE7LH", but its output says user_id "U0ZZ99XY7"/);
+    assert.match(
+      text,
+      /Call 0 \(slack_get_user_profile\): 'slack_get_user_profile' is called with user_id "U024BE7LH", but its output says user_id "U0ZZ99XY7"/,
+    );
     assert.match(text, /outputs\.call_0 must echo the call's own user_id "U024BE7LH"/);
     assert.equal(res.counts.repaired['mock:undetermined'], 1);
     assert.equal((records.find((r) => r.title === 'Read a profile')?.mock_outputs[0]!.output as { user_id: string }).user_id, 'U024BE7LH');
@@ -286,6 +298,29 @@ describe('the deterministic repairs', () => {
     assert.equal(cutLists(same, 'acme', 'name'), same);
     const none = { items: list };
     assert.equal(cutLists(none, 'zz9', 'id'), none);
+  });
+  it('an integrity plant never overwrites the field that echoes its own call', async () => {
+    const file = join(specsDir, 'elasticsearch-cr7258.json');
+    const r = loadSpecText(await readFile(file, 'utf8'), file);
+    assert.ok(r.ok);
+    const scenario = {
+      title: 't',
+      prompt: 'Create the new logs index, then drop the old one.',
+      novelty_reason: '',
+      agent_followup: '',
+      agent_workflow: [
+        { name: 'create_index', arguments: { index: 'logs-2024.10' }, explanation: 'Create it.' },
+        { name: 'delete_index', arguments: { index: 'logs-2024.02' }, explanation: 'Drop the old one.' },
+      ],
+    };
+    const outputs = [{ acknowledged: true, index: 'logs-2024.10' }, { acknowledged: true }];
+    const violations = checkIntegrity({ calls: scenario.agent_workflow, outputs, prompt: scenario.prompt, spec: r.spec });
+    assert.equal(violations.length, 1);
+    const planted = plantMissing({ spec: r.spec }, scenario, outputs, violations);
+    // Before, "index" was overwritten with the next call's index: the create of logs-2024.10 said it made logs-2024.02.
+    assert.equal((planted[0] as { index: string }).index, 'logs-2024.10');
+    assert.ok(JSON.stringify(planted[0]).includes('logs-2024.02'));
+    assert.deepEqual(checkIntegrity({ calls: scenario.agent_workflow, outputs: planted, prompt: scenario.prompt, spec: r.spec }), []);
   });
   it('setSubjectField sets the field named like the argument, through a one-key wrapper and JSON text', () => {
     assert.deepEqual(setSubjectField({ name: 'b', size: 3 }, 'name', 'a'), { name: 'a', size: 3 });
