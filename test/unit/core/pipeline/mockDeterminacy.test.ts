@@ -260,30 +260,38 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     assert.deepEqual(rec?.checks.determinacy, []);
   });
 
-  it("a number the user gave for one call and reused for another is the final gate's: discarded, or labelled with fallback offline", async () => {
-    const scen = (): Rule =>
-      rule(
-        (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
-        (req) => ({
-          json: withScenario(responder, req, 'Channels and people', 'List 25 channels, then all our users.', [
-            { name: 'slack_list_channels', arguments: { limit: 25 }, explanation: 'List the channels.' },
-            { name: 'slack_get_users', arguments: { limit: 25 }, explanation: 'List the users.' },
-          ]),
-        }),
-      );
-    serve(fake, responder, [scen()]);
-    let { res, records } = await run();
-    assert.equal(res.counts.discarded['record:undetermined'], 1);
-    assert.ok(!records.some((r) => r.title === 'Channels and people'));
-    assert.ok((res.items?.discarded ?? 0) >= 1, 'counted as a discarded item, so the verdict sees it');
-
-    fake.reset();
-    serve(fake, responder, [scen()]);
-    ({ res, records } = await run({ fallback: 'offline' }));
-    assert.equal(res.counts.repaired['record:undetermined-kept'], 1);
+  it('a number the request gives for one call and another call reuses is re-asked in stage 2, then left out of the reusing call', async () => {
+    const scen = rule(
+      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
+      (req) => ({
+        json: withScenario(responder, req, 'Channels and people', 'List 25 channels, then all our users.', [
+          { name: 'slack_list_channels', arguments: { limit: 25 }, explanation: 'List the channels.' },
+          { name: 'slack_get_users', arguments: { limit: 25 }, explanation: 'List the users.' },
+        ]),
+      }),
+      3,
+    );
+    serve(fake, responder, [scen]);
+    const { res, records } = await run();
+    assert.equal(scen.hits.length, 3);
+    const text = reaskOf(fake, fake.requests[scen.hits[0]!]!)?.lastUserText ?? '';
+    assert.match(text, /scenario_1\.calls_after\[0\] \(slack_get_users\): limit 25: the user says 25 once, for another call/);
+    assert.equal(res.counts.repaired['scenarios:reused-statement-dropped'], 1);
     const rec = records.find((r) => r.title === 'Channels and people');
-    assert.equal(rec?.provenance.determinacy, 'unresolved');
-    assert.equal(rec?.checks.determinacy?.[0]?.kind, 'reused-statement');
+    assert.deepEqual(rec?.expected_tools[0]?.arguments, { limit: 25 });
+    assert.deepEqual(rec?.expected_tools[1]?.arguments, {}, "the users' listing takes the tool's default");
+    assert.deepEqual(rec?.checks.determinacy, []);
+  });
+
+  it('the final gate: with --fallback offline, offline-filled outputs that leave a value undetermined are kept only labelled, and counted', async () => {
+    // The model never answers the mock usably: the offline generator fills it (its outputs are not held to the mock stage's checks).
+    const unusable = rule(isIncidentMock, () => ({ json: { outputs: {}, expected_response: 'Done.' } }), 3);
+    serve(fake, responder, [incident('Read the incident channel'), unusable]);
+    const { res, records } = await run({ fallback: 'offline' });
+    assert.equal(res.counts.repaired['mock:offline-fallback'], 1);
+    const labelled = records.filter((r) => r.provenance.determinacy === 'unresolved');
+    assert.equal(res.counts.repaired['record:undetermined-kept'] ?? 0, labelled.length);
+    for (const r of labelled) assert.ok(r.checks.determinacy?.length, `${r.id}: labelled because its checks find a value undetermined`);
   });
 });
 
