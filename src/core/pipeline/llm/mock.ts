@@ -245,7 +245,11 @@ export function plantMissing(ctx: Pick<StageContext, 'spec'>, scenario: Scenario
       // A key named like one of this call's own arguments goes last: it is the one field that must echo the call.
       const own = new Set(Object.keys(isRecord(calls[i]?.arguments) ? calls[i].arguments : {}).map(squashKey));
       const ordered = [...keys.filter((k) => !own.has(squashKey(k))), ...keys.filter((k) => own.has(squashKey(k)))];
-      const planted = plantValue(next[i] ?? {}, ordered, v.value, valid, kept, true);
+      // A first key already taken (by a value planted for another call) hands over to the next one.
+      let planted: unknown;
+      for (let k = 0; k < ordered.length && planted === undefined; k++) {
+        planted = plantValue(next[i] ?? {}, [...ordered.slice(k), ...ordered.slice(0, k)], v.value, valid, kept, true);
+      }
       if (planted !== undefined) {
         next[i] = planted;
         kept.add(String(v.value));
