@@ -78,6 +78,12 @@ export const Provenance = z.object({
       "How the mock outputs came to contain every value a later call uses, when the model's first reply did not: re-asked (a later reply did), repaired (the code added the missing values to earlier outputs). Absent when the first reply was consistent; records whose values stay unsupplied are discarded.",
     )
     .optional(),
+  determinacy: z
+    .enum(['re-asked', 'repaired', 'unresolved'])
+    .describe(
+      "How the mock outputs came to pin down every value a later call takes from them (one item of a list the user's words pick, outputs about their call's own values), when the model's first reply did not: re-asked (a later reply did), repaired (the code cut a list to the item used, or set an output's field to its call's value), unresolved (kept only with --fallback offline; checks.determinacy lists the findings). Absent when the first reply passed; without the fallback, records with findings are discarded.",
+    )
+    .optional(),
 });
 export type Provenance = z.infer<typeof Provenance>;
 

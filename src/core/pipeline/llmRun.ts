@@ -19,7 +19,7 @@ import { PromptLibrary } from '../llm/prompts';
 import { runCost } from './runCost';
 import type { Tool } from '../spec/model';
 import { assembleRecord } from './assembleRecord';
-import { discarded, type StageContext } from './llm/context';
+import { discarded, repaired, type StageContext } from './llm/context';
 import { interpretTool, type InterpretOutcome } from './llm/interpret';
 import { DiskLedger, MemoryLedger } from './llm/ledger';
 import { mockScenario } from './llm/mock';
@@ -27,7 +27,7 @@ import type { AcceptedScenario } from './llm/scenarios';
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { OFFLINE_PROVIDER } from './offline';
 import { llmDiff, Progress, type PipelineLlmCounts } from './progress';
-import { emptyReason, emptyTally, itemOutcomes, runVerdict } from './runHealth';
+import { demoteItem, emptyReason, emptyTally, itemOutcomes, runVerdict } from './runHealth';
 import { finalResult, type PipelineResult, type RunPipelineOptions } from './runOptions';
 import { emptyCounts, recordCounts, RunWriter } from './runWriter';
 import { TurnSplit } from './schemas';
@@ -260,6 +260,7 @@ export class LlmRun {
         promptVersions,
         ...(Object.keys(stageProviders).length ? { stageProviders } : {}),
         ...(mock.integrity !== 'consistent' ? { integrity: mock.integrity } : {}),
+        ...(mock.determinacy !== 'consistent' ? { determinacy: mock.determinacy } : {}),
       },
     });
     return { record, depth, offline: Object.values(stageProviders).includes(OFFLINE_PROVIDER) };
@@ -271,7 +272,7 @@ export class LlmRun {
     return sources.includes('offline') ? OFFLINE_PROVIDER : sources.includes('none') ? 'none' : undefined;
   }
 
-  /** Writes the record and counts it, or discards it (invalid call, duplicate id). */
+  /** Writes the record and counts it, or discards it (invalid call, unresolved integrity or determinacy, duplicate id). */
   private async keep({ record, depth, offline }: MadeRecord, a: AcceptedScenario): Promise<boolean> {
     if (!record.checks.schemaValid) {
       // Unreachable when stage 2's checks hold; the harness must never carry an invalid call.
@@ -282,6 +283,23 @@ export class LlmRun {
       // Never shipped unlabelled: a value no earlier output or prompt supplies makes the oracle unreplayable.
       discarded(this.ctx, 'record:integrity-unresolved');
       return false;
+    }
+    if (record.checks.determinacy?.length) {
+      // Never shipped unlabelled (issue 20): an expected value the user's words and the outputs
+      // shown do not pin down scores a correct agent as wrong. Stage 3 already re-asked and
+      // repaired its own findings; what reaches here (a number reused from the user's words, a
+      // turn split whose messages do not pick the item, offline-filled outputs) is discarded and
+      // counted as a discarded item, so the summary and the exit status say it. With --fallback
+      // offline the run has chosen coverage over purity: the record is kept, labelled
+      // `provenance.determinacy: unresolved` (its findings are in checks.determinacy, which the
+      // judge scores), and counted.
+      if (this.ctx.fallback !== 'offline') {
+        discarded(this.ctx, 'record:undetermined');
+        demoteItem(this.ctx.items);
+        return false;
+      }
+      record.provenance.determinacy = 'unresolved';
+      repaired(this.ctx, 'record:undetermined-kept');
     }
     if (this.slots.has(record.id)) {
       discarded(this.ctx, 'record:duplicate-id');

@@ -31,6 +31,17 @@ export function tallyItem(tally: ItemTally, outcome: ItemOutcome, failedKey?: st
   if (outcome === 'failed') bump(tally.failedBy, failedKey ?? 'unknown');
 }
 
+/**
+ * Re-counts one item the model made as discarded: its record failed a final gate (`llmRun.ts`
+ * `keep`) after the stage had counted it made, and a discard the verdict does not see would let
+ * a run that lost records call itself complete.
+ */
+export function demoteItem(tally: ItemTally): void {
+  if (tally.llm <= 0) return;
+  tally.llm--;
+  tally.discarded++;
+}
+
 /** Degraded items over all items (0 without items). */
 export function degradedShare(t: ItemTally): number {
   return t.total === 0 ? 0 : (t.failed + t.discarded + t.offline) / t.total;

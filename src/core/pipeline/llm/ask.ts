@@ -32,9 +32,11 @@ export interface AskSpec<T, R> {
   accept: (value: T) => R;
   /**
    * Makes what it can of the last reply after the re-asks ran out (`problems` are its failed
-   * checks); undefined when nothing is usable. Must be pure: it is re-run on cached replies.
+   * checks); undefined when nothing is usable, or `{discard}` to name why when the reason is not
+   * one of the last reply's problems (a repair that made a new problem). Must be pure: it is
+   * re-run on cached replies.
    */
-  salvage?: (value: T, problems: readonly Problem[]) => { value: R; counts: StepCounts } | undefined;
+  salvage?: (value: T, problems: readonly Problem[]) => { value: R; counts: StepCounts } | { discard: string } | undefined;
   /** Categories of what `accept` fixed deterministically in an accepted reply (counted as repairs, one each). Must be pure. */
   repairs?: (value: T) => readonly string[];
 }
@@ -122,17 +124,19 @@ async function askOnce<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskO
     const entry = await ctx.ledger.get(r.key);
     if (entry?.salvage !== undefined && spec.salvage) {
       const again = spec.salvage(entry.salvage as T, spec.check(entry.salvage as T));
-      if (again) return { ok: true, value: again.value, counts: entry.counts, cached: true, salvaged: true, key: r.key };
+      if (again && 'value' in again) return { ok: true, value: again.value, counts: entry.counts, cached: true, salvaged: true, key: r.key };
     }
     const counts = entry?.counts ?? { repaired: {}, discarded: { [`${prefix}:${r.reason}`]: 1 } };
     return { ok: false, reason: r.reason, errors: r.errors, counts, cached: true, key: r.key };
   }
 
   const counts = emptyStepCounts();
+  let discardAs: string | undefined;
   if (r.reason === 'semantic' && last !== undefined && spec.salvage) {
     const lastProblems = log[log.length - 1] ?? [];
     const saved = spec.salvage(last, lastProblems);
-    if (saved) {
+    if (saved && 'discard' in saved) discardAs = saved.discard;
+    else if (saved) {
       mergeCounts(counts.repaired, saved.counts.repaired);
       mergeCounts(counts.discarded, saved.counts.discarded);
       for (const category of new Set(log.slice(0, -1).flatMap((ps) => ps.map((p) => p.category)))) bump(counts.repaired, `${prefix}:${category}`);
@@ -141,7 +145,7 @@ async function askOnce<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskO
     }
   }
   if (r.reason === 'semantic') {
-    const categories = new Set((log[log.length - 1] ?? []).map((p) => p.category));
+    const categories = new Set(discardAs !== undefined ? [discardAs] : (log[log.length - 1] ?? []).map((p) => p.category));
     for (const c of categories.size ? categories : ['semantic']) bump(counts.discarded, `${prefix}:${c}`);
   } else bump(counts.discarded, `${prefix}:${r.reason}`);
   // Transport discards are not cached (a re-run tries again), so they need no ledger entry.

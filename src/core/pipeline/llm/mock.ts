@@ -20,6 +20,16 @@
  * JSON). Outputs must validate against the tool's outputSchema. An answer that quotes no value of the outputs is
  * re-asked, then kept and counted (`mock:response-not-grounded-kept`).
  *
+ * ## Determinacy (issue 20, `./determinacy.ts`)
+ * The outputs are also checked with `checkDeterminacy`, as the record's checks read them: a value
+ * a later call takes from one item of a list of several must be picked by the user's words (or
+ * the list hold that one item), and a call's output must be about the call's own values (a read
+ * of X returns X). Findings are re-asked with the finding and what to change; when the re-asks
+ * run out the code cuts the list to the item used or sets the output's field to its call's value
+ * (`mock:undetermined-list-cut`, `mock:undetermined-output-set`), and a scenario it cannot repair
+ * is discarded (`mock:undetermined`). The record says which way ({@link MockOutcome.determinacy},
+ * `provenance.determinacy`).
+ *
  * ## Grounding
  * Decided here, not by the model: `high` when the tool has example outputs or an outputSchema,
  * `medium` when a tool of the same entity has, `low` otherwise.
@@ -38,6 +48,8 @@ import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
 import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
 import { clipText } from './summaries';
+import { isRecord } from '../../util/isRecord';
+import { contradictsOwnCall, determinacyProblem, mockDeterminacy, repairDeterminacy, UNDETERMINED } from './determinacy';
 
 /** The outcome of the mock stage for one scenario. */
 export interface MockOutcome {
@@ -47,6 +59,8 @@ export interface MockOutcome {
   version: string;
   /** How the outputs came to supply every value a later call uses. */
   integrity: MockIntegrity;
+  /** How the outputs came to pin down every value a later call takes from them (`./determinacy.ts`). */
+  determinacy: MockIntegrity;
 }
 
 /**
@@ -57,6 +71,8 @@ export interface MockOutcome {
 export type MockIntegrity = 'consistent' | 're-asked' | 'repaired';
 
 const MAX_REFERENCE_CHARS = 3000;
+/** Determinacy findings quoted in one re-ask (the rest are counted in one line): a long list drowns the fix. */
+const MAX_DETERMINACY_PROBLEMS = 8;
 
 /** The key of call `i`'s output in the reply. */
 export const outputKey = (i: number): string => `call_${i}`;
@@ -190,8 +206,13 @@ function quotable(outputs: readonly unknown[]): string[] {
   return [...new Set(leaves.filter((l) => l.length >= 3 && l.length <= 80 && !/^(true|false|null)$/.test(l)))];
 }
 
-/** Deterministic integrity repair: plants each missing value into an earlier output. */
-export function plantMissing(ctx: StageContext, scenario: Scenario, outputs: unknown[], violations: readonly IntegrityViolation[]): unknown[] {
+const squashKey = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Deterministic integrity repair: plants each missing value into an earlier output, never so that
+ * the output contradicts its own call (determinacy's `output-contradicts-call`).
+ */
+export function plantMissing(ctx: Pick<StageContext, 'spec'>, scenario: Scenario, outputs: unknown[], violations: readonly IntegrityViolation[]): unknown[] {
   const calls = scenario.agent_workflow;
   const analysis = analysisOf(ctx.spec);
   const sources = chainSources(analysis, calls);
@@ -212,8 +233,23 @@ export function plantMissing(ctx: StageContext, scenario: Scenario, outputs: unk
     for (let i = v.callIndex - 1; i >= 0; i--) if (i !== src) order.push(i);
     for (const i of order) {
       const tool = findTool(ctx.spec, calls[i]?.name ?? '');
-      const valid = (o: unknown): boolean => !tool || validateOutput(tool, o)?.ok !== false;
-      const planted = plantValue(next[i] ?? {}, keys, v.value, valid, kept, true);
+      const contradictedBefore = contradictsOwnCall(ctx.spec, scenario, next, i);
+      // Valid against the outputSchema, and not contradicting its own call: "index" planted into
+      // create_index(index=a)'s output for the next call's index b would say the create made b.
+      const valid = (o: unknown): boolean => {
+        if (tool && validateOutput(tool, o)?.ok === false) return false;
+        const trial = [...next];
+        trial[i] = o;
+        return !contradictsOwnCall(ctx.spec, scenario, trial, i) || contradictedBefore;
+      };
+      // A key named like one of this call's own arguments goes last: it is the one field that must echo the call.
+      const own = new Set(Object.keys(isRecord(calls[i]?.arguments) ? calls[i].arguments : {}).map(squashKey));
+      const ordered = [...keys.filter((k) => !own.has(squashKey(k))), ...keys.filter((k) => own.has(squashKey(k)))];
+      // A first key already taken (by a value planted for another call) hands over to the next one.
+      let planted: unknown;
+      for (let k = 0; k < ordered.length && planted === undefined; k++) {
+        planted = plantValue(next[i] ?? {}, [...ordered.slice(k), ...ordered.slice(0, k)], v.value, valid, kept, true);
+      }
       if (planted !== undefined) {
         next[i] = planted;
         kept.add(String(v.value));
@@ -282,6 +318,11 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
         message: `Call ${v.callIndex} (${calls[v.callIndex]?.name}) uses ${JSON.stringify(v.value)} as "${v.param}", but neither the user's request nor any earlier output contains it: include it in ${where}.`,
       });
     }
+    // Determinacy (issue 20): a value the user's words do not pick out, or an output that contradicts its call.
+    const undetermined = mockDeterminacy(ctx.spec, scenario, outputs);
+    for (const f of undetermined.slice(0, MAX_DETERMINACY_PROBLEMS)) problems.push(determinacyProblem(scenario, f, outputKey));
+    if (undetermined.length > MAX_DETERMINACY_PROBLEMS)
+      problems.push({ category: UNDETERMINED, message: `…and ${undetermined.length - MAX_DETERMINACY_PROBLEMS} more values of the same kinds.` });
     const quotes = quotable(outputs);
     if (quotes.length && !quotes.some((q) => containsToken(value.expected_response, q))) {
       problems.push({
@@ -305,7 +346,8 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     expected_response: response,
   });
 
-  const outcome = await ask(ctx, {
+  type Made = { result: MockResult; integrity: MockIntegrity; determinacy: MockIntegrity };
+  const outcome = await ask<LlmMockOutputs, Made>(ctx, {
     stage: STAGES.mock,
     request: {
       stage: STAGES.mock,
@@ -319,15 +361,16 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     accept: (value) => {
       const p = parse(value);
       const integrity: MockIntegrity = 'consistent';
-      return { result: build(p.outputs, p.response), integrity };
+      return { result: build(p.outputs, p.response), integrity, determinacy: integrity };
     },
     salvage: (value, problems) => {
       // Only consistency problems can be fixed here; an output that breaks its schema cannot.
-      if (problems.some((p) => p.category !== 'integrity' && p.category !== 'response-not-grounded')) return undefined;
+      if (problems.some((p) => p.category !== 'integrity' && p.category !== 'response-not-grounded' && p.category !== UNDETERMINED)) return undefined;
       const p = parse(value);
       let outputs = p.outputs;
       const counts = emptyStepCounts();
       let integrity: MockIntegrity = 'consistent';
+      let determinacy: MockIntegrity = 'consistent';
       const violations = checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec });
       if (violations.length) {
         outputs = plantMissing(ctx, scenario, outputs, violations);
@@ -335,10 +378,20 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
         counts.repaired[`${STAGES.mock}:integrity-planted`] = 1;
         integrity = 'repaired';
       }
+      // After planting (a planted value can land in one item of a list): cut lists to the item a
+      // later call uses, set an output's field to its call's value; what stays is discarded as
+      // `mock:undetermined`, also when only the planting made it.
+      if (mockDeterminacy(ctx.spec, scenario, outputs).length) {
+        const fixed = repairDeterminacy(ctx.spec, scenario, outputs);
+        if (!fixed) return { discard: UNDETERMINED };
+        outputs = fixed.outputs;
+        for (const fix of new Set(fixed.fixes)) counts.repaired[`${STAGES.mock}:${fix}`] = 1;
+        determinacy = 'repaired';
+      }
       // An answer that quotes no output is kept (it is still the model's) and counted.
       const quotes = quotable(outputs);
       if (quotes.length && !quotes.some((q) => containsToken(p.response, q))) counts.repaired[`${STAGES.mock}:response-not-grounded-kept`] = 1;
-      return { value: { result: build(outputs, p.response), integrity }, counts };
+      return { value: { result: build(outputs, p.response), integrity, determinacy }, counts };
     },
   });
   count(ctx, outcome.counts);
@@ -347,10 +400,18 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     const { result } = outcome.value;
     // A re-ask about integrity happened when the counts say an earlier reply failed that check.
     const integrity = outcome.value.integrity === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:integrity`] ? 're-asked' : outcome.value.integrity;
-    return { result, source: 'llm', version: rendered.version, integrity };
+    const determinacy =
+      outcome.value.determinacy === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:${UNDETERMINED}`] ? 're-asked' : outcome.value.determinacy;
+    return { result, source: 'llm', version: rendered.version, integrity, determinacy };
   }
   if (isTransportFailure(outcome.reason)) return undefined;
   if (ctx.fallback !== 'offline') return undefined;
   repaired(ctx, `${STAGES.mock}:offline-fallback`);
-  return { result: mockOffline(ctx.spec, scenario, { seed: ctx.seed }), source: 'offline', version: rendered.version, integrity: 'consistent' };
+  return {
+    result: mockOffline(ctx.spec, scenario, { seed: ctx.seed }),
+    source: 'offline',
+    version: rendered.version,
+    integrity: 'consistent',
+    determinacy: 'consistent',
+  };
 }

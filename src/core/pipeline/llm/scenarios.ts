@@ -20,8 +20,10 @@
  *
  * ## Checks (re-asked with exact messages, then salvaged)
  * Every call must name a tool of the spec and its arguments must validate against the tool's
- * inputSchema. After the last re-ask the valid scenarios of the reply are kept and the invalid
- * ones discarded (counted by reason).
+ * inputSchema, and no call may reuse a number the request states for another call (issue 20,
+ * determinacy's `reused-statement`). After the last re-ask the valid scenarios of the reply are
+ * kept, a scenario whose only problem is a reused optional parameter is kept with it left out
+ * (`scenarios:reused-statement-dropped`), and the invalid ones are discarded (counted by reason).
  *
  * ## After acceptance (deterministic)
  * Duplicates within a reply are dropped. Tiers are then set by structure: a "complex" scenario
@@ -37,6 +39,8 @@ import type { PromptValues } from '../../llm/prompts';
 import type { AgentCall, Scenario } from '../schemas';
 import { planSlots, scenarioRequest, slotKey, type LlmScenarioSlots, type ScenarioSlot } from './scenarioRequest';
 import { validateCall } from '../../checks/validateCall';
+import { checkDeterminacy } from '../../checks/determinacy';
+import type { DeterminacyFinding } from '../../harness/format';
 import { ask, type Problem } from './ask';
 import { bump, emptyStepCounts, type StepCounts } from './counts';
 import { count, discarded, repaired, settle, STAGES, type StageContext } from './context';
@@ -121,16 +125,58 @@ export function stratify(requested: Tier | undefined, calls: readonly AgentCall[
   return calls.length >= 3 && distinct >= 2 ? 'complex' : 'simple';
 }
 
-/** One decoded scenario checked against the spec: every call a tool of the spec with valid arguments. */
+/** Category of a number the request states for one call and a later call reuses (determinacy's `reused-statement`). */
+const REUSED = 'reused-statement';
+
+/**
+ * One decoded scenario checked against the spec: every call a tool of the spec with valid
+ * arguments, and no number the request states for one call reused by another (issue 20: "list
+ * 25 channels, then all users" does not ask for 25 users; only the scenario can fix that, the
+ * mock cannot).
+ */
 function checkScenario(ctx: StageContext, scenario: Scenario, where: readonly string[]): Problem[] {
   const problems: Problem[] = [];
-  scenario.agent_workflow.forEach((c, wi) => {
+  const calls = scenario.agent_workflow;
+  calls.forEach((c, wi) => {
     const at = where[wi] ?? `call ${wi}`;
     for (const e of validateCall(ctx.spec, c).errors) {
       problems.push({ category: e.kind === 'unknown-tool' ? 'unknown-tool' : 'invalid-arguments', message: `${at} (${c.name}): ${e.message}` });
     }
   });
+  if (problems.length || calls.length < 2) return problems;
+  for (const f of reusedStatements(ctx, scenario)) {
+    problems.push({
+      category: REUSED,
+      message: `${where[f.callIndex] ?? `call ${f.callIndex}`} (${calls[f.callIndex]?.name}): ${f.message}. Use it for this call only when the prompt asks for it ("25 of each"), else leave the parameter out (null).`,
+    });
+  }
   return problems;
+}
+
+/** The request's numbers reused by another call (the user's words alone decide them; no output is needed). */
+function reusedStatements(ctx: StageContext, scenario: Scenario): DeterminacyFinding[] {
+  const calls = scenario.agent_workflow;
+  return checkDeterminacy({ calls, outputs: [], turns: [{ prompt: scenario.prompt, calls: calls.map((_, i) => i) }], spec: ctx.spec }).findings.filter(
+    (f) => f.kind === REUSED,
+  );
+}
+
+/**
+ * The deterministic repair of a scenario whose only problems are reused numbers: the reusing
+ * calls leave those parameters out (the tool's default applies), when each is an optional
+ * top-level parameter; undefined otherwise.
+ */
+function dropReused(ctx: StageContext, scenario: Scenario): Scenario | undefined {
+  const findings = reusedStatements(ctx, scenario);
+  if (!findings.length) return undefined;
+  const calls = scenario.agent_workflow.map((c) => ({ ...c, arguments: { ...c.arguments } }));
+  for (const f of findings) {
+    const call = calls[f.callIndex];
+    if (!call || f.param.includes('.') || !(f.param in call.arguments)) return undefined;
+    delete call.arguments[f.param];
+  }
+  const fixed = { ...scenario, agent_workflow: calls };
+  return fixed.agent_workflow.every((c) => validateCall(ctx.spec, c).ok) && !reusedStatements(ctx, fixed).length ? fixed : undefined;
 }
 
 interface Converted {
@@ -173,16 +219,21 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
   const rendered = ctx.prompts.render(batch.template, { ...batch.values, count: batch.slots.length, slots: slotList(batch.slots) });
   promptTokens.push(estimateTokens(rendered.text));
   const request = scenarioRequest(batch.tools, batch.slots, batch.tier);
-  const collect = (value: LlmScenarioSlots): { kept: Converted[]; bad: Problem[][] } => {
+  const collect = (value: LlmScenarioSlots): { kept: Converted[]; bad: Problem[][]; reused: { fixed: Converted; problems: Problem[] }[] } => {
     const kept: Converted[] = [];
     const bad: Problem[][] = [];
+    // Scenarios whose only problems are reused numbers, with those parameters left out (for the salvage).
+    const reused: { fixed: Converted; problems: Problem[] }[] = [];
     batch.slots.forEach((_, i) => {
       const d = request.decode(value, i);
       const problems = checkScenario(ctx, d.scenario, d.where);
-      if (problems.length) bad.push(problems);
-      else kept.push({ category: d.category, scenario: d.scenario, position: String(i), slot: i });
+      if (problems.length) {
+        const fixed = problems.every((p) => p.category === REUSED) ? dropReused(ctx, d.scenario) : undefined;
+        if (fixed) reused.push({ fixed: { category: d.category, scenario: fixed, position: String(i), slot: i }, problems });
+        else bad.push(problems);
+      } else kept.push({ category: d.category, scenario: d.scenario, position: String(i), slot: i });
     });
-    return { kept, bad };
+    return { kept, bad, reused };
   };
   const outcome = await ask(ctx, {
     stage: STAGES.scenarios,
@@ -196,7 +247,9 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
       cacheInputs: { template: batch.template, tier: batch.tier ?? null, slots: batch.slots, round: batch.round },
     },
     check: (value) => {
-      const all = collect(value).bad.flat();
+      const { bad, reused } = collect(value);
+      // Repairable scenarios are still re-asked: the model may state the number for both calls, or drop it itself.
+      const all = [...bad.flat(), ...reused.flatMap((r) => r.problems)];
       return all.length > MAX_PROBLEMS
         ? [
             ...all.slice(0, MAX_PROBLEMS),
@@ -206,11 +259,12 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
     },
     accept: (value) => collect(value).kept,
     salvage: (value) => {
-      const { kept, bad } = collect(value);
-      if (!kept.length) return undefined;
+      const { kept, bad, reused } = collect(value);
+      if (!kept.length && !reused.length) return undefined;
       const counts: StepCounts = emptyStepCounts();
       for (const problems of bad) bump(counts.discarded, `${STAGES.scenarios}:${problems[0]?.category ?? 'invalid'}`);
-      return { value: kept, counts };
+      if (reused.length) bump(counts.repaired, `${STAGES.scenarios}:${REUSED}-dropped`, reused.length);
+      return { value: [...kept, ...reused.map((r) => r.fixed)].sort((a, b) => a.slot - b.slot), counts };
     },
   });
   count(ctx, outcome.counts);

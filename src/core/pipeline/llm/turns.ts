@@ -13,11 +13,14 @@
  * dropped, and the last turn is extended to the workflow's last call. The checks that remain
  * (re-asked with exact messages): no empty prompts, and no value a call needs that neither an
  * earlier output nor the prompts up to its turn contain (a split must not hide an ID the
- * original request stated). A reply with a single turn is not re-asked: as in the paper, it
+ * original request stated), and no value the turns' messages leave undetermined that the
+ * request determined (`checks/determinacy.ts`: a later turn must pick a listed item as the
+ * request does, and not reuse a number given for another call). A reply with a single turn is not re-asked: as in the paper, it
  * means the scenario had no natural split, and the scenario stays single-turn (counted
  * `turns:single-turn`).
  */
 import type { ConversationTurn } from '../../harness/format';
+import { checkDeterminacy } from '../../checks/determinacy';
 import { checkIntegrity } from '../../checks/integrity';
 import { LlmTurnEnds, type MockResult, type Scenario, type Turn } from '../schemas';
 import { checkTurns } from '../../checks/turns';
@@ -139,6 +142,11 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
   });
   // Values the single-turn record already lacks are the mock stage's problem, not the split's.
   const before = new Set(checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec }).map((v) => `${v.callIndex}|${v.param}`));
+  const determinedBefore = new Set(
+    checkDeterminacy({ calls, outputs, turns: [{ prompt: scenario.prompt, calls: calls.map((_, i) => i) }], spec: ctx.spec }).findings.map(
+      (f) => `${f.callIndex}|${f.param}|${f.kind}`,
+    ),
+  );
 
   const check = (raw: LlmTurnEnds): Problem[] => {
     const split = splitAtTurnEnds(raw, calls.length);
@@ -157,6 +165,20 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
       problems.push({
         category: 'integrity',
         message: `call ${v.callIndex} (${calls[v.callIndex]?.name}) in turn ${k} uses ${JSON.stringify(v.value)} as "${v.param}", but no earlier output and no prompt of turns 0–${k} contains it: the user must say it in turn ${k} or before.`,
+      });
+    }
+    // Determinacy (issue 20): a later turn's message must pick the item a call takes from an
+    // earlier listing as the request did, and never reuse a number the employee gave for another
+    // call. Findings the single-prompt view already has are the earlier stages' (the final gate
+    // in `llmRun.ts` sees them); a split that cannot be made fair is discarded and the record
+    // stays single-turn.
+    const turnsView = split.turns.map((t) => ({ prompt: t.prompt, calls: t.calls }));
+    for (const f of checkDeterminacy({ calls, outputs, turns: turnsView, spec: ctx.spec }).findings) {
+      if (determinedBefore.has(`${f.callIndex}|${f.param}|${f.kind}`)) continue;
+      const k = split.turns.findIndex((t) => t.calls.includes(f.callIndex));
+      problems.push({
+        category: 'undetermined',
+        message: `call ${f.callIndex} (${calls[f.callIndex]?.name}) in turn ${k}: ${f.message}. The employee's messages up to turn ${k} must say what the request says to pick it (a name, title or other field of the item), and state no number the request gives for another call.`,
       });
     }
     return problems;

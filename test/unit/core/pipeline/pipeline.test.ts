@@ -306,8 +306,12 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     const rec = records.find((r) => r.title === 'Read the incident channel')!;
     const planted = JSON.stringify(rec.mock_outputs[0]!.output);
     assert.ok(planted.includes('C07QX2M8K1P'));
-    // The model's output is kept; only the missing value went in (here over the listed item's id).
-    assert.equal(planted.split('C07QX2M8K1P').join('C0000000001'), JSON.stringify(JSON.parse(stripped)));
+    // The model's output is kept; only the missing value went in (here over the listed item's id),
+    // and, as the request does not say which channel, the listing was cut to the one the next call reads.
+    const model = JSON.parse(stripped) as { channels: unknown[] };
+    assert.equal(planted.split('C07QX2M8K1P').join('C0000000001'), JSON.stringify({ ...model, channels: model.channels.slice(0, 1) }));
+    assert.equal(res.counts.repaired['mock:undetermined-list-cut'], 1);
+    assert.deepEqual(rec.checks.determinacy, []);
     assert.equal(rec.provenance.stageProviders, undefined);
   });
 
@@ -332,7 +336,9 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
     const records = await assertSoundHarness(res);
     const rec = records.find((r) => r.title === 'Read the incident channel')!;
-    assert.deepEqual(rec.mock_outputs[0]!.output, ['C0000000001', 'C0000000002', 'C07QX2M8K1P']);
+    // Planted as an entry of its own, then the list cut to it: nothing in the request picks one of three IDs.
+    assert.deepEqual(rec.mock_outputs[0]!.output, ['C07QX2M8K1P']);
+    assert.equal(rec.provenance.determinacy, 'repaired');
     // No text of any output holds two IDs at once.
     for (const o of rec.mock_outputs)
       for (const leaf of textLeaves(o.output)) assert.ok((leaf.match(/\bC0[0-9A-Z]{9}\b/g) ?? []).length <= 1, `glued: ${JSON.stringify(leaf)}`);
