@@ -24,7 +24,9 @@
  *   of two or more bulleted lines (`[FILE] a.md`, `- a`, `1. a`). Otherwise: `item-not-identified`.
  * - **A call about one thing returns that thing**: when a call passes its own entity's identifier
  *   (`get_engagement(engagementId)`, `get_page(id)`), its output, when it holds identifiers at
- *   all, holds that one; an output that names only others is `read-mismatch`. And an output
+ *   all, holds that one; an output that names only others, or (for an identifier proper such as
+ *   `page_id`, of a call that makes nothing new) whose answered object has another `id` (`sid`,
+ *   `uuid`…) of the same type, is `read-mismatch`. And an output
  *   field named like an argument (the root object's, or a single wrapped object's) that holds
  *   another identifier, name or path than the argument is `output-contradicts-call` ("create
  *   name=a" answered with name "b").
@@ -32,7 +34,19 @@
  * nowhere are grounding's findings, not counted here.
  */
 import type { DeterminacyFinding } from '../harness/format';
-import { groundWorkflow, jsonDocument, leafHolds, numbersIn, containsId, foundInText, schemaKeyword, valueClass, type GroundedValue, type GroundingInput, type ValueClass } from './grounding';
+import {
+  groundWorkflow,
+  jsonDocument,
+  leafHolds,
+  numbersIn,
+  containsId,
+  foundInText,
+  schemaKeyword,
+  valueClass,
+  type GroundedValue,
+  type GroundingInput,
+  type ValueClass,
+} from './grounding';
 import { isIdName, nameWords, singular } from './integrity';
 import { findTool } from './validateCall';
 import { isRecord } from '../util/isRecord';
@@ -161,7 +175,29 @@ function identified(items: readonly unknown[], index: number, userTexts: readonl
   return fields.some(({ leaf }) => typeof leaf === 'string' && wordsOf(leaf).some((w) => userWords.has(w) && !otherWords.has(w)));
 }
 
-const WORD_STOP = new Set(['that', 'this', 'with', 'from', 'into', 'about', 'then', 'them', 'there', 'these', 'those', 'please', 'have', 'will', 'what', 'when', 'which', 'item', 'items', 'result', 'results']);
+const WORD_STOP = new Set([
+  'that',
+  'this',
+  'with',
+  'from',
+  'into',
+  'about',
+  'then',
+  'them',
+  'there',
+  'these',
+  'those',
+  'please',
+  'have',
+  'will',
+  'what',
+  'when',
+  'which',
+  'item',
+  'items',
+  'result',
+  'results',
+]);
 
 /** Lower-case words of four or more letters in a text, stop words left out. */
 function wordsOf(text: string): string[] {
@@ -231,6 +267,12 @@ function outputIds(output: unknown): (string | number)[] {
   return out;
 }
 
+/** Fields that are an object's own identifier whatever the entity. */
+export const BARE_IDS: ReadonlySet<string> = new Set(['id', 'sid', 'uid', 'uuid', 'guid']);
+
+/** Verbs of calls that make a new thing (its own id is new, whatever it was given). */
+const MAKE_VERBS = new Set(['create', 'add', 'new', 'post', 'insert', 'make', 'fork', 'copy', 'duplicate', 'clone', 'upload', 'send', 'generate']);
+
 const LIST_VERBS = new Set(['list', 'search', 'query', 'find', 'browse', 'scan']);
 const squash = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
 
@@ -269,6 +311,21 @@ function outputFindings(input: GroundingInput): DeterminacyFinding[] {
             value,
             kind: 'read-mismatch',
             message: `'${call.name}' is asked about ${param} ${JSON.stringify(value)}, but its output is about ${shown.join(', ')}${ids.length > 3 ? '…' : ''} and never mentions ${JSON.stringify(value)}`,
+          });
+          continue;
+        }
+        // The answered object's own identifier is another one: "get page X" answering with page Y's id.
+        // Only for an identifier proper (`page_id`, not a `path` or a `ref`), of a call that does not make a new thing.
+        const identifier = BARE_IDS.has(nameWords(param).pop() ?? '') && !nameWords(call.name).some((w) => MAKE_VERBS.has(w));
+        const own = subject && identifier ? Object.keys(subject).find((k) => BARE_IDS.has(k.toLowerCase())) : undefined;
+        const its = own === undefined ? undefined : subject?.[own];
+        if (its !== undefined && typeof its === typeof value && its !== value) {
+          out.push({
+            callIndex,
+            param,
+            value,
+            kind: 'read-mismatch',
+            message: `'${call.name}' is asked about ${param} ${JSON.stringify(value)}, but the object it answers with has ${own} ${JSON.stringify(its)}`,
           });
           continue;
         }
@@ -315,7 +372,18 @@ export function checkDeterminacy(input: GroundingInput, grounding: readonly Grou
     const ti = turnOf.get(g.callIndex) ?? 0;
     const userTexts = input.turns.slice(0, ti + 1).map((t) => t.prompt);
     if (g.source.kind === 'user') {
-      if (typeof g.value === 'number' && (g.class === 'setting' || g.class === 'amount') && !NUMBERED.has(nameWords(g.param.split('.').filter((x) => !/^\d+$/.test(x)).pop() ?? '').pop() ?? '')) {
+      if (
+        typeof g.value === 'number' &&
+        (g.class === 'setting' || g.class === 'amount') &&
+        !NUMBERED.has(
+          nameWords(
+            g.param
+              .split('.')
+              .filter((x) => !/^\d+$/.test(x))
+              .pop() ?? '',
+          ).pop() ?? '',
+        )
+      ) {
         const call = input.calls[g.callIndex];
         const tool = call && input.spec ? findTool(input.spec, call.name) : undefined;
         // A value the parameter's own schema offers (its default) needs no words, and uses none.

@@ -31,7 +31,7 @@ import { makeTheme, realisticString, title as makeTitle, type Theme } from './va
 import { isRecord } from '../../util/isRecord';
 import { FILE_HEADS, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingEntries, listingKind, splitPath, withEntry } from './listing';
 import { groundWorkflow } from '../../checks/grounding';
-import { checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
+import { BARE_IDS, checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
 import { pickNames, pickOf } from './picks';
 
 const snake = (s: string): string => nameWords(s).join('_');
@@ -62,9 +62,11 @@ function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string
     ctx.rng,
     ctx.theme,
   );
+  // An entity named like text ("comment error") would get a sentence for an id: ids have no spaces.
+  const id = /\s/.test(idValue ?? ' ') ? realisticString({ name: 'item_id', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme) : idValue;
   const name = realisticString({ name: 'name', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme);
   return {
-    [idKey]: idValue,
+    [idKey]: id,
     name: n === 0 ? name : `${name}-${n + 1}`,
     status: ctx.rng.pick(['active', 'completed', 'pending', 'open']),
     created_at: ctx.faker.date
@@ -581,9 +583,6 @@ function cutToItem(output: unknown, value: string | number, keep: ReadonlySet<st
   return done ? next : undefined;
 }
 
-/** Fields that are an object's own identifier whatever the entity. */
-const BARE_IDS = new Set(['id', 'sid', 'uid', 'uuid', 'guid']);
-
 /**
  * A copy of an output that is about the call's own identifier (`get_engagement(engagementId)`
  * answers with that engagement): each ID-named field of the answered object (the root, or the one
@@ -608,6 +607,36 @@ function ownIdentity(output: unknown, toolName: string, args: Record<string, unk
       // A value planted for a later call stays: that call takes it from here.
       if (subject[k] === v || typeof subject[k] !== typeof v || keep.has(String(subject[k]))) continue;
       setKey(subject, k, v);
+      changed = true;
+    }
+  }
+  return changed ? copy : undefined;
+}
+
+/**
+ * A copy of an output whose answered object takes the name fields of the listed item, in an
+ * earlier output, that holds the call's own identifier (the item the user named); undefined when
+ * nothing changes.
+ */
+function sameNames(output: unknown, toolName: string, args: Record<string, unknown>, earlier: readonly unknown[], keep: ReadonlySet<string>): unknown {
+  const own = Object.entries(args).filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && isOwnIdParam(toolName, k));
+  if (!own.length || !isRecord(output)) return undefined;
+  const copy = structuredClone(output);
+  let subject: Record<string, unknown> = copy;
+  for (let depth = 0; depth < 3; depth++) {
+    const entries = Object.entries(subject);
+    const only = entries.length === 1 ? entries[0]?.[1] : undefined;
+    if (isRecord(only)) subject = only;
+    else break;
+  }
+  let changed = false;
+  for (const [, v] of own) {
+    const item = earlier.flatMap((o) => findSlots(o).objectArrays.flat()).find((x) => isRecord(x) && Object.entries(x).some(([k, y]) => y === v && isIdName(k)));
+    if (!isRecord(item)) continue;
+    for (const k of NAME_KEYS) {
+      const name = item[k];
+      if (typeof name !== 'string' || typeof subject[k] !== 'string' || subject[k] === name || keep.has(String(subject[k]))) continue;
+      setKey(subject, k, name);
       changed = true;
     }
   }
@@ -760,6 +789,15 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
     if (!r || !info || info.verbClass === 'discover' || info.verbClass === 'create') return;
     const answered = ownIdentity(r.output, call.name, call.arguments, kept);
     if (answered !== undefined && validFor(i)(answered)) r.output = answered;
+    // And it is the thing the user named in an earlier listing: "get the user "Aiko Haddad"" answers with Aiko's name.
+    const named = sameNames(
+      r.output,
+      call.name,
+      call.arguments,
+      results.slice(0, i).map((x) => x.output),
+      kept,
+    );
+    if (named !== undefined && validFor(i)(named)) r.output = named;
   });
   // What is still undetermined (a value from one item of a list the user's words do not pick) is
   // made determinate the plain way: the list shows that one item.
