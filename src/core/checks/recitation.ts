@@ -13,7 +13,12 @@ const sentences = (text: string): string[][] =>
   text
     .toLowerCase()
     .split(/[.?!;\n]+(?:\s|$)/)
-    .map((s) => s.replace(/[^a-z0-9]+/g, ' ').split(' ').filter(Boolean));
+    .map((s) =>
+      s
+        .replace(/[^a-z0-9]+/g, ' ')
+        .split(' ')
+        .filter(Boolean),
+    );
 
 /** Every run of `RECITED_WORDS` consecutive words within a sentence of a text. */
 function* runsOf(text: string): Generator<string> {

@@ -782,7 +782,9 @@ export function headline(model: ReportModel): string[] {
     if (s.exact.n) {
       const d = s.exactArguments.determinacy;
       const determined = d.checked ? `, determined ${pct(d.rate)}` : '';
-      parts.push(`exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)}${determined})` : ''}`);
+      parts.push(
+        `exact ${f3(s.exact.mean)}${s.exactArguments.grounding.values ? ` (values grounded ${pct(s.exactArguments.grounding.rate)}${determined})` : ''}`,
+      );
     }
     return `${s.name}: ${parts.join(', ')}`;
   });

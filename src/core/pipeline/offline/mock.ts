@@ -30,7 +30,7 @@ import { plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { makeTheme, realisticString, title as makeTitle, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
 import { FILE_HEADS, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingEntries, listingKind, splitPath, withEntry } from './listing';
-import { groundWorkflow } from '../../checks/grounding';
+import { containsWords, groundWorkflow } from '../../checks/grounding';
 import { BARE_IDS, checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
 import { pickNames, pickOf } from './picks';
 
@@ -63,7 +63,9 @@ function entityItem(info: ToolInfo, ctx: SampleContext, n: number, idKey: string
     ctx.theme,
   );
   // An entity named like text ("comment error") would get a sentence for an id: ids have no spaces.
-  const id = /\s/.test(idValue ?? ' ') ? realisticString({ name: 'item_id', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme) : idValue;
+  const id = /\s/.test(idValue ?? ' ')
+    ? realisticString({ name: 'item_id', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme)
+    : idValue;
   const name = realisticString({ name: 'name', description: '', toolEntity: info.head || undefined }, ctx.faker, ctx.rng, ctx.theme);
   return {
     [idKey]: id,
@@ -97,9 +99,18 @@ function collectionEntry(noun: string, info: ToolInfo, ctx: SampleContext, n: nu
   const title = makeTitle(ctx.rng, ctx.theme, noun);
   switch (noun) {
     case 'message':
-      return { ts: `${Math.floor(when.getTime() / 1000)}.${String(ctx.rng.int(0, 999999)).padStart(6, '0')}`, user: `U${String(ctx.rng.int(10000000, 99999999))}`, text: title };
+      return {
+        ts: `${Math.floor(when.getTime() / 1000)}.${String(ctx.rng.int(0, 999999)).padStart(6, '0')}`,
+        user: `U${String(ctx.rng.int(10000000, 99999999))}`,
+        text: title,
+      };
     case 'commit':
-      return { sha: realisticString({ name: 'sha', description: 'commit', toolEntity: 'commit' }, ctx.faker, ctx.rng, ctx.theme), author: ctx.theme.person, message: title, date: when.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+      return {
+        sha: realisticString({ name: 'sha', description: 'commit', toolEntity: 'commit' }, ctx.faker, ctx.rng, ctx.theme),
+        author: ctx.theme.person,
+        message: title,
+        date: when.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      };
     case 'entry':
       return { timestamp: when.toISOString().replace(/\.\d{3}Z$/, 'Z'), message: title };
     default:
@@ -631,7 +642,9 @@ function sameNames(output: unknown, toolName: string, args: Record<string, unkno
   }
   let changed = false;
   for (const [, v] of own) {
-    const item = earlier.flatMap((o) => findSlots(o).objectArrays.flat()).find((x) => isRecord(x) && Object.entries(x).some(([k, y]) => y === v && isIdName(k)));
+    const item = earlier
+      .flatMap((o) => findSlots(o).objectArrays.flat())
+      .find((x) => isRecord(x) && Object.entries(x).some(([k, y]) => y === v && isIdName(k)));
     if (!isRecord(item)) continue;
     for (const k of NAME_KEYS) {
       const name = item[k];
@@ -776,7 +789,8 @@ export function mockOffline(spec: Spec, scenario: Scenario, options: MockOffline
       const raw = calls[j]?.arguments[param];
       for (const v of Array.isArray(raw) ? raw : [raw]) {
         const pick = pickOf(producer, param, v, names);
-        if (!pick || pick.isValue || (typeof v !== 'string' && typeof v !== 'number')) continue;
+        // Only a name the request says (an LLM-written scenario given these outputs says none): else the list is cut below.
+        if (!pick || pick.isValue || (typeof v !== 'string' && typeof v !== 'number') || !containsWords(scenario.prompt, pick.name)) continue;
         const named = nameItem(r.output, v, pick.name, kept);
         if (named !== undefined && validFor(i)(named)) r.output = named;
       }

@@ -19,10 +19,42 @@ import { isRecord } from '../../util/isRecord';
 const NAME_PARAMS = new Set(['name', 'title', 'label', 'login', 'username', 'handle']);
 
 /** Entities whose items are people: named like people. */
-const PERSON_HEADS = new Set(['user', 'member', 'person', 'contact', 'owner', 'assignee', 'author', 'customer', 'employee', 'participant', 'attendee', 'reviewer', 'profile', 'people']);
+const PERSON_HEADS = new Set([
+  'user',
+  'member',
+  'person',
+  'contact',
+  'owner',
+  'assignee',
+  'author',
+  'customer',
+  'employee',
+  'participant',
+  'attendee',
+  'reviewer',
+  'profile',
+  'people',
+]);
 const FIRST = ['Dana', 'Priya', 'Marcus', 'Elena', 'Tomas', 'Aiko', 'Jonah', 'Farah', 'Lucas', 'Nadia', 'Omar', 'Greta'];
 const LAST = ['Whitfield', 'Okafor', 'Lindqvist', 'Moreau', 'Castillo', 'Nakamura', 'Brennan', 'Haddad', 'Kowalski', 'Varga'];
-const FIRST_WORDS = ['atlas', 'harbor', 'beacon', 'cedar', 'summit', 'orbit', 'lumen', 'quarry', 'meridian', 'juniper', 'falcon', 'willow', 'granite', 'aurora', 'ember', 'heron'];
+const FIRST_WORDS = [
+  'atlas',
+  'harbor',
+  'beacon',
+  'cedar',
+  'summit',
+  'orbit',
+  'lumen',
+  'quarry',
+  'meridian',
+  'juniper',
+  'falcon',
+  'willow',
+  'granite',
+  'aurora',
+  'ember',
+  'heron',
+];
 const SECOND_WORDS = ['launch', 'ops', 'review', 'sync', 'support', 'roadmap', 'billing', 'onboarding', 'design', 'research'];
 
 /** The name the user calls the item holding `value` by, for a list of `head` items (a person's name for people); `attempt` draws another. */
@@ -56,7 +88,8 @@ export function pickOf(producer: ToolInfo, param: string, value: unknown, names?
   // A value under a parameter not named like an identifier (`branch_name`, `base_branch`) is the
   // item's name itself (the mock plants it as the item's `name`): the user says it.
   const last = nameWords(param).pop() ?? '';
-  if (typeof value === 'string' && (cls === 'name' || cls === 'token' || cls === 'text' || NAME_PARAMS.has(last) || !isIdName(param))) return { name: value, isValue: true };
+  if (typeof value === 'string' && (cls === 'name' || cls === 'token' || cls === 'text' || NAME_PARAMS.has(last) || !isIdName(param)))
+    return { name: value, isValue: true };
   const head = producer.head || producer.label;
   return { name: names?.get(pickKey(head, value)) ?? itemNameFor(head, value), isValue: false };
 }

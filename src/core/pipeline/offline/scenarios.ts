@@ -680,8 +680,8 @@ function sameThing(calls: AgentCall[], infos: readonly ToolInfo[], sources: read
       }
       // The later tool's format is the stricter one (a uuid): the earlier call, and every call before it that was given that value, take the later one's.
       const mine = call.arguments[param];
-      const before = calls.slice(0, j).map((c, k) => (c.arguments[param] === v ? { ...c.arguments, [param]: mine } : undefined));
-      if (before.every((a, k) => a === undefined || (infos[k] !== undefined && validateToolArguments((infos[k] as ToolInfo).tool, a).ok)))
+      const before = calls.slice(0, j).map((c) => (c.arguments[param] === v ? { ...c.arguments, [param]: mine } : undefined));
+      if (before.every((a, k) => a === undefined || (infos[k] !== undefined && validateToolArguments(infos[k].tool, a).ok)))
         before.forEach((a, k) => {
           const c = calls[k];
           if (a && c) c.arguments = a;

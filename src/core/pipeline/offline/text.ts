@@ -76,8 +76,15 @@ function userObject(rest: string): string {
   const words = rest
     .replace(POINTERS, '')
     // "a list of all users" is "all users": the container is how the tool answers, not what is asked for.
-    .replace(/^(?:an? |the )?(?:list|collection|set|array|instance|summary|series|number) of (?:the )?/i, '').replace(/\s+/g, ' ').trim().split(' ');
-  const cut = words.findIndex((w, i) => i >= 1 && /^(in|with|from|within|for|by|using|across|of|on|as|including|based|via|belonging|representing|containing|matching|associated|that|which|and)$/i.test(w));
+    .replace(/^(?:an? |the )?(?:list|collection|set|array|instance|summary|series|number) of (?:the )?/i, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .split(' ');
+  const cut = words.findIndex(
+    (w, i) =>
+      i >= 1 &&
+      /^(in|with|from|within|for|by|using|across|of|on|as|including|based|via|belonging|representing|containing|matching|associated|that|which|and)$/i.test(w),
+  );
   return (cut > 0 ? words.slice(0, cut) : words).join(' ').replace(/[,;]+$/, '');
 }
 
@@ -105,7 +112,22 @@ export function taskPhrase(info: ToolInfo, plain = false): string {
 }
 
 /** Verbs a user says of reading one thing; any other reading verb (`status`, `diff`, `log`) reads as a noun: "show the … status". */
-const READ_VERBS = new Set(['get', 'read', 'fetch', 'show', 'view', 'describe', 'retrieve', 'inspect', 'check', 'open', 'download', 'export', 'explain', 'analyze']);
+const READ_VERBS = new Set([
+  'get',
+  'read',
+  'fetch',
+  'show',
+  'view',
+  'describe',
+  'retrieve',
+  'inspect',
+  'check',
+  'open',
+  'download',
+  'export',
+  'explain',
+  'analyze',
+]);
 /** Verbs that take their object with "to" (reply to a thread). */
 const TO_VERBS = new Set(['reply', 'respond', 'comment', 'subscribe', 'connect', 'navigate', 'switch']);
 

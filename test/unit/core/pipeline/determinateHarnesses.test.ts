@@ -69,7 +69,10 @@ test('offline harnesses are fair tests: determinacy ≥ 0.98, ≤ 5% of prompts 
     );
     assert.ok(checked > 0, file);
     assert.ok(rate >= 0.98, `${file}: determinacy ${rate.toFixed(3)}`);
-    assert.ok(reciting.length <= 0.05 * prompts.length, `${file}: ${reciting.length} of ${prompts.length} prompts recite a description: ${reciting.slice(0, 2).join(' | ')}`);
+    assert.ok(
+      reciting.length <= 0.05 * prompts.length,
+      `${file}: ${reciting.length} of ${prompts.length} prompts recite a description: ${reciting.slice(0, 2).join(' | ')}`,
+    );
     assert.deepEqual(contradictions, [], file);
   }
   // The chat server's chains go through its listings: the picks are really exercised.
