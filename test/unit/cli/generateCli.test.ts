@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { run } from '../../../src/cli/main';
 import { offlineStages } from '../../../src/core/harness/offlineStages';
+import { OFFLINE_MODEL } from '../../../src/core/pipeline/offline';
 import { readHarness } from '../../../src/core/harness/store';
 import { loadSpecText } from '../../../src/core/spec/snapshot';
 import { startFakeGemini } from '../../fakes/fakeGemini';
@@ -37,7 +38,7 @@ describe('agent-seer generate', () => {
     assert.equal(h.manifest?.status, 'complete');
     assert.equal(h.manifest?.provider, 'offline');
     const text = c.stdout.join('\n');
-    assert.match(text, /Wrote \d+ records in evals\/slack-mcp-server \(complete; offline offline-v5\)/);
+    assert.match(text, new RegExp(`Wrote \\d+ records in evals/slack-mcp-server \\(complete; offline ${OFFLINE_MODEL}\\)`));
     assert.match(text, /tiers: \d+ simple, \d+ complex/);
     assert.match(text, /multi-turn: \d+ of \d+ multi-call records \(\d+%; the paper: 16%\)/);
     assert.match(text, /tool coverage: 8\/8 \(100%\)/);
