@@ -30,7 +30,7 @@ import { chainSources } from './chain';
 import { runSteps, type Steps } from './steps';
 import { fakerFor, rngFor, type Rng } from './rng';
 import { SampleLimitError, sampleSchema, type SampleContext } from './sampler';
-import { humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
+import { distinctPhrases, humanParam, listJoin, quote, stepTitle, taskPhrase } from './text';
 import { analyzeSpecSteps, plural, type SpecAnalysis, type ToolInfo } from './toolInfo';
 import { cap, makeTheme, type Theme } from './values';
 import { isRecord } from '../../util/isRecord';
@@ -49,6 +49,7 @@ export function* analysisSteps(spec: Spec): Steps<SpecAnalysis> {
   let a = analyses.get(spec);
   if (!a) {
     a = yield* analyzeSpecSteps(spec);
+    distinctPhrases(a.tools);
     analyses.set(spec, a);
   }
   return a;
@@ -543,11 +544,14 @@ function mentionsFor(info: ToolInfo, args: Record<string, unknown>, chained: Rea
   const leaves = statedLeaves(args, info.tool.inputSchema ?? {}).sort((a, b) => (order.get(a.top) ?? 0) - (order.get(b.top) ?? 0));
   for (const { top, name, values } of leaves) {
     if (chained.has(top)) continue;
-    // An identifier said once serves every call; a number (a page size, an amount) is said for each call that takes it.
+    // An identifier said once serves every call that takes it for the same parameter ("repo path X");
+    // said for another one (a branch *type* X) it does not say which branch to switch to. A number
+    // (a page size, an amount) is said for each call that takes it.
     const carries = (v: string | number): boolean => typeof v === 'string' || isIdName(name);
-    const fresh = values.filter((v) => !carries(v) || !already.has(String(v)));
+    const key = (v: string | number): string => `${humanParam(name)}\u0000${String(v)}`;
+    const fresh = values.filter((v) => !carries(v) || !already.has(key(v)));
     if (!fresh.length) continue;
-    for (const v of fresh) if (carries(v)) already.add(String(v));
+    for (const v of fresh) if (carries(v)) already.add(key(v));
     const only = fresh[0];
     if (fresh.length === 1 && location === undefined && LOCATION.test(name) && typeof only === 'string' && only.includes('/')) location = `at ${quote(only)}`;
     else if (fresh.length === 1 && typeof only === 'number' && LIMIT.test(name)) most = `(at most ${only})`;

@@ -34,7 +34,7 @@ const COMMON_VERBS = new Set(
  * starts with a verb ("Fetch the call specified by the provided Call SID"), cut at asides;
  * undefined when no sentence does.
  */
-export function descriptionPhrase(description: string | undefined, head = ''): string | undefined {
+export function descriptionPhrase(description: string | undefined, head = '', cut = true): string | undefined {
   if (!description) return undefined;
   const sentences = description
     .replace(/\s+/g, ' ')
@@ -47,7 +47,7 @@ export function descriptionPhrase(description: string | undefined, head = ''): s
     const verb = baseVerb(first);
     if (!COMMON_VERBS.has(verb)) continue;
     let rest = s.slice(first.length).split(/ - | \(|:|;|\. |, e\.g\.|, such as|, this |, which | Use | Returns? /)[0] ?? '';
-    rest = userObject(plainRequest(rest.replace(/[.!?]+$/, '').trim()));
+    rest = userObject(plainRequest(rest.replace(/[.!?]+$/, '').trim()), cut);
     // REST plumbing ("make a POST request to /2010-04-01/Accounts/{Sid}.json") reads badly to a user.
     if (!rest || /[{}]|\/\S*\.json|https?:\/\/|\brequest to\b/i.test(rest)) continue;
     const phrase = `${verb} ${rest}`.replace(/\s+/g, ' ');
@@ -72,7 +72,7 @@ const POINTERS = /\b(specific|specified|given|provided|particular|corresponding|
  * after the object that starts with in/with/from/within/for/by/using/across/of/on (from the
  * second word on) is how the tool works, not what the user wants.
  */
-function userObject(rest: string): string {
+function userObject(rest: string, cut = true): string {
   const words = rest
     .replace(POINTERS, '')
     // "a list of all users" is "all users": the container is how the tool answers, not what is asked for.
@@ -80,12 +80,13 @@ function userObject(rest: string): string {
     .replace(/\s+/g, ' ')
     .trim()
     .split(' ');
-  const cut = words.findIndex(
+  const at = words.findIndex(
     (w, i) =>
+      cut &&
       i >= 1 &&
       /^(in|with|from|within|for|by|using|across|of|on|as|including|based|via|belonging|representing|containing|matching|associated|that|which|and)$/i.test(w),
   );
-  return (cut > 0 ? words.slice(0, cut) : words).join(' ').replace(/[,;]+$/, '');
+  return (at > 0 ? words.slice(0, at) : words).join(' ').replace(/[,;]+$/, '');
 }
 
 /**
@@ -101,11 +102,50 @@ function plainRequest(rest: string): string {
   return rest.replace(/ (?:in|at|for|from|of|on) (?:a|an|the) (?:specified|given|provided) [\w-]+(?=,|$)/, '').trim();
 }
 
+/** Phrases given to tools whose own phrase another tool of the spec shares (`distinctPhrases`). */
+const distinct = new WeakMap<object, string>();
+
+/**
+ * Makes the task phrases of a spec's tools tell them apart: two tools asked for in the same words
+ * ("show changes" for the staged and the unstaged diff) leave the user's request unable to say
+ * which one is meant. A shared phrase becomes the description's phrase without the cut of its
+ * qualification ("show changes that are staged"), if that tells it apart within six words, else
+ * the tool's name when it starts with a verb ("read multiple files"), else the phrase with the
+ * name's words the others lack ("show changes (staged)").
+ */
+export function distinctPhrases(tools: readonly ToolInfo[]): void {
+  const byPhrase = new Map<string, ToolInfo[]>();
+  for (const t of tools) {
+    const p = taskPhrase(t);
+    byPhrase.set(p, [...(byPhrase.get(p) ?? []), t]);
+  }
+  for (const [phrase, group] of byPhrase) {
+    if (group.length < 2) continue;
+    const fuller = group.map((t) => descriptionPhrase(t.tool.description, t.head, false));
+    const unique = fuller.every((f, i) => f !== undefined && f !== phrase && fuller.indexOf(f) === i);
+    group.forEach((t, i) => {
+      if (unique) {
+        distinct.set(t.tool, fuller[i] as string);
+        return;
+      }
+      // The words of its name the others lack ("multiple", "staged"); none: it keeps the plain phrase.
+      const others = new Set(group.filter((o) => o !== t).flatMap((o) => o.words.map(singular)));
+      const said = new Set(phrase.split(' ').map((w) => singular(w.toLowerCase())));
+      const own = t.words.filter((w) => !others.has(singular(w)) && !said.has(singular(w)));
+      if (!own.length) return;
+      // A name that starts with a verb reads as a request ("read multiple files"); else the words go in brackets.
+      distinct.set(t.tool, COMMON_VERBS.has(t.words[0] ?? '') ? t.words.join(' ') : `${phrase} (${own.join(' ')})`);
+    });
+  }
+}
+
 /**
  * The task a tool performs, for prompts and titles; never a verb with itself as object ("delete
  * the delete"). `plain`: from the tool's verb and noun only, never the description's words.
  */
 export function taskPhrase(info: ToolInfo, plain = false): string {
+  const told = plain ? undefined : distinct.get(info.tool);
+  if (told !== undefined) return told;
   const phrase = rawTaskPhrase(info, plain);
   const twice = /^([a-z]+) (?:the |a new )?\1(?: (.*))?$/i.exec(phrase);
   return twice ? [twice[1], twice[2] ? `the ${twice[2]}` : 'it'].join(' ') : phrase;
