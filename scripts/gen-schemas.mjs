@@ -1,4 +1,4 @@
-// Writes the published JSON Schemas under schemas/ (harness record and manifest, report, agent trajectory, price table) from the
+// Writes the published JSON Schemas under schemas/ (harness record and manifest, report, agent trajectory, price table, diff) from the
 // zod schemas. Run after compiling the tests (it loads the compiled core from out/):
 //   npm run compile-tests && node scripts/gen-schemas.mjs
 import { createRequire } from 'node:module';
@@ -28,3 +28,7 @@ console.log(`wrote schemas/${trajectory.TRAJECTORY_SCHEMA_FILE}`);
 const pricing = require(join(root, 'out', 'src', 'core', 'llm', 'pricing.js'));
 writeFileSync(join(root, 'schemas', pricing.PRICE_TABLE_SCHEMA_FILE), `${JSON.stringify(pricing.priceTableJsonSchema(), null, 2)}\n`);
 console.log(`wrote schemas/${pricing.PRICE_TABLE_SCHEMA_FILE}`);
+
+const diff = require(join(root, 'out', 'src', 'core', 'report', 'diff.js'));
+writeFileSync(join(root, 'schemas', diff.DIFF_SCHEMA_FILE), `${JSON.stringify(diff.diffJsonSchema(), null, 2)}\n`);
+console.log(`wrote schemas/${diff.DIFF_SCHEMA_FILE}`);

@@ -11,6 +11,7 @@ import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';
 import { tableEntry, type CliCommand, type OptionTable } from './command';
 import * as detect from './commands/detect';
+import * as diff from './commands/diff';
 import * as exportCmd from './commands/export';
 import * as generate from './commands/generate';
 import * as inspect from './commands/inspect';
@@ -32,6 +33,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   judge: tableEntry(judge),
   status: tableEntry(status),
   report: tableEntry(report),
+  diff: tableEntry(diff),
   export: tableEntry(exportCmd),
   serve: tableEntry(serve),
   run: tableEntry(runCmd),
