@@ -306,7 +306,8 @@ const SCORE_ORDER: ScoreChange['score'][] = ['callScore', 'tc', 'coh', 'exact', 
 const EPSILON = 1e-9;
 
 function scoreChanges(a: SideScenario | undefined, b: SideScenario | undefined): ScoreChange[] {
-  const names = SCORE_ORDER.filter((s) => Object.hasOwn(a?.scores ?? {}, s) || Object.hasOwn(b?.scores ?? {}, s));
+  // A score neither side has (TC and Coh under the offline judge) is left out, not listed as unscored.
+  const names = SCORE_ORDER.filter((s) => (a?.scores[s] ?? null) !== null || (b?.scores[s] ?? null) !== null);
   return names.map((score) => {
     const before = a?.scores[score] ?? null;
     const after = b?.scores[score] ?? null;
@@ -319,13 +320,13 @@ function scoreChanges(a: SideScenario | undefined, b: SideScenario | undefined):
 }
 
 /** Tools a scenario calls that changed or were removed from A's spec to B's. */
-function changedTools(a: SideScenario, b: SideScenario | undefined, spec: SpecDiff | null): string[] {
-  const tools = [...new Set([...a.tools, ...(b?.tools ?? [])])];
+function changedTools(a: SideScenario | undefined, b: SideScenario | undefined, spec: SpecDiff | null): string[] {
+  const tools = [...new Set([...(a?.tools ?? []), ...(b?.tools ?? [])])];
   if (spec) {
     const touched = new Set([...spec.removed, ...spec.changed.map((c) => c.name)]);
     return tools.filter((t) => touched.has(t)).sort(byCodeUnit);
   }
-  if (!b) return [];
+  if (!a || !b) return [];
   return tools.filter((t) => a.toolHashes[t] !== undefined && b.toolHashes[t] !== undefined && a.toolHashes[t] !== b.toolHashes[t]).sort(byCodeUnit);
 }
 
@@ -350,7 +351,7 @@ function scenarioDiff(a: SideScenario | undefined, b: SideScenario | undefined, 
     better,
     largestDrop: drops.length ? Math.max(...drops) : 0,
     failures: b?.failures ?? [],
-    toolsChanged: a ? changedTools(a, b, spec) : [],
+    toolsChanged: changedTools(a, b, spec),
   };
 }
 
