@@ -14,7 +14,6 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { readRuns } from '../agents/readRuns';
 import { scoreTrajectory, type ScenarioScore } from '../agents/score';
-import type { Trajectory } from '../agents/trajectory';
 import { judgmentScores, type HarnessManifest, type HarnessRecord } from '../harness/format';
 import { diffSpecs, diffToolHashes, type SpecDiff } from '../harness/specDiff';
 import { assertNotLocked } from '../harness/lock';
@@ -136,14 +135,16 @@ interface SideScenario {
   failures: string[];
 }
 
-const isDir = (p: string): Promise<boolean> => stat(p).then(
-  (s) => s.isDirectory(),
-  () => false,
-);
-const exists = (p: string): Promise<boolean> => stat(p).then(
-  () => true,
-  () => false,
-);
+const isDir = (p: string): Promise<boolean> =>
+  stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+const exists = (p: string): Promise<boolean> =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 /** What a folder is: a harness (manifest or records/), a run (`runs/<agent>/<run>` under a harness), or neither. */
 export async function diffInputKind(dir: string): Promise<'harness' | 'run' | undefined> {
@@ -156,7 +157,10 @@ export async function diffInputKind(dir: string): Promise<'harness' | 'run' | un
 const problemLines = (label: string, problems: readonly HarnessProblem[]): string[] => problems.map((p) => `${label}: ${p.file}: ${p.message}`);
 
 /** Loads a harness and its spec (the spec is optional: without it verdicts use the stored checks and the spec diff the manifests' hashes). */
-async function loadHarness(dir: string, cwd: string): Promise<{ records: HarnessRecord[]; spec: Spec | undefined; manifest: HarnessManifest | undefined; problems: string[] }> {
+async function loadHarness(
+  dir: string,
+  cwd: string,
+): Promise<{ records: HarnessRecord[]; spec: Spec | undefined; manifest: HarnessManifest | undefined; problems: string[] }> {
   // A harness a generate or judge run is writing is partial: refused (naming the run), never compared half-written.
   await assertNotLocked(dir);
   const read = await readHarness(dir);
@@ -173,7 +177,10 @@ function judgeIds(records: readonly HarnessRecord[]): Set<string> {
 /** The judge to compare: the one asked for, else one both sides used (an LLM judge before the offline one), by name. */
 function pickJudge(a: Set<string>, b: Set<string>, asked: string | undefined): string | null {
   if (asked !== undefined) {
-    if (!a.has(asked) && !b.has(asked)) throw new DiffInputError(`--judge ${asked}: no record of A or B was judged by it (judges: ${[...new Set([...a, ...b])].sort(byCodeUnit).join(', ') || 'none'})`);
+    if (!a.has(asked) && !b.has(asked))
+      throw new DiffInputError(
+        `--judge ${asked}: no record of A or B was judged by it (judges: ${[...new Set([...a, ...b])].sort(byCodeUnit).join(', ') || 'none'})`,
+      );
     return asked;
   }
   const common = [...a].filter((j) => b.has(j)).sort(byCodeUnit);
@@ -215,7 +222,9 @@ function failingCalls(score: ScenarioScore): string[] {
     const wrong = Object.entries(c.arguments)
       .filter(([, v]) => v !== 'ok')
       .map(([k, v]) => `${k} ${v}`);
-    out.push(`call ${i} ${c.expected.name}: ${c.malformed ? 'malformed arguments' : wrong.length ? wrong.join(', ') : c.order ? `made ${c.order}` : 'refused'}`);
+    out.push(
+      `call ${i} ${c.expected.name}: ${c.malformed ? 'malformed arguments' : wrong.length ? wrong.join(', ') : c.order ? `made ${c.order}` : 'refused'}`,
+    );
   });
   for (const e of score.extraCalls) out.push(`extra call ${e.name}`);
   return out;
@@ -240,7 +249,7 @@ async function runSide(dir: string, label: string, cwd: string): Promise<Side> {
   const records = new Map(loaded.records.map((r) => [r.id, r]));
   const scenarios = new Map<string, SideScenario>();
   const problems = [...loaded.problems, ...problemLines(harnessDir, read.problems)];
-  for (const t of run.trajectories as Trajectory[]) {
+  for (const t of run.trajectories) {
     if (scenarios.has(t.scenarioId)) continue;
     const record = records.get(t.scenarioId);
     if (!record) {
@@ -313,8 +322,7 @@ function scoreChanges(a: SideScenario | undefined, b: SideScenario | undefined):
     const after = b?.scores[score] ?? null;
     const delta = before !== null && after !== null ? after - before : null;
     const higherBetter = score !== 'determinacyFindings';
-    const direction =
-      delta === null ? 'unscored' : Math.abs(delta) < EPSILON ? 'same' : delta > 0 === higherBetter ? 'better' : 'worse';
+    const direction = delta === null ? 'unscored' : Math.abs(delta) < EPSILON ? 'same' : delta > 0 === higherBetter ? 'better' : 'worse';
     return { score, before, after, delta, direction };
   });
 }
@@ -363,7 +371,8 @@ export async function diffFolders(options: { a: string; b: string; dirA: string;
   const [kindA, kindB] = await Promise.all([diffInputKind(options.dirA), diffInputKind(options.dirB)]);
   if (!kindA) throw new DiffInputError(`${options.a}: neither a harness folder (manifest.json or records/) nor a run folder (runs/<agent>/<run> of a harness)`);
   if (!kindB) throw new DiffInputError(`${options.b}: neither a harness folder (manifest.json or records/) nor a run folder (runs/<agent>/<run> of a harness)`);
-  if (kindA !== kindB) throw new DiffInputError(`${options.a} is a ${kindA} folder and ${options.b} a ${kindB} folder: diff compares two harnesses or two runs`);
+  if (kindA !== kindB)
+    throw new DiffInputError(`${options.a} is a ${kindA} folder and ${options.b} a ${kindB} folder: diff compares two harnesses or two runs`);
   let sideA: Side;
   let sideB: Side;
   let judge: string | null = null;
@@ -437,14 +446,20 @@ export function regressionGate(model: DiffModel, x: number): RegressionGate {
     if (reasons.length) offenders.push(`${scenarioName(s)}: ${reasons.join(', ')}`);
   }
   const nowFail = model.scenarios.filter((s) => s.worse.includes('verdict'));
-  if (!offenders.length) return { failed: false, line: `--fail-on-regression ${x}: no scenario dropped by more than ${x} and no passing scenario fails`, offenders };
+  if (!offenders.length)
+    return { failed: false, line: `--fail-on-regression ${x}: no scenario dropped by more than ${x} and no passing scenario fails`, offenders };
   const parts: string[] = [];
   if (worst)
+    parts.push(`${scenarioName(worst.s)} ${worst.c.score} dropped by ${f2(-worst.c.delta!)} (${f2(worst.c.before!)} → ${f2(worst.c.after!)}), more than ${x}`);
+  if (nowFail.length)
     parts.push(
-      `${scenarioName(worst.s)} ${worst.c.score} dropped by ${f2(-worst.c.delta!)} (${f2(worst.c.before!)} → ${f2(worst.c.after!)}), more than ${x}`,
+      `${nowFail.length} passing scenario${nowFail.length === 1 ? '' : 's'} now fail${nowFail.length === 1 ? 's' : ''} (${nowFail.slice(0, 3).map(scenarioName).join(', ')}${nowFail.length > 3 ? ', …' : ''})`,
     );
-  if (nowFail.length) parts.push(`${nowFail.length} passing scenario${nowFail.length === 1 ? '' : 's'} now fail${nowFail.length === 1 ? 's' : ''} (${nowFail.slice(0, 3).map(scenarioName).join(', ')}${nowFail.length > 3 ? ', …' : ''})`);
-  return { failed: true, line: `--fail-on-regression ${x} failed: ${offenders.length} scenario${offenders.length === 1 ? '' : 's'} regressed; ${parts.join('; ')}`, offenders };
+  return {
+    failed: true,
+    line: `--fail-on-regression ${x} failed: ${offenders.length} scenario${offenders.length === 1 ? '' : 's'} regressed; ${parts.join('; ')}`,
+    offenders,
+  };
 }
 
 /** A cell of a Markdown table: pipes and line breaks escaped. */

@@ -14,6 +14,7 @@ import Ajv from 'ajv';
 import { diffJsonSchema, DIFF_SCHEMA_FILE, DiffModel, pairScenarios } from '../../../../src/core/report/diff';
 import type { HarnessManifest, HarnessRecord } from '../../../../src/core/harness/format';
 import { readHarness } from '../../../../src/core/harness/store';
+import { agentRunsDir, runTwoAgents, type TwoAgentRuns } from '../../agentRuns';
 import { cli } from '../../cliRunner';
 import { repoRoot, specsDir } from '../../fixturePaths';
 
@@ -40,9 +41,13 @@ describe('agent-seer diff of two judged harnesses', () => {
     const passing = records.filter((r) => r.judgments?.offline && (r.judgments.offline as { exact?: number }).exact === 1);
     assert.ok(passing.length >= 4, `enough passing records (${passing.length} of ${records.length})`);
     // 1. An expected argument (an id of a later call) that no prompt or output holds.
-    const victim = passing.find((r) => r.expected_tools.some((c, i) => i > 0 && Object.entries(c.arguments).some(([k, v]) => /id|channel|user/i.test(k) && typeof v === 'string')))!;
+    const victim = passing.find((r) =>
+      r.expected_tools.some((c, i) => i > 0 && Object.entries(c.arguments).some(([k, v]) => /id|channel|user/i.test(k) && typeof v === 'string')),
+    )!;
     assert.ok(victim, 'a record with an id argument in a later call');
-    const call = victim.expected_tools.find((c, i) => i > 0 && Object.entries(c.arguments).some(([k, v]) => /id|channel|user/i.test(k) && typeof v === 'string'))!;
+    const call = victim.expected_tools.find(
+      (c, i) => i > 0 && Object.entries(c.arguments).some(([k, v]) => /id|channel|user/i.test(k) && typeof v === 'string'),
+    )!;
     const key = Object.keys(call.arguments).find((k) => /id|channel|user/i.test(k) && typeof call.arguments[k] === 'string')!;
     call.arguments[key] = 'C0PLANTED99';
     planted.argument = victim.id;
@@ -79,15 +84,34 @@ describe('agent-seer diff of two judged harnesses', () => {
     assert.equal(r.code, 0, r.err);
     const model = DiffModel.parse(JSON.parse(r.out));
     const worse = model.scenarios.filter((s) => s.worse.length);
-    assert.deepEqual(worse.map((s) => s.idA), [planted.argument], 'the one planted regression, no other');
+    assert.deepEqual(
+      worse.map((s) => s.idA),
+      [planted.argument],
+      'the one planted regression, no other',
+    );
     assert.ok(worse[0]!.worse.includes('exact') && worse[0]!.worse.includes('verdict'), worse[0]!.worse.join(','));
     assert.equal(worse[0]!.verdict.after, 'fail');
-    assert.ok(worse[0]!.failures.some((f) => f.includes('C0PLANTED99')), worse[0]!.failures.join('\n'));
-    assert.deepEqual(model.scenarios.filter((s) => s.better.length).map((s) => s.idA), []);
-    assert.deepEqual(model.scenarios.filter((s) => s.status === 'new').map((s) => s.idB), [planted.added]);
-    assert.deepEqual(model.scenarios.filter((s) => s.status === 'vanished').map((s) => s.idA), [planted.removed]);
+    assert.ok(
+      worse[0]!.failures.some((f) => f.includes('C0PLANTED99')),
+      worse[0]!.failures.join('\n'),
+    );
+    assert.deepEqual(
+      model.scenarios.filter((s) => s.better.length).map((s) => s.idA),
+      [],
+    );
+    assert.deepEqual(
+      model.scenarios.filter((s) => s.status === 'new').map((s) => s.idB),
+      [planted.added],
+    );
+    assert.deepEqual(
+      model.scenarios.filter((s) => s.status === 'vanished').map((s) => s.idA),
+      [planted.removed],
+    );
     const byTitle = model.scenarios.filter((s) => s.matchedBy === 'title');
-    assert.deepEqual(byTitle.map((s) => [s.idA, s.idB]), [[planted.renamedFrom, planted.renamedTo]]);
+    assert.deepEqual(
+      byTitle.map((s) => [s.idA, s.idB]),
+      [[planted.renamedFrom, planted.renamedTo]],
+    );
     assert.equal(model.counts.matchedByTitle, 1);
     assert.deepEqual(model.specChanges, { added: [], removed: [], changed: [{ name: planted.tool, parts: ['description'] }] });
     assert.equal(model.judge, 'offline');
@@ -114,7 +138,10 @@ describe('agent-seer diff of two judged harnesses', () => {
     const r = await cli(['diff', A, B, '--fail-on-regression', '0.1'], root, env);
     assert.equal(r.code, 1, r.err);
     const last = r.err.trim().split('\n').at(-1)!;
-    assert.match(last, /^agent-seer: --fail-on-regression 0\.1 failed: 1 scenario regressed; .* exact dropped by 0\.\d\d \(1\.00 → 0\.\d\d\), more than 0\.1; 1 passing scenario now fails/);
+    assert.match(
+      last,
+      /^agent-seer: --fail-on-regression 0\.1 failed: 1 scenario regressed; .* exact dropped by 0\.\d\d \(1\.00 → 0\.\d\d\), more than 0\.1; 1 passing scenario now fails/,
+    );
     assert.ok(last.includes(planted.argument), last);
     // A drop under the bar still fails the gate when the scenario went from pass to fail.
     assert.equal((await cli(['diff', A, B, '--fail-on-regression', '0.99'], root, env)).code, 1);
@@ -147,12 +174,67 @@ test('pairScenarios pairs by id, then by a title only one scenario on each side 
     [s('a', 'One'), s('b', 'Two'), s('c', 'Same'), s('d', 'Same')],
     [s('a', 'Renamed'), s('b2', 'two'), s('c2', 'Same'), s('d2', 'Same'), s('e', 'New')],
   );
-  assert.deepEqual(pairs.map((p) => [p.a.id, p.b.id, p.by]), [['a', 'a', 'id'], ['b', 'b2', 'title']]);
-  assert.deepEqual(onlyA.map((x) => x.id), ['c', 'd']);
-  assert.deepEqual(onlyB.map((x) => x.id), ['c2', 'd2', 'e']);
+  assert.deepEqual(
+    pairs.map((p) => [p.a.id, p.b.id, p.by]),
+    [
+      ['a', 'a', 'id'],
+      ['b', 'b2', 'title'],
+    ],
+  );
+  assert.deepEqual(
+    onlyA.map((x) => x.id),
+    ['c', 'd'],
+  );
+  assert.deepEqual(
+    onlyB.map((x) => x.id),
+    ['c2', 'd2', 'e'],
+  );
 });
 
 test('the checked-in schemas/diff.schema.json matches the zod schema (npm run gen-schemas)', async () => {
   const onDisk = await readJson<Record<string, unknown>>(join(repoRoot, 'schemas', DIFF_SCHEMA_FILE));
   assert.deepEqual(onDisk, diffJsonSchema(), `schemas/${DIFF_SCHEMA_FILE} is out of date: npm run gen-schemas`);
+});
+
+describe('agent-seer diff of two agent runs', () => {
+  let t: TwoAgentRuns;
+  before(async () => {
+    t = await runTwoAgents('agent-seer-diff-runs-');
+  });
+  after(() => t.cleanup());
+
+  it('finds the scenarios the argument-changing agent fails, and none where it does what the oracle does', async () => {
+    const oracle = join(agentRunsDir(t, t.oracle), '1');
+    const changer = join(agentRunsDir(t, t.changer), '1');
+    // The scenarios whose calls have a first argument the changer alters (strings and numbers).
+    const expected = t.records
+      .filter((r) => r.expected_tools.some((c) => t.changed.has(`${c.name}\u241f${Object.keys(c.arguments)[0]}`)))
+      .map((r) => r.id)
+      .sort();
+    assert.ok(expected.length > 0 && expected.length <= t.records.length);
+    const r = await cli(['diff', oracle, changer, '--format', 'json', '--fail-on-regression', '0.5'], t.root, env);
+    assert.equal(r.code, 1, r.err);
+    const model = DiffModel.parse(JSON.parse(r.out));
+    assert.equal(model.kind, 'run');
+    const worse = model.scenarios.filter((s) => s.worse.length);
+    assert.deepEqual(worse.map((s) => s.idA).sort(), expected);
+    for (const s of worse) {
+      assert.ok(s.worse.includes('callScore') && s.worse.includes('verdict'), s.worse.join(','));
+      assert.ok(
+        s.failures.some((f) => / wrong/.test(f)),
+        s.failures.join('\n'),
+      );
+    }
+    assert.deepEqual(
+      model.scenarios.filter((s) => s.status !== 'matched' || s.better.length),
+      [],
+    );
+    assert.match(r.err.trim().split('\n').at(-1)!, /--fail-on-regression 0\.5 failed: \d+ scenarios? regressed; .*callScore dropped by/);
+    // Run 1 against run 2 of the same agent: nothing changed, the gate passes.
+    const same = await cli(['diff', oracle, join(agentRunsDir(t, t.oracle), '2'), '--fail-on-regression', '0'], t.root, env);
+    assert.equal(same.code, 0, same.err);
+    assert.match(same.out, /## Changed scenarios \(worst first\)\n\nNone\./);
+    // A run against a harness is refused.
+    assert.equal((await cli(['diff', oracle, t.harness], t.root, env)).code, 2);
+  });
 });
