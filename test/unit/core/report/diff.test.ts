@@ -16,6 +16,8 @@ import type { HarnessManifest, HarnessRecord } from '../../../../src/core/harnes
 import { readHarness } from '../../../../src/core/harness/store';
 import { agentRunsDir, runTwoAgents, type TwoAgentRuns } from '../../agentRuns';
 import { cli } from '../../cliRunner';
+import { trajectoryFile } from '../../../../src/core/agents/runHarness';
+import type { Trajectory } from '../../../../src/core/agents/trajectory';
 import { repoRoot, specsDir } from '../../fixturePaths';
 
 const env = { PATH: process.env.PATH };
@@ -203,7 +205,7 @@ describe('agent-seer diff of two agent runs', () => {
   });
   after(() => t.cleanup());
 
-  it('finds the scenarios the argument-changing agent fails, and none where it does what the oracle does', async () => {
+  it('finds the scenarios an argument-changing agent fails, and exactly the changes planted in a copy of a run', async () => {
     const oracle = join(agentRunsDir(t, t.oracle), '1');
     const changer = join(agentRunsDir(t, t.changer), '1');
     // The scenarios whose calls have a first argument the changer alters (strings and numbers).
@@ -234,6 +236,32 @@ describe('agent-seer diff of two agent runs', () => {
     const same = await cli(['diff', oracle, join(agentRunsDir(t, t.oracle), '2'), '--fail-on-regression', '0'], t.root, env);
     assert.equal(same.code, 0, same.err);
     assert.match(same.out, /## Changed scenarios \(worst first\)\n\nNone\./);
+    // Planted in a copy of the oracle's run: one call's argument changed, one trajectory removed.
+    const planted = join(agentRunsDir(t, t.oracle), 'planted');
+    await cp(oracle, planted, { recursive: true });
+    const [victim, gone] = t.records;
+    const file = trajectoryFile(planted, victim!.id);
+    const trajectory = await readJson<Trajectory>(file);
+    const call = trajectory.calls.find((c) => Object.values(c.arguments as Record<string, unknown>).some((v) => typeof v === 'string'))!;
+    const args = call.arguments as Record<string, unknown>;
+    const key = Object.keys(args).find((k) => typeof args[k] === 'string')!;
+    args[key] = `${String(args[key])}-planted`;
+    await writeJson(file, trajectory);
+    await unlink(trajectoryFile(planted, gone!.id));
+    const p = await cli(['diff', oracle, planted, '--format', 'json'], t.root, env);
+    assert.equal(p.code, 0, p.err);
+    const pm = DiffModel.parse(JSON.parse(p.out));
+    assert.deepEqual(
+      pm.scenarios.map((s) => [s.status, s.idA, s.worse]),
+      [
+        ['matched', victim!.id, ['callScore', 'verdict']],
+        ['vanished', gone!.id, []],
+      ],
+    );
+    assert.ok(
+      pm.scenarios[0]!.failures.some((f) => f.includes(`${key} wrong`)),
+      pm.scenarios[0]!.failures.join('\n'),
+    );
     // A run against a harness is refused.
     assert.equal((await cli(['diff', oracle, t.harness], t.root, env)).code, 2);
   });
