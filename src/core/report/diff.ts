@@ -94,7 +94,7 @@ export const DiffModel = z
       better: z.number().int(),
       unchanged: z.number().int(),
     }),
-    scenarios: z.array(ScenarioDiff).describe('Matched scenarios that changed, worst regressions first, then new, then vanished ones.'),
+    scenarios: z.array(ScenarioDiff).describe('Paired scenarios that changed or were paired by title, worst regressions first; then new, then vanished ones.'),
     problems: z.array(z.string()).describe('Files of A or B that could not be used.'),
   })
   .describe('Agent Seer diff: what changed between two judged harnesses or two agent runs.');
