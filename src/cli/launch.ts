@@ -13,17 +13,18 @@ interface SharedBundle {
 }
 
 const [name, ...rest] = process.argv.slice(2);
-if (!name || name === '--help' || name === '-h' || (name === 'help' && (rest[0] === undefined || !Object.hasOwn(__AGENT_SEER_HELP__.usage, rest[0])))) {
+if (!name || name === '--help' || name === '-h' || (name === 'help' && rest[0] === undefined)) {
   // The same answers as run() in main.ts: help on stdout; no command at all is bad input.
   process.stdout.write(`${__AGENT_SEER_HELP__.top}\n`);
   process.exitCode = name ? EXIT.ok : EXIT.badInput;
-} else if (name === 'help' && rest[0] !== undefined) {
+} else if (name === 'help' && rest[0] !== undefined && Object.hasOwn(__AGENT_SEER_HELP__.usage, rest[0])) {
   process.stdout.write(`${__AGENT_SEER_HELP__.usage[rest[0]]}\n`);
   process.exitCode = EXIT.ok;
 } else if (name === '--version') {
   process.stdout.write(`${__AGENT_SEER_HELP__.version}\n`);
   process.exitCode = EXIT.ok;
 } else {
+  // Real work, and `help <typo>`, which main.ts answers with the nearest command.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the shared bundle beside this one in dist/, loaded only for real work
   (require('./deferred.js') as SharedBundle).cli().main();
 }

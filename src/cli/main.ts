@@ -5,6 +5,7 @@
  */
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { nearestName } from '../core/checks/validateCall';
 import { errorText } from '../core/app/errorText';
 import { ContainmentError } from '../core/containment';
 import { FolderLockedError } from '../core/harness/lock';
@@ -58,7 +59,13 @@ const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const satisfies
 export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const asked = rest[0] !== undefined && name === 'help' ? COMMANDS[rest[0]] : undefined;
+    const topic = name === 'help' ? rest[0] : undefined;
+    const asked = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+    // `help genrate` is a typo, not a request for everything: say so, as for `agent-seer genrate`.
+    if (topic !== undefined && !asked) {
+      io.err(`agent-seer: ${unknownCommand(topic)}`);
+      return EXIT.badInput;
+    }
     io.out(asked ? asked.usage : topLevelHelp());
     return name ? EXIT.ok : EXIT.badInput;
   }
@@ -68,11 +75,13 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
   }
   try {
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-    if (!command) throw new UsageError(`unknown command "${name}" (try agent-seer --help)`);
+    if (!command) throw new UsageError(unknownCommand(name));
     if (asksForHelp(rest, command.options)) {
       io.out(command.usage);
       return EXIT.ok;
     }
+    const stray = unknownOption(name, rest, command.options);
+    if (stray) throw new UsageError(stray);
     const parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: command.options });
     return await command.run(parsed, io, signal);
   } catch (err) {
@@ -94,6 +103,28 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
     io.err(`agent-seer: ${errorText(err)}`);
     return EXIT.failed;
   }
+}
+
+/** Says a command name is unknown, with the nearest one when it looks like a typo. */
+function unknownCommand(name: string): string {
+  const near = nearestName(name, Object.keys(COMMANDS));
+  return `unknown command "${name}"${near ? `; did you mean "${near}"?` : ''} (try agent-seer --help)`;
+}
+
+/**
+ * The first option on the line that the command does not take, said in one line with the nearest
+ * one it does take (node's own message quotes unevenly and suggests nothing); undefined when all
+ * are known.
+ */
+function unknownOption(command: string, args: string[], options: OptionTable): string | undefined {
+  const { tokens } = parseArgs({ args, allowPositionals: true, strict: false, tokens: true, options });
+  for (const t of tokens) {
+    if (t.kind !== 'option' || Object.hasOwn(options, t.name)) continue;
+    const known = Object.keys(options);
+    const near = nearestName(t.name, known);
+    return `${command}: unknown option ${t.rawName}${near ? `; did you mean --${near}?` : ''} (agent-seer ${command} --help lists the options)`;
+  }
+  return undefined;
 }
 
 /** `--help` or `-h` among a command's options (before `--`), whatever else is on the line. */

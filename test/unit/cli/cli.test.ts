@@ -143,11 +143,28 @@ test('detect on a file or a missing folder is bad input', async () => {
 });
 
 test('unknown commands and options are bad input with a one-line error', async () => {
-  for (const args of [['frobnicate'], ['inspect', '--nope', 'x'], ['snapshot', 'x.json']]) {
+  for (const args of [['frobnicate'], ['inspect', '--nope', 'x'], ['snapshot', 'x.json'], ['help', 'frobnicate']]) {
     const r = await cli(args);
     assert.equal(r.code, 2, args.join(' '));
     assert.equal(r.err.trim().split('\n').length, 1, r.err);
   }
+});
+
+test('a typo in a command or an option gets the nearest name; a name near nothing gets none', async () => {
+  const command = await cli(['genrate', 'x.json']);
+  assert.equal(command.code, 2);
+  assert.match(command.err, /unknown command "genrate"; did you mean "generate"\?/);
+  const help = await cli(['help', 'genrate']);
+  assert.equal(help.code, 2, 'help for a command that does not exist is no help');
+  assert.equal(help.out, '');
+  assert.match(help.err, /did you mean "generate"\?/);
+  const option = await cli(['generate', 'x.json', '--simpel', '3']);
+  assert.equal(option.code, 2);
+  assert.equal(option.err.trim(), 'agent-seer: generate: unknown option --simpel; did you mean --simple? (agent-seer generate --help lists the options)');
+  const far = await cli(['generate', 'x.json', '--frobnicate']);
+  assert.match(far.err, /unknown option --frobnicate \(agent-seer generate --help/);
+  assert.doesNotMatch(far.err, /did you mean/);
+  assert.doesNotMatch((await cli(['frobnicate'])).err, /did you mean/);
 });
 
 test('snapshot lists a live stdio server from a config file and writes a snapshot inspect can read', async () => {

@@ -147,7 +147,7 @@ test('bad input exits 2 with one line: no folder, not a harness, unknown judge, 
     [['--min-tc', '1.5'], /--min-tc takes a score between 0 and 1/],
     [['--min-coh', 'abc'], /--min-coh takes a score/],
     [['--resamples', '0'], /--resamples takes a whole number/],
-    [['--bogus'], /Unknown option/],
+    [['--bogus'], /report: unknown option --bogus/],
   ] as const) {
     const r = await cli(['report', fs.dir, ...args]);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
