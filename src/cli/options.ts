@@ -70,6 +70,8 @@ export function providerModelOption(flag: string, raw: string, expected: string)
   const model = colon < 0 ? undefined : value.slice(colon + 1).trim();
   if (provider !== 'gemini' && provider !== 'openai') throw new UsageError(`${flag} takes ${expected}, got "${raw}"`);
   if (model === '') throw new UsageError(`${flag} ${raw}: the model after ':' is empty`);
+  // An OpenAI-compatible endpoint serves no model we could assume: the same for every flag (--judge, --agent, --user).
+  if (provider === 'openai' && !model) throw new UsageError(`${flag} openai needs a model: openai:MODEL`);
   return { provider, ...(model ? { model } : {}) };
 }
 

@@ -20,7 +20,6 @@ import { intOption, pathOption, providerModelOption } from '../options';
 /** `--agent gemini[:MODEL]` or `openai:MODEL` (an OpenAI-compatible endpoint serves no default model). */
 function parseAgent(raw: string): { provider: 'gemini' | 'openai'; model?: string } {
   const agent = providerModelOption('--agent', raw, 'gemini[:MODEL] or openai:MODEL');
-  if (agent.provider === 'openai' && !agent.model) throw new UsageError('--agent openai needs a model: openai:MODEL');
   return agent;
 }
 

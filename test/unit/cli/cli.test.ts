@@ -167,6 +167,19 @@ test('a typo in a command or an option gets the nearest name; a name near nothin
   assert.doesNotMatch((await cli(['frobnicate'])).err, /did you mean/);
 });
 
+test('openai without a model is refused the same way by --judge and --agent (no model is assumed for an OpenAI-compatible endpoint)', async () => {
+  const dir = join(tempDir(), 'h');
+  assert.equal((await cli(['generate', join(specsDir, 'slack.json'), '--out', dir, '--simple', '1', '--complex', '0'])).code, 0);
+  for (const [args, flag] of [
+    [['judge', dir, '--judge', 'openai'], '--judge'],
+    [['run', dir, '--agent', 'openai'], '--agent'],
+  ] as const) {
+    const r = await cli([...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.err.trim(), `agent-seer: ${flag} openai needs a model: openai:MODEL`);
+  }
+});
+
 test('snapshot lists a live stdio server from a config file and writes a snapshot inspect can read', async () => {
   const dir = tempDir();
   const server = join(repoRoot, 'out', 'test', 'fixtures', 'servers', 'fixtureServer.js');
