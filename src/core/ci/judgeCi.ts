@@ -114,7 +114,7 @@ function viewCase(record: HarnessRecord, view: 'single-turn' | 'conversation', j
     classname,
     failure: {
       message: `${first}${more > 0 ? ` (and ${more} more)` : ''}`,
-      type: exact[0]?.kind ?? (checks.length ? 'check' : 'score'),
+      type: checks.length ? 'check' : (exact[0]?.kind ?? 'score'),
       body: [`prompt: ${view === 'single-turn' ? record.prompt : (record.conversation[0]?.prompt ?? record.prompt)}`, ...lines].join('\n'),
     },
   };
