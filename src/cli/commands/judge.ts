@@ -22,7 +22,7 @@ import { estimateJudging, type JudgeToEstimate } from '../../core/judge/estimate
 import { BATCH_CONCURRENCY, CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
 import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
-import { EXIT, UsageError, type Io } from '../errors';
+import { EXIT, UsageError, worstExit, type Io } from '../errors';
 import { intOption, pathOption, pricesOption, providerModelOption } from '../options';
 import { renderTable } from '../table';
 import { EXACT_CANNOT_SEE, EXACT_COVERS } from '../../core/report/exactScope';
@@ -36,7 +36,6 @@ import { inGithubActions, sarifLog, sarifText } from '../../core/ci/sarif';
 import type { Spec } from '../../core/spec/model';
 import { hostname } from 'node:os';
 import { printAnnotations, scoreOption, writeCiFile } from '../ciOutputs';
-import { worstExit } from '../errors';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
 export interface JudgeArgs extends BatchArgs {
