@@ -33,10 +33,7 @@ function failOnOption(raw: string | undefined): FailOn | undefined {
 }
 
 /** `agent-seer inspect <path…> [--clients LIST] [--json] [--sarif FILE] [--fail-on error|warning]` */
-export async function inspectCommand(
-  args: { paths: string[]; json: boolean; clients?: string; sarif?: string; failOn?: string },
-  io: Io,
-): Promise<number> {
+export async function inspectCommand(args: { paths: string[]; json: boolean; clients?: string; sarif?: string; failOn?: string }, io: Io): Promise<number> {
   if (!args.paths.length) throw new UsageError('inspect needs at least one path (a spec snapshot, a config file or a folder)');
   const clients = parseClients(args.clients);
   const failOn = failOnOption(args.failOn);
@@ -134,7 +131,12 @@ export async function inspectCommand(
     }
     printAnnotations(findings, io, { json: args.json });
   }
-  const gate = failOn ? failOnLine(failOn, result.servers.flatMap((s) => s.findings.map((f) => f.severity))) : undefined;
+  const gate = failOn
+    ? failOnLine(
+        failOn,
+        result.servers.flatMap((s) => s.findings.map((f) => f.severity)),
+      )
+    : undefined;
   if (gate) io.err(`agent-seer: ${gate}`);
   return result.problems.length ? EXIT.badInput : gate ? EXIT.failed : EXIT.ok;
 }

@@ -84,10 +84,12 @@ async function judgeCiOutputs(dir: string, spec: Spec, judgeIds: readonly string
     if (text !== undefined) texts.set(file, text);
   }
   const h: JudgedHarness = { dir, records: read.records, files: read.files, texts, spec };
-  if (ci.junit !== undefined) await writeCiFile('--junit', ci.junit, renderJunit(judgeJunitSuites(h, judgeIds), { timestamp: new Date(), hostname: hostname() }), io);
+  if (ci.junit !== undefined)
+    await writeCiFile('--junit', ci.junit, renderJunit(judgeJunitSuites(h, judgeIds), { timestamp: new Date(), hostname: hostname() }), io);
   if (ci.sarif !== undefined || inGithubActions(io.env)) {
     const findings = judgeCiFindings(h, judgeIds);
-    if (ci.sarif !== undefined) await writeCiFile('--sarif', ci.sarif, sarifText(sarifLog({ tool: 'agent-seer judge', rules: JUDGE_SARIF_RULES, findings, baseDir: io.cwd })), io);
+    if (ci.sarif !== undefined)
+      await writeCiFile('--sarif', ci.sarif, sarifText(sarifLog({ tool: 'agent-seer judge', rules: JUDGE_SARIF_RULES, findings, baseDir: io.cwd })), io);
     printAnnotations(findings, io, { json });
   }
   // The bars read the offline judge when it ran (its exact score is what works without a key), else the first judge.
@@ -96,7 +98,12 @@ async function judgeCiOutputs(dir: string, spec: Spec, judgeIds: readonly string
   if (gateJudge !== undefined && ci.minExact !== undefined)
     gates.push({ flag: '--min-exact', what: `exact score (${gateJudge})`, min: ci.minExact, value: meanExactScore(read.records, gateJudge) });
   if (gateJudge !== undefined && ci.minDeterminacy !== undefined)
-    gates.push({ flag: '--min-determinacy', what: `determined share of values (${gateJudge})`, min: ci.minDeterminacy, value: determinacyRate(read.records, gateJudge) });
+    gates.push({
+      flag: '--min-determinacy',
+      what: `determined share of values (${gateJudge})`,
+      min: ci.minDeterminacy,
+      value: determinacyRate(read.records, gateJudge),
+    });
   return gateFailures(gates);
 }
 
@@ -361,7 +368,16 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   const batchSummaries = batches.map((b) => ({ provider: `${b.id}:${b.model}`, ...b.summary() }));
   // Files that could not be read were not judged: the run did not do all it was asked to.
   const runExit = result.problems.length > 0 ? EXIT.failed : result.records === 0 ? EXIT.empty : judgeExitCode(result);
-  const gateLines = wantsCi ? await judgeCiOutputs(dir, found.spec, judges.map((j) => j.id), ci, io, args.json) : [];
+  const gateLines = wantsCi
+    ? await judgeCiOutputs(
+        dir,
+        found.spec,
+        judges.map((j) => j.id),
+        ci,
+        io,
+        args.json,
+      )
+    : [];
   for (const line of gateLines) io.err(`agent-seer: ${line}`);
   const exitCode = worstExit([runExit, gateLines.length ? EXIT.failed : EXIT.ok]);
   const emptyWhy =

@@ -61,7 +61,12 @@ export function offlineGateFailures(model: ReportModel, minExact: number | undef
   const gates: Gate[] = [];
   if (minExact !== undefined) gates.push({ flag: '--min-exact', what: `exact score (${judge})`, min: minExact, value: primary?.corpus.exact.mean ?? null });
   if (minDeterminacy !== undefined)
-    gates.push({ flag: '--min-determinacy', what: `determined share of values (${judge})`, min: minDeterminacy, value: primary?.corpus.exactArguments.determinacy.rate ?? null });
+    gates.push({
+      flag: '--min-determinacy',
+      what: `determined share of values (${judge})`,
+      min: minDeterminacy,
+      value: primary?.corpus.exactArguments.determinacy.rate ?? null,
+    });
   return gateFailures(gates);
 }
 
@@ -117,7 +122,8 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
  */
 export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   if (!args.dirs.length) throw new UsageError('report needs at least one harness folder');
-  if (args.json && args.format !== undefined && args.format !== 'json') throw new UsageError(`--json is --format json: it cannot go with --format ${args.format}`);
+  if (args.json && args.format !== undefined && args.format !== 'json')
+    throw new UsageError(`--json is --format json: it cannot go with --format ${args.format}`);
   const wanted = args.format ?? (args.json ? 'json' : 'md');
   if (!(REPORT_FORMATS as readonly string[]).includes(wanted)) throw new UsageError(`--format takes md, html or json, got "${wanted}"`);
   const format = wanted as ReportFormat;

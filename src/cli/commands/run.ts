@@ -204,10 +204,19 @@ async function runCommand(
   }
   io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out)));
   if (args.junit !== undefined) {
-    const suite = runJunitSuite({ agent: result.summary.agent, harness: basename(dir) || dir, callScore: result.summary.callScore, records: result.records, runs });
+    const suite = runJunitSuite({
+      agent: result.summary.agent,
+      harness: basename(dir) || dir,
+      callScore: result.summary.callScore,
+      records: result.records,
+      runs,
+    });
     await writeCiFile('--junit', args.junit, renderJunit([suite], { timestamp: new Date(), hostname: hostname() }), io);
   }
-  const gates = minScore === undefined ? [] : gateFailures([{ flag: '--min-score', what: `call score (${result.summary.agent})`, min: minScore, value: result.summary.callScore }]);
+  const gates =
+    minScore === undefined
+      ? []
+      : gateFailures([{ flag: '--min-score', what: `call score (${result.summary.agent})`, min: minScore, value: result.summary.callScore }]);
   for (const line of gates) io.err(`agent-seer: ${line}`);
   const gateExit = gates.length ? EXIT.failed : EXIT.ok;
   // A judge that judged nothing it tried failed the run; some not judged make it partial (as `judge`).

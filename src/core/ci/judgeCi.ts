@@ -93,7 +93,14 @@ function findingLines(record: HarnessRecord, f: StoredFinding, judgeId: string):
 }
 
 /** One view's test case under one judge. */
-function viewCase(record: HarnessRecord, view: 'single-turn' | 'conversation', j: StoredViewJudgment | undefined, judgeId: string, checks: string[], classname: string): JunitCase {
+function viewCase(
+  record: HarnessRecord,
+  view: 'single-turn' | 'conversation',
+  j: StoredViewJudgment | undefined,
+  judgeId: string,
+  checks: string[],
+  classname: string,
+): JunitCase {
   const name = `${record.id} (${view})`;
   if (!j) return { name, classname, skipped: `not judged by ${judgeId}` };
   if (j.status.tc === 'not-judged') return { name, classname, skipped: `${judgeId} could not judge it (see the record's notes)` };

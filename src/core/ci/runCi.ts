@@ -22,7 +22,9 @@ const json = (v: unknown): string => JSON.stringify(v) ?? 'undefined';
 function callLines(c: ScoredCall, i: number): string[] {
   const head = `call ${i} ${c.expected.name}`;
   if (!c.actual) return [`${head}: never called`, `  expected: ${json(c.expected.arguments)}`];
-  const lines = [`${head}: ${c.malformed ? 'malformed arguments' : !c.name ? `called ${c.actual.name} instead` : c.order ? `made ${c.order.replace('-', ' ')}` : 'not right the first time'}${c.attempts > 1 ? ` (${c.attempts} attempts${c.answered ? ', answered later' : ''})` : ''}`];
+  const lines = [
+    `${head}: ${c.malformed ? 'malformed arguments' : !c.name ? `called ${c.actual.name} instead` : c.order ? `made ${c.order.replace('-', ' ')}` : 'not right the first time'}${c.attempts > 1 ? ` (${c.attempts} attempts${c.answered ? ', answered later' : ''})` : ''}`,
+  ];
   const bad = Object.entries(c.arguments).filter(([, v]) => v !== 'ok');
   if (bad.length) lines.push(`  arguments: ${bad.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   lines.push(`  expected: ${json(c.expected.arguments)}`, `  actual:   ${json(c.actual.arguments)}`);

@@ -53,7 +53,13 @@ function region(r: TextRange): { startLine: number; startColumn: number; endLine
  * Paths are relative to `baseDir` under the `SRCROOT` base id, so code scanning, run from the
  * repository root, maps them onto the repository's files.
  */
-export function sarifLog(o: { tool: string; informationUri?: string; rules: readonly SarifRule[]; findings: readonly CiFinding[]; baseDir: string }): Record<string, unknown> {
+export function sarifLog(o: {
+  tool: string;
+  informationUri?: string;
+  rules: readonly SarifRule[];
+  findings: readonly CiFinding[];
+  baseDir: string;
+}): Record<string, unknown> {
   const index = new Map(o.rules.map((r, i) => [r.id, i]));
   const results = o.findings.map((f) => {
     const ruleIndex = index.get(f.ruleId);
@@ -66,7 +72,9 @@ export function sarifLog(o: { tool: string; informationUri?: string; rules: read
       message: { text: f.message },
       locations: [{ physicalLocation: { artifactLocation, ...(f.range ? { region: region(f.range) } : {}) } }],
       ...(f.related?.length
-        ? { relatedLocations: f.related.map((r, id) => ({ id, message: { text: r.message }, physicalLocation: { artifactLocation, region: region(r.range) } })) }
+        ? {
+            relatedLocations: f.related.map((r, id) => ({ id, message: { text: r.message }, physicalLocation: { artifactLocation, region: region(r.range) } })),
+          }
         : {}),
     };
   });

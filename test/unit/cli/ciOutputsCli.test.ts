@@ -51,8 +51,16 @@ async function sarifErrors(log: unknown): Promise<string[]> {
 
 /** Test cases of a JUnit text: name, and the failure's message and body when it failed. */
 function junitCases(xml: string): { name: string; failure?: { message: string; body: string } }[] {
-  const decode = (s: string) => s.replace(/&#10;/g, '\n').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  return [...xml.matchAll(/<testcase name="([^"]*)"[^>]*?(?:\/>|>\s*(?:<failure message="([^"]*)"[^>]*>([\s\S]*?)<\/failure>|<skipped[^>]*\/>)\s*<\/testcase>)/g)].map((m) => ({
+  const decode = (s: string) =>
+    s
+      .replace(/&#10;/g, '\n')
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  return [
+    ...xml.matchAll(/<testcase name="([^"]*)"[^>]*?(?:\/>|>\s*(?:<failure message="([^"]*)"[^>]*>([\s\S]*?)<\/failure>|<skipped[^>]*\/>)\s*<\/testcase>)/g),
+  ].map((m) => ({
     name: decode(m[1] ?? ''),
     ...(m[2] !== undefined ? { failure: { message: decode(m[2]), body: decode(m[3] ?? '') } } : {}),
   }));
@@ -66,7 +74,15 @@ const noActions = (): NodeJS.ProcessEnv => {
 };
 
 interface SarifLog {
-  runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number; startColumn: number } } }[] }[] }[];
+  runs: {
+    tool: { driver: { rules: { id: string }[] } };
+    results: {
+      ruleId: string;
+      level: string;
+      message: { text: string };
+      locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number; startColumn: number } } }[];
+    }[];
+  }[];
 }
 
 describe('CI outputs and offline gates', () => {
@@ -88,7 +104,7 @@ describe('CI outputs and offline gates', () => {
     const read = await readHarness(planted);
     const victim = read.records.find((r) => r.tier === 'simple' && Object.values(r.expected_tools[0]?.arguments ?? {}).some((v) => typeof v === 'string'));
     assert.ok(victim, 'a simple record with a string argument');
-    const args = victim.expected_tools[0]!.arguments as Record<string, unknown>;
+    const args = victim.expected_tools[0]!.arguments;
     const param = Object.keys(args).find((k) => typeof args[k] === 'string')!;
     const value = '/srv/nobody/said/this';
     args[param] = value;
@@ -112,7 +128,10 @@ describe('CI outputs and offline gates', () => {
     const cases = junitCases(xml);
     assert.equal(cases.length, views);
     assert.ok(cases.some((c) => c.name.endsWith('(conversation)')));
-    assert.deepEqual(cases.filter((c) => c.failure), []);
+    assert.deepEqual(
+      cases.filter((c) => c.failure),
+      [],
+    );
     const log = JSON.parse(await readFile(sarif, 'utf8')) as SarifLog;
     assert.deepEqual(await sarifErrors(log), []);
     assert.deepEqual(log.runs[0]!.results, []);
@@ -181,11 +200,21 @@ describe('CI outputs and offline gates', () => {
     const judged = await cli(['judge', dir, '--min-determinacy', '1'], root, noActions());
     assert.equal(judged.code, 1, judged.err);
     const expected = `--min-determinacy 1 failed: determined share of values (offline) ${rate.toFixed(3)} is ${(1 - rate).toFixed(3)} below the bar`;
-    assert.deepEqual(judged.err.split('\n').filter((l) => l.includes('--min-determinacy')), [`agent-seer: ${expected}`]);
+    assert.deepEqual(
+      judged.err.split('\n').filter((l) => l.includes('--min-determinacy')),
+      [`agent-seer: ${expected}`],
+    );
     const reported = await cli(['report', dir, '--json', '--min-determinacy', '1', '--resamples', '50'], root, noActions());
     assert.equal(reported.code, 1, reported.err);
-    assert.deepEqual(reported.err.split('\n').filter((l) => l.includes('--min-determinacy')), [`agent-seer: ${expected}`]);
-    assert.equal((await cli(['report', dir, '--json', '--min-determinacy', String(Math.floor(rate * 1000) / 1000), '--resamples', '50'], root, noActions())).code, 0, 'a bar at the rate passes');
+    assert.deepEqual(
+      reported.err.split('\n').filter((l) => l.includes('--min-determinacy')),
+      [`agent-seer: ${expected}`],
+    );
+    assert.equal(
+      (await cli(['report', dir, '--json', '--min-determinacy', String(Math.floor(rate * 1000) / 1000), '--resamples', '50'], root, noActions())).code,
+      0,
+      'a bar at the rate passes',
+    );
   });
 
   it('report: --json is --format json; --min-exact fails on the planted harness with one line and passes on the clean one', async () => {
@@ -216,7 +245,10 @@ describe('CI outputs and offline gates', () => {
       lines.join('\n'),
     );
     // Properties escape ':' (the title has one) and a message's newlines are %0A: one line each.
-    assert.ok(lines.every((l) => /,title=[^:]*%3A[^:]*::/.test(l)), lines[0]);
+    assert.ok(
+      lines.every((l) => /,title=[^:]*%3A[^:]*::/.test(l)),
+      lines[0],
+    );
     assert.ok(lines.some((l) => l.includes('%0A  actual')));
     // With --json the annotations go to stderr and stdout stays one JSON document.
     const json = await cli(['judge', planted, '--json'], root, { ...noActions(), GITHUB_ACTIONS: 'true' });
@@ -284,7 +316,11 @@ describe('CI outputs and offline gates', () => {
       gemini.reset();
       gemini.respondWith(geminiAgent(oraclePlan(records)));
       const good = join(root, 'out', 'run-good.xml');
-      const ok = await cli(['run', clean, '--agent', 'gemini:gemini-2.5-flash', '--base-url', gemini.url, '--out', join(root, 'runs-good'), '--junit', good, '--min-score', '1'], root, env());
+      const ok = await cli(
+        ['run', clean, '--agent', 'gemini:gemini-2.5-flash', '--base-url', gemini.url, '--out', join(root, 'runs-good'), '--junit', good, '--min-score', '1'],
+        root,
+        env(),
+      );
       assert.equal(ok.code, 0, ok.err);
       const goodXml = await readFile(good, 'utf8');
       assert.deepEqual(await junitErrors(goodXml), []);
@@ -298,7 +334,22 @@ describe('CI outputs and offline gates', () => {
       const bad = join(root, 'out', 'run-bad.xml');
       const r = await cli(
         // --no-cache: the oracle's replies of the first run are cached under the same endpoint and model.
-        ['run', clean, '--agent', 'gemini:gemini-2.5-flash', '--base-url', gemini.url, '--no-cache', '--out', join(root, 'runs-bad'), '--junit', bad, '--min-score', '0.99', '--json'],
+        [
+          'run',
+          clean,
+          '--agent',
+          'gemini:gemini-2.5-flash',
+          '--base-url',
+          gemini.url,
+          '--no-cache',
+          '--out',
+          join(root, 'runs-bad'),
+          '--junit',
+          bad,
+          '--min-score',
+          '0.99',
+          '--json',
+        ],
         root,
         env(),
       );
