@@ -242,7 +242,7 @@ export const options = {
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json | --json] [--out FILE] [--judge ID]…
+export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--json] [--out FILE] [--judge ID]…
                      [--min-tc X] [--min-coh X] [--min-score X] [--min-exact X] [--min-determinacy X]
                      [--spec FILE]… [--seed N] [--resamples B]
                                              the paper's tables and figures for harnesses (one
