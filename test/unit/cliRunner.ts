@@ -12,7 +12,17 @@ export interface Captured {
   err: string;
 }
 
-export async function cli(args: string[], cwd = repoRoot, env: NodeJS.ProcessEnv = { ...process.env }): Promise<Captured> {
+/**
+ * The test process's environment as a command's, outside GitHub Actions: under it the CLI adds
+ * annotation lines to its output, which only the tests of annotations ask for.
+ */
+function testEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.GITHUB_ACTIONS;
+  return env;
+}
+
+export async function cli(args: string[], cwd = repoRoot, env: NodeJS.ProcessEnv = testEnv()): Promise<Captured> {
   const io = capturingIo(cwd, env);
   const code = await run(args, io);
   return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n') };

@@ -8,6 +8,10 @@ import type { OptionTable, Parsed } from '../command';
 import { SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import { shownName } from '../../core/complexity/toolNames';
 import { renderTable } from '../table';
+import { readBoundedFile } from '../../core/boundedRead';
+import { FAIL_ON, failOnLine, INSPECT_SARIF_RULES, specCiFindings, type FailOn } from '../../core/ci/inspectCi';
+import { sarifLog, sarifText, inGithubActions, type CiFinding } from '../../core/ci/sarif';
+import { printAnnotations, writeCiFile } from '../ciOutputs';
 
 /** `--clients gemini,openai` → the client ids; `none` → none; anything else is a usage error. */
 export function parseClients(raw: string | undefined): ClientId[] {
@@ -21,10 +25,18 @@ export function parseClients(raw: string | undefined): ClientId[] {
   return CLIENT_IDS.filter((id) => names.includes(id));
 }
 
-/** `agent-seer inspect <path…> [--clients LIST] [--json]` */
-export async function inspectCommand(args: { paths: string[]; json: boolean; clients?: string }, io: Io): Promise<number> {
+/** `--fail-on error|warning` → the level; anything else is a usage error. */
+function failOnOption(raw: string | undefined): FailOn | undefined {
+  if (raw === undefined) return undefined;
+  if (!Object.hasOwn(FAIL_ON, raw)) throw new UsageError(`--fail-on takes error or warning, got "${raw}"`);
+  return raw as FailOn;
+}
+
+/** `agent-seer inspect <path…> [--clients LIST] [--json] [--sarif FILE] [--fail-on error|warning]` */
+export async function inspectCommand(args: { paths: string[]; json: boolean; clients?: string; sarif?: string; failOn?: string }, io: Io): Promise<number> {
   if (!args.paths.length) throw new UsageError('inspect needs at least one path (a spec snapshot, a config file or a folder)');
   const clients = parseClients(args.clients);
+  const failOn = failOnOption(args.failOn);
   const result = await inspectPaths(
     args.paths.map((p) => pathOption('input', p, io.cwd)),
     { clients },
@@ -106,7 +118,27 @@ export async function inspectCommand(args: { paths: string[]; json: boolean; cli
     }
   }
   for (const p of result.problems) io.err(`agent-seer: ${formatProblem(p, rel)}`);
-  return result.problems.length ? EXIT.badInput : EXIT.ok;
+  if (args.sarif !== undefined || inGithubActions(io.env)) {
+    // Placed in the spec files as the editor places them: each spec is read again for its text.
+    const findings: CiFinding[] = [];
+    for (const s of result.servers) {
+      const text = await readBoundedFile(s.source).catch(() => undefined);
+      if (text !== undefined) findings.push(...specCiFindings(text, s.source, clients));
+    }
+    if (args.sarif !== undefined) {
+      const log = sarifLog({ tool: 'agent-seer inspect', rules: INSPECT_SARIF_RULES, findings, baseDir: io.cwd });
+      await writeCiFile('--sarif', args.sarif, sarifText(log), io);
+    }
+    printAnnotations(findings, io, { json: args.json });
+  }
+  const gate = failOn
+    ? failOnLine(
+        failOn,
+        result.servers.flatMap((s) => s.findings.map((f) => f.severity)),
+      )
+    : undefined;
+  if (gate) io.err(`agent-seer: ${gate}`);
+  return result.problems.length ? EXIT.badInput : gate ? EXIT.failed : EXIT.ok;
 }
 
 const round = (n: number) => Number(formatFixed(n));
@@ -121,15 +153,20 @@ const sourceOf = (code: keyof typeof FINDING_CODES): { source?: string } => {
 const field = (text: string) => terminalSafe(text, { newlines: false });
 
 /** The option table of `agent-seer inspect`. */
-export const options = { json: { type: 'boolean', default: false }, clients: { type: 'string' } } as const satisfies OptionTable;
+export const options = {
+  json: { type: 'boolean', default: false },
+  clients: { type: 'string' },
+  sarif: { type: 'string' },
+  'fail-on': { type: 'string' },
+} as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer inspect <path…> [--clients LIST] [--json]
+export const synopsis = `  agent-seer inspect <path…> [--clients LIST] [--json] [--sarif FILE] [--fail-on error|warning]
                                              schema-complexity profile, findings and client
                                              compatibility (path: spec snapshot, config file or folder)`;
 
 /** `agent-seer inspect --help`. */
-export const usage = `Usage: agent-seer inspect <path…> [--clients LIST] [--json]
+export const usage = `Usage: agent-seer inspect <path…> [--clients LIST] [--json] [--sarif FILE] [--fail-on error|warning]
 
 Profiles every tool spec found (tools, mean and max parameters, optional %, max depth) and lists
 its findings, then what breaks its tools in the clients checked. A path is a spec snapshot, an MCP
@@ -140,11 +177,27 @@ Options:
   --clients LIST  clients to check, comma-separated: ${CLIENT_IDS.join(', ')}, or none
                   (default ${DEFAULT_LINT_CLIENTS.join(',')}); each finding cites the client's docs
   --json          print one JSON object instead of tables
+  --sarif FILE    also write the findings as SARIF 2.1.0 (rules = finding codes; each result at
+                  the tool's name or the parameter's key in the spec file, as the editor marks it)
+  --fail-on LEVEL exit 1 when a finding is at LEVEL or worse: error, or warning (errors and
+                  warnings); one line on stderr says how many
   -h, --help      this text
 
-Exit 0, or 2 when a path was bad input.`;
+With GITHUB_ACTIONS=true, each error and warning is also printed as a GitHub annotation
+(::error file=…,line=…,col=…::message; on stderr with --json).
+
+Exit 0; 1 when --fail-on found findings at its level; 2 when a path was bad input.`;
 
 /** Runs `inspect` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {
-  return inspectCommand({ paths: positionals, json: values.json, ...(values.clients === undefined ? {} : { clients: values.clients }) }, io);
+  return inspectCommand(
+    {
+      paths: positionals,
+      json: values.json,
+      ...(values.clients === undefined ? {} : { clients: values.clients }),
+      ...(values.sarif === undefined ? {} : { sarif: values.sarif }),
+      ...(values['fail-on'] === undefined ? {} : { failOn: values['fail-on'] }),
+    },
+    io,
+  );
 }

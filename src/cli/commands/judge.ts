@@ -22,12 +22,20 @@ import { estimateJudging, type JudgeToEstimate } from '../../core/judge/estimate
 import { BATCH_CONCURRENCY, CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
 import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
-import { EXIT, UsageError, type Io } from '../errors';
+import { EXIT, UsageError, worstExit, type Io } from '../errors';
 import { intOption, pathOption, pricesOption, providerModelOption } from '../options';
 import { renderTable } from '../table';
 import { EXACT_CANNOT_SEE, EXACT_COVERS } from '../../core/report/exactScope';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { BatchProvider } from '../../core/llm/batch';
+import { readBoundedFile } from '../../core/boundedRead';
+import { determinacyRate, JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, meanExactScore, type JudgedHarness } from '../../core/ci/judgeCi';
+import { gateFailures, type Gate } from '../../core/ci/gates';
+import { renderJunit } from '../../core/ci/junit';
+import { inGithubActions, sarifLog, sarifText } from '../../core/ci/sarif';
+import type { Spec } from '../../core/spec/model';
+import { hostname } from 'node:os';
+import { printAnnotations, scoreOption, writeCiFile } from '../ciOutputs';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
 export interface JudgeArgs extends BatchArgs {
@@ -47,6 +55,56 @@ export interface JudgeArgs extends BatchArgs {
   /** A price table (JSON) merged over the built-in one. */
   prices?: string;
   json: boolean;
+  /** `--junit FILE`: one test case per record view. */
+  junit?: string;
+  /** `--sarif FILE`: the findings in the record files. */
+  sarif?: string;
+  /** `--min-exact X`, `--min-determinacy X`: offline gates. */
+  minExact?: string;
+  minDeterminacy?: string;
+}
+
+/** The CI options of `judge` at work: the files to write and the bars, checked before any judging. */
+interface JudgeCi {
+  junit?: string;
+  sarif?: string;
+  minExact?: number;
+  minDeterminacy?: number;
+}
+
+/**
+ * The judged harness read back (records, files, texts) for the CI outputs and gates: the JUnit
+ * and SARIF files, GitHub annotations, and one line per failed bar. Returns those lines.
+ */
+async function judgeCiOutputs(dir: string, spec: Spec, judgeIds: readonly string[], ci: JudgeCi, io: Io, json: boolean): Promise<string[]> {
+  const read = await readHarness(dir);
+  const texts = new Map<string, string>();
+  for (const file of read.files.values()) {
+    const text = await readBoundedFile(file).catch(() => undefined);
+    if (text !== undefined) texts.set(file, text);
+  }
+  const h: JudgedHarness = { dir, records: read.records, files: read.files, texts, spec };
+  if (ci.junit !== undefined)
+    await writeCiFile('--junit', ci.junit, renderJunit(judgeJunitSuites(h, judgeIds), { timestamp: new Date(), hostname: hostname() }), io);
+  if (ci.sarif !== undefined || inGithubActions(io.env)) {
+    const findings = judgeCiFindings(h, judgeIds);
+    if (ci.sarif !== undefined)
+      await writeCiFile('--sarif', ci.sarif, sarifText(sarifLog({ tool: 'agent-seer judge', rules: JUDGE_SARIF_RULES, findings, baseDir: io.cwd })), io);
+    printAnnotations(findings, io, { json });
+  }
+  // The bars read the offline judge when it ran (its exact score is what works without a key), else the first judge.
+  const gateJudge = judgeIds.includes(OFFLINE_JUDGE_ID) ? OFFLINE_JUDGE_ID : judgeIds[0];
+  const gates: Gate[] = [];
+  if (gateJudge !== undefined && ci.minExact !== undefined)
+    gates.push({ flag: '--min-exact', what: `exact score (${gateJudge})`, min: ci.minExact, value: meanExactScore(read.records, gateJudge) });
+  if (gateJudge !== undefined && ci.minDeterminacy !== undefined)
+    gates.push({
+      flag: '--min-determinacy',
+      what: `determined share of values (${gateJudge})`,
+      min: ci.minDeterminacy,
+      value: determinacyRate(read.records, gateJudge),
+    });
+  return gateFailures(gates);
 }
 
 /** A `--judge` value as provider and model: `gemini` alone means the paper's judge, gemini-2.5-flash. */
@@ -166,6 +224,16 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const timeoutMs = requestTimeoutMs(args.requestTimeout);
   const watches: (() => void)[] = [];
+
+  const ci: JudgeCi = {
+    ...(args.junit !== undefined ? { junit: args.junit } : {}),
+    ...(args.sarif !== undefined ? { sarif: args.sarif } : {}),
+  };
+  const minExact = scoreOption('--min-exact', args.minExact);
+  const minDeterminacy = scoreOption('--min-determinacy', args.minDeterminacy);
+  if (minExact !== undefined) ci.minExact = minExact;
+  if (minDeterminacy !== undefined) ci.minDeterminacy = minDeterminacy;
+  const wantsCi = Object.keys(ci).length > 0 || inGithubActions(io.env);
 
   const wanted = args.judges.length ? args.judges : [OFFLINE_JUDGE_ID];
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
@@ -299,7 +367,19 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   const costs = judgeCosts(result, llmJudges, prices, estimates, batches.length ? 'batch' : 'sync');
   const batchSummaries = batches.map((b) => ({ provider: `${b.id}:${b.model}`, ...b.summary() }));
   // Files that could not be read were not judged: the run did not do all it was asked to.
-  const exitCode = result.problems.length > 0 ? EXIT.failed : result.records === 0 ? EXIT.empty : judgeExitCode(result);
+  const runExit = result.problems.length > 0 ? EXIT.failed : result.records === 0 ? EXIT.empty : judgeExitCode(result);
+  const gateLines = wantsCi
+    ? await judgeCiOutputs(
+        dir,
+        found.spec,
+        judges.map((j) => j.id),
+        ci,
+        io,
+        args.json,
+      )
+    : [];
+  for (const line of gateLines) io.err(`agent-seer: ${line}`);
+  const exitCode = worstExit([runExit, gateLines.length ? EXIT.failed : EXIT.ok]);
   const emptyWhy =
     result.records === 0
       ? `0 records to judge${manifest?.error ? `: ${manifest.error.replace(/^0 records: /, '')}` : manifest ? ` (the harness's run is ${manifest.status})` : ''}`
@@ -316,6 +396,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
           ...(emptyWhy !== undefined ? { error: emptyWhy } : {}),
           records: result.records,
           judges: result.judges,
+          ...(gateLines.length ? { gates: gateLines } : {}),
           cost: costs,
           problems: result.problems,
           ...(batches.length ? { batch: batchSummaries } : {}),
@@ -354,6 +435,10 @@ export const options = {
   estimate: { type: 'boolean', default: false },
   prices: { type: 'string' },
   json: { type: 'boolean', default: false },
+  junit: { type: 'string' },
+  sarif: { type: 'string' },
+  'min-exact': { type: 'string' },
+  'min-determinacy': { type: 'string' },
   ...BATCH_OPTIONS,
 } as const satisfies OptionTable;
 
@@ -361,7 +446,8 @@ export const options = {
 export const synopsis = `  agent-seer judge <harness-dir> [--judge offline|gemini[:MODEL]|openai:MODEL]…
                      [--base-url URL] [--spec FILE] [--concurrency N] [--rpm N] [--request-timeout S]
                      [--batch [--no-wait] [--batch-retry R]] [--cache-dir DIR] [--force]
-                     [--estimate] [--prices FILE] [--json]
+                     [--estimate] [--prices FILE] [--json] [--junit FILE] [--sarif FILE]
+                     [--min-exact X] [--min-determinacy X]
                                              score each record (tool calling, coherence) and
                                              store the judgments in the record files (default
                                              judge: offline, exact checks only; --judge gemini
@@ -390,9 +476,24 @@ ${BATCH_USAGE}
   --prices FILE      a price table (JSON, USD per 1M tokens; see the README's "Cost") whose
                      models replace or add to the built-in prices
   --json             print the summary as JSON
+  --junit FILE       also write JUnit XML: a test case per record view (the single-turn task, and
+                     the conversation of a scenario with one) per judge; a failure names each exact
+                     finding (call, argument at fault, the judge's reason, the record's value), a
+                     failing check, or a score under the pass threshold
+  --sarif FILE       also write the judges' findings as SARIF 2.1.0 (rules = finding kinds; each
+                     result at the argument, call or prompt in the record file)
+  --min-exact X      exit 1 when the exact score (of the offline judge when it ran, else the first
+                     judge; over views) is below X (0–1): a gate that needs no key
+  --min-determinacy X
+                     exit 1 when the share of checked values the user's words and outputs pin
+                     down (the judgments' determinacy) is below X
   -h, --help         this text
 
-Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop);
+With GITHUB_ACTIONS=true each finding is also printed as a GitHub annotation (::error or
+::warning file=…,line=…,col=…::message; on stderr with --json). A failed bar is one line on stderr.
+
+Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop,
+a --min-exact/--min-determinacy bar missed);
 2 bad input; 3 some records not judged; 4 pending (--batch --no-wait: jobs still running);
 5 empty (the harness holds 0 records). --json prints its summary in every case, with "status"
 (complete, partial, empty, failed; stopped, cancelled or pending when the run ended early, with
@@ -415,6 +516,10 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       estimate: values.estimate,
       prices: values.prices,
       json: values.json,
+      ...(values.junit !== undefined ? { junit: values.junit } : {}),
+      ...(values.sarif !== undefined ? { sarif: values.sarif } : {}),
+      ...(values['min-exact'] !== undefined ? { minExact: values['min-exact'] } : {}),
+      ...(values['min-determinacy'] !== undefined ? { minDeterminacy: values['min-determinacy'] } : {}),
       ...batchArgs(values),
     },
     io,

@@ -1,4 +1,6 @@
 import { stat } from 'node:fs/promises';
+import { gateFailures, type Gate } from '../../core/ci/gates';
+import { scoreOption } from '../ciOutputs';
 import { relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
@@ -27,7 +29,10 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 /** Parsed arguments of `agent-seer report`. */
 export interface ReportArgs {
   dirs: string[];
-  format: string;
+  /** `--format`; undefined when not given (md, or json with `--json`). */
+  format?: string;
+  /** `--json`: the alias of `--format json`. */
+  json?: boolean;
   out?: string;
   /** Judges to report (first = primary, the one thresholds apply to). */
   judges: string[];
@@ -35,17 +40,34 @@ export interface ReportArgs {
   minCoh?: string;
   /** Gate on every agent's call score (the leaderboard's headline). */
   minScore?: string;
+  /** Offline gates on the primary judge's corpus: the exact score and the determined share of values. */
+  minExact?: string;
+  minDeterminacy?: string;
   /** Spec files; each harness takes the one whose hash matches its manifest. */
   specs: string[];
   seed?: string;
   resamples?: string;
 }
 
-function threshold(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const x = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`${name} takes a score between 0 and 1, got "${raw}"`);
-  return x;
+const threshold = scoreOption;
+
+/**
+ * The offline bars (`--min-exact`, `--min-determinacy`) on the primary judge's corpus: every
+ * server pooled, as the judge's own summary counts them; one line per bar missed.
+ */
+export function offlineGateFailures(model: ReportModel, minExact: number | undefined, minDeterminacy: number | undefined): string[] {
+  const primary = model.judges[0];
+  const judge = primary?.judge ?? '(none)';
+  const gates: Gate[] = [];
+  if (minExact !== undefined) gates.push({ flag: '--min-exact', what: `exact score (${judge})`, min: minExact, value: primary?.corpus.exact.mean ?? null });
+  if (minDeterminacy !== undefined)
+    gates.push({
+      flag: '--min-determinacy',
+      what: `determined share of values (${judge})`,
+      min: minDeterminacy,
+      value: primary?.corpus.exactArguments.determinacy.rate ?? null,
+    });
+  return gateFailures(gates);
 }
 
 /** Loads the --spec files once: hash → spec. */
@@ -100,11 +122,16 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
  */
 export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   if (!args.dirs.length) throw new UsageError('report needs at least one harness folder');
-  if (!(REPORT_FORMATS as readonly string[]).includes(args.format)) throw new UsageError(`--format takes md, html or json, got "${args.format}"`);
-  const format = args.format as ReportFormat;
+  if (args.json && args.format !== undefined && args.format !== 'json')
+    throw new UsageError(`--json is --format json: it cannot go with --format ${args.format}`);
+  const wanted = args.format ?? (args.json ? 'json' : 'md');
+  if (!(REPORT_FORMATS as readonly string[]).includes(wanted)) throw new UsageError(`--format takes md, html or json, got "${wanted}"`);
+  const format = wanted as ReportFormat;
   const minTc = threshold('--min-tc', args.minTc);
   const minCoh = threshold('--min-coh', args.minCoh);
   const minScore = threshold('--min-score', args.minScore);
+  const minExact = threshold('--min-exact', args.minExact);
+  const minDeterminacy = threshold('--min-determinacy', args.minDeterminacy);
   const seed = intOption('seed', args.seed, undefined, 0);
   const resamples = intOption('resamples', args.resamples, undefined, 1, MAX_OPTION.resamples);
   // Checked before the work, so a bad --out is not found only after the report is computed.
@@ -191,7 +218,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
 
   // Unscored records and the leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
   for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING) || w.startsWith(UNSCORED_WARNING)) io.err(`agent-seer: warning: ${w}`);
-  const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore)];
+  const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore), ...offlineGateFailures(model, minExact, minDeterminacy)];
   for (const f of failures) io.err(`agent-seer: ${f}`);
   const empty = inputs.every((i) => i.records.length === 0);
   if (empty) io.err(`agent-seer: nothing to report: 0 records in ${inputs.length === 1 ? inputs[0]!.dir : `${inputs.length} harnesses`} (exit ${EXIT.empty})`);
@@ -200,28 +227,32 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
 
 /** The option table of `agent-seer report`. */
 export const options = {
-  format: { type: 'string', default: 'md' },
+  format: { type: 'string' },
+  json: { type: 'boolean', default: false },
   out: { type: 'string' },
   judge: { type: 'string', multiple: true, default: [] },
   'min-tc': { type: 'string' },
   'min-coh': { type: 'string' },
   'min-score': { type: 'string' },
+  'min-exact': { type: 'string' },
+  'min-determinacy': { type: 'string' },
   spec: { type: 'string', multiple: true, default: [] },
   seed: { type: 'string' },
   resamples: { type: 'string' },
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
-export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
-                     [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N]
-                     [--resamples B]
+export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--json] [--out FILE] [--judge ID]…
+                     [--min-tc X] [--min-coh X] [--min-score X] [--min-exact X] [--min-determinacy X]
+                     [--spec FILE]… [--seed N] [--resamples B]
                                              the paper's tables and figures for harnesses (one
                                              row per server; several --judge: agreement too),
                                              and the leaderboard of the agents in their runs/;
                                              --min-tc/--min-coh: exit 1 when a server's mean
                                              under the first judge is below (a CI gate);
                                              --min-score: when an agent's call score is
-                                             below; a folder of harness folders: all of them,
+                                             below; --min-exact/--min-determinacy: offline
+                                             bars on the first judge; a folder of harness folders: all of them,
                                              with the corpus table`;
 
 /** `agent-seer report --help`. */
@@ -236,6 +267,7 @@ starts with a leaderboard of the agents, re-scored from their trajectories.
 
 Options:
   --format md|html|json  output format (default md)
+  --json                 the same as --format json
   --out FILE             write to FILE (default: stdout)
   --judge ID             the judge whose scores to report (repeatable; several: agreement too)
   --min-tc X, --min-coh X
@@ -243,6 +275,10 @@ Options:
                          (between 0 and 1): a CI gate
   --min-score X          exit 1 when any agent's call score (the leaderboard's headline) is below X
                          (between 0 and 1), or when no harness has scored runs
+  --min-exact X          exit 1 when the exact score (all servers pooled, under the first judge;
+                         the offline judge gives it without a key) is below X
+  --min-determinacy X    exit 1 when the share of checked values the user's words and outputs pin
+                         down (exactArguments.determinacy.rate, all servers pooled) is below X
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling
   --resamples B          bootstrap resamples (at most ${MAX_OPTION.resamples})
@@ -252,7 +288,8 @@ A harness that a generate or judge run is writing (it holds the folder's lock) i
 the run's pid, purpose and start time: report it when the run has finished. A harness with a
 symbolic link in its records/, runs/ or .cache/ (or as its manifest) is refused, naming the link.
 
-Exit 0; 1 when a --min-tc/--min-coh/--min-score gate fails; 2 on bad input, a link inside a
+Exit 0; 1 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy gate fails (each
+missed bar is one line on stderr, saying by how much for the new ones); 2 on bad input, a link inside a
 harness, or a harness being written; 5 when the harnesses hold 0 records (nothing to report:
 the report is still written, and says so).`;
 
@@ -261,12 +298,15 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io): Pr
   return reportCommand(
     {
       dirs: positionals,
-      format: values.format,
+      ...(values.format !== undefined ? { format: values.format } : {}),
+      json: values.json,
       out: values.out,
       judges: values.judge,
       minTc: values['min-tc'],
       minCoh: values['min-coh'],
       minScore: values['min-score'],
+      minExact: values['min-exact'],
+      minDeterminacy: values['min-determinacy'],
       specs: values.spec,
       seed: values.seed,
       resamples: values.resamples,

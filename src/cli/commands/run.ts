@@ -1,4 +1,9 @@
 import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
+import { hostname } from 'node:os';
+import { gateFailures } from '../../core/ci/gates';
+import { renderJunit } from '../../core/ci/junit';
+import { runJunitSuite } from '../../core/ci/runCi';
+import { scoreOption, writeCiFile } from '../ciOutputs';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
@@ -9,10 +14,10 @@ import { agentRunsDir, CACHE_DIR } from '../../core/workspace/layout';
 import { createLlmClient } from '../../core/app/llmClient';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 import type { TrajectoryJudge } from '../../core/agents/judgeTrajectory';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseJudgeOption } from './judge';
 import type { OptionTable, Parsed } from '../command';
-import { EXIT, UsageError, type Io } from '../errors';
+import { EXIT, UsageError, worstExit, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
 import { renderTable } from '../table';
 import { intOption, pathOption, providerModelOption } from '../options';
@@ -113,6 +118,10 @@ async function runCommand(
     json: boolean;
     noCache: boolean;
     force: boolean;
+    /** `--junit FILE`: a test case per scenario run. */
+    junit?: string;
+    /** `--min-score X`: the run's call score bar. */
+    minScore?: string;
   },
   io: Io,
   signal?: AbortSignal,
@@ -126,6 +135,7 @@ async function runCommand(
   const rpm = intOption('rpm', args.rpm, undefined, 1, MAX_OPTION.rpm);
   const maxSteps = intOption('max-steps', args.maxSteps, 16, 1, 1000)!;
   const timeoutMs = requestTimeoutMs(args.requestTimeout);
+  const minScore = scoreOption('--min-score', args.minScore);
   const read = await readHarness(dir);
   if (!read.records.length) throw new UsageError(`${args.dir}: no scenarios to run (not a harness folder, or no records)`);
   for (const p of read.problems) io.err(`agent-seer: ${formatProblem(p, relativeTo(io.cwd))}`);
@@ -192,13 +202,29 @@ async function runCommand(
     watched.stop();
   }
   io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out)));
+  if (args.junit !== undefined) {
+    const suite = runJunitSuite({
+      agent: result.summary.agent,
+      harness: basename(dir) || dir,
+      callScore: result.summary.callScore,
+      records: result.records,
+      runs,
+    });
+    await writeCiFile('--junit', args.junit, renderJunit([suite], { timestamp: new Date(), hostname: hostname() }), io);
+  }
+  const gates =
+    minScore === undefined
+      ? []
+      : gateFailures([{ flag: '--min-score', what: `call score (${result.summary.agent})`, min: minScore, value: result.summary.callScore }]);
+  for (const line of gates) io.err(`agent-seer: ${line}`);
+  const gateExit = gates.length ? EXIT.failed : EXIT.ok;
   // A judge that judged nothing it tried failed the run; some not judged make it partial (as `judge`).
   const j = result.summary.judge;
   if (j && j.notJudged > 0) {
     io.err(`agent-seer: the judge ${j.id} could not judge ${j.notJudged} of ${j.judged + j.notJudged} scenario runs (tc and coh leave them out)`);
-    return j.judged === 0 ? EXIT.failed : EXIT.partial;
+    return worstExit([j.judged === 0 ? EXIT.failed : EXIT.partial, gateExit]);
   }
-  return EXIT.ok;
+  return gateExit;
 }
 
 /** The LLM judge of `--judge` (an offline judge has nothing to add to the exact scores). */
@@ -239,12 +265,15 @@ export const options = {
   json: { type: 'boolean', default: false },
   'no-cache': { type: 'boolean', default: false },
   force: { type: 'boolean', default: false },
+  junit: { type: 'string' },
+  'min-score': { type: 'string' },
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer run <harness-dir> --agent gemini[:MODEL]|openai:MODEL [--base-url URL]
                      [--runs K] [--concurrency N] [--rpm N] [--request-timeout S] [--max-steps N] [--out DIR]
                      [--judge gemini[:MODEL]|openai:MODEL] [--judge-base-url URL] [--no-cache] [--force] [--json]
+                     [--junit FILE] [--min-score X]
                                              run a model with native function calling against
                                              the harness (served as a mock MCP server) and score
                                              its calls against the oracle`;
@@ -281,11 +310,15 @@ ${requestTimeoutHelp(22)}
   --no-cache          ask the model every turn (cached replies are not read; new ones are kept)
   --force             run finished scenarios again (their trajectories are rewritten)
   --json              print the scores as JSON (every run of every scenario)
+  --junit FILE        also write JUnit XML: a test case per scenario run; a scenario that did not
+                      pass fails with its call score, the refused calls, and each expected call not
+                      right the first time with its expected and actual arguments
+  --min-score X       exit 1 when the run's call score is below X (0–1); one line says by how much
   -h, --help          this text
 
 Keys: GEMINI_API_KEY (or GOOGLE_API_KEY), OPENAI_API_KEY.
-Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled), or the judge judged
-none of the scenario runs; 2 on bad input; 3 when the judge could not judge some of them.`;
+Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled), the judge judged
+none of the scenario runs, or the call score missed --min-score; 2 on bad input; 3 when the judge could not judge some of them.`;
 
 /** Runs `run` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {
@@ -307,6 +340,8 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io, sig
       json: values.json,
       noCache: values['no-cache'],
       force: values.force,
+      ...(values.junit !== undefined ? { junit: values.junit } : {}),
+      ...(values['min-score'] !== undefined ? { minScore: values['min-score'] } : {}),
     },
     io,
     signal,

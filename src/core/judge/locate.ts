@@ -88,3 +88,18 @@ export function recordCallOffset(text: string, callIndex: number | null): number
   // The property's key reads better than its value as a place to land.
   return node?.parent?.children?.[0]?.offset ?? node?.offset ?? 0;
 }
+
+/**
+ * Where each finding of a record lands in its text, by the rule of {@link judgmentDiagnostics};
+ * for findings of any view (the conversation's too: its calls are the record's `expected_tools`).
+ * Undefined for every finding when the text does not parse.
+ */
+export function findingLocator(text: string): (f: StoredFinding) => TextRange | undefined {
+  const root = parseTree(text);
+  if (!root) return () => undefined;
+  const at = lineColumnIndex(text);
+  return (f) => {
+    const node = nodeFor(root, f);
+    return node ? toRange(at, node) : undefined;
+  };
+}

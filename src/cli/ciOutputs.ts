@@ -1,0 +1,37 @@
+/**
+ * What the commands share for CI: the `--junit`/`--sarif` files, GitHub annotations when run as
+ * an Actions step, and score bars (`--min-…`). The formats themselves live in `core/ci`.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { githubAnnotation, inGithubActions, type CiFinding } from '../core/ci/sarif';
+import { writeFileAtomic } from '../core/util/writeFileAtomic';
+import { UsageError, type Io } from './errors';
+import { pathOption } from './options';
+
+/** A score bar (`--min-exact X`): a number between 0 and 1; undefined when not given. */
+export function scoreOption(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const x = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`${flag} takes a score between 0 and 1, got "${raw}"`);
+  return x;
+}
+
+/** Writes a report file named by an option (its folder made when missing); says so on stderr. */
+export async function writeCiFile(flag: string, raw: string, text: string, io: Io): Promise<void> {
+  const file = pathOption(flag, raw, io.cwd);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFileAtomic(file, text);
+  io.err(`agent-seer: wrote ${flag.replace(/^--/, '')} ${raw}`);
+}
+
+/**
+ * `::error file=…::…` lines for the findings when `GITHUB_ACTIONS=true` (errors and warnings; notes
+ * stay out of the job's annotations). On stdout, unless stdout carries JSON (`--json`): then on
+ * stderr, so the JSON stays one parseable document (the runner reads workflow commands from both).
+ */
+export function printAnnotations(findings: readonly CiFinding[], io: Io, o: { json: boolean }): void {
+  if (!inGithubActions(io.env)) return;
+  const print = o.json ? io.err : io.out;
+  for (const f of findings) if (f.level !== 'note') print(githubAnnotation(f, io.cwd));
+}
