@@ -279,7 +279,12 @@ function nodeLabels(theme: Theme, priority: readonly number[]): Plugin<'forceDir
         return { index: i, x, y, width: ctx.measureText(texts[i] ?? '').width, height: 12 };
       });
       const area = { left: 0, top: 0, right: chart.width, bottom: chart.height };
-      for (const p of placeLabels(candidates, area, 7)) ctx.fillText(texts[p.index] ?? '', p.x, p.y + p.height / 2);
+      const radius = chart.data.datasets[0]?.pointRadius;
+      const dots = meta.data.map((pt, i) => {
+        const { x, y } = pt.getProps(['x', 'y'], true) as { x: number; y: number };
+        return { x, y, r: (Array.isArray(radius) ? Number(radius[i]) : Number(radius)) || 3 };
+      });
+      for (const p of placeLabels(candidates, area, 7, dots)) ctx.fillText(texts[p.index] ?? '', p.x, p.y + p.height / 2);
       ctx.restore();
     },
   };

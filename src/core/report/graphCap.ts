@@ -75,18 +75,27 @@ export interface PlacedLabel {
 /**
  * Places graph labels so that no two overlap and none leaves the area: each candidate, in the
  * order given (busiest node first), takes the first free box of right of its node, left, above,
- * below; a candidate with no free box is not placed. Greedy, O(n²) over at most
+ * below, clear of the other labels and of the node dots (`obstacles`); a candidate with no free
+ * box is not placed. Greedy, O(n²) over at most
  * {@link GRAPH_NODE_CAP} labels.
  */
 export function placeLabels(
   candidates: readonly LabelCandidate[],
   area: { left: number; top: number; right: number; bottom: number },
-  gap = 6,
+  minGap = 6,
+  obstacles: readonly { x: number; y: number; r: number }[] = [],
 ): PlacedLabel[] {
   const placed: PlacedLabel[] = [];
-  const overlaps = (a: PlacedLabel, b: PlacedLabel) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  // PAD px of clear space around a label: two names side by side never read as one.
+  const PAD = 3;
+  const overlaps = (a: PlacedLabel, b: PlacedLabel) =>
+    a.x < b.x + b.width + PAD && b.x < a.x + a.width + PAD && a.y < b.y + b.height + PAD && b.y < a.y + a.height + PAD;
+  // Node dots, as boxes: a label is not written over another node.
+  const dots = obstacles.map((o, i) => ({ index: i, x: o.x - o.r, y: o.y - o.r, width: 2 * o.r, height: 2 * o.r }));
   for (const c of candidates) {
     const h = c.height;
+    // Clear of its own dot, however big (obstacles are indexed like the candidates' nodes).
+    const gap = Math.max(minGap, (obstacles[c.index]?.r ?? 0) + 2);
     const options = [
       { x: c.x + gap, y: c.y - h / 2 },
       { x: c.x - gap - c.width, y: c.y - h / 2 },
@@ -96,7 +105,7 @@ export function placeLabels(
     for (const o of options) {
       const box = { index: c.index, x: o.x, y: o.y, width: c.width, height: h };
       if (box.x < area.left || box.y < area.top || box.x + box.width > area.right || box.y + box.height > area.bottom) continue;
-      if (placed.some((p) => overlaps(p, box))) continue;
+      if (placed.some((p) => overlaps(p, box)) || dots.some((d) => d.index !== c.index && overlaps(d, box))) continue;
       placed.push(box);
       break;
     }

@@ -725,7 +725,7 @@ function worstSection(w: WorstScenarios): ReportSection {
   const t = table(
     'worst',
     'Scenarios to fix first',
-    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (the HTML links to it, relative to the report: save the report in the harness folder). Arguments at fault: call (from 1), tool, parameter, finding kind and reason${w.by === 'tc' ? "; Judge's notes = the LLM judge's rationale" : `. ${EXACT_SCOPE}`}.`,
+    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (the HTML links to it, relative to the report: save the report in the harness folder). Arguments at fault: call (from 1), tool, parameter, finding kind and reason${w.by === 'tc' ? "; Judge's notes = the LLM judge's rationale." : `. ${EXACT_SCOPE}`}`,
     ['Record', ...(many ? ['Server'] : []), 'Title', score, 'Findings', ...(w.by === 'tc' ? ["Judge's notes"] : []), 'Arguments at fault'],
     w.scenarios.map((x) => [
       x.record,
