@@ -721,27 +721,32 @@ function worstSection(w: WorstScenarios): ReportSection {
       tables: [],
     };
   const many = new Set(w.scenarios.map((x) => x.server)).size > 1;
-  const score = w.by === 'tc' ? 'TC' : 'Exact';
-  const t = table(
+  // A column nobody has is left out (a judge that stores no exact facts has no argument at fault).
+  const faults = w.scenarios.some((x) => x.faults.length > 0);
+  const notes = w.by === 'tc' && w.scenarios.some((x) => x.notes.length > 0);
+  type Row = WorstScenarios['scenarios'][number];
+  const t = columns<Row>(
     'worst',
     'Scenarios to fix first',
-    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (the HTML links to it, relative to the report: save the report in the harness folder). Arguments at fault: call (from 1), tool, parameter, finding kind and reason${w.by === 'tc' ? "; Judge's notes = the LLM judge's rationale." : `. ${EXACT_SCOPE}`}`,
-    ['Record', ...(many ? ['Server'] : []), 'Title', score, 'Findings', ...(w.by === 'tc' ? ["Judge's notes"] : []), 'Arguments at fault'],
-    w.scenarios.map((x) => [
-      x.record,
-      ...(many ? [x.server] : []),
-      x.title,
-      f3(x.score),
-      count(x.findings),
-      ...(w.by === 'tc' ? [x.notes.join(' ') || '—'] : []),
-      x.faults.length
-        ? x.faults
-            .slice(0, FAULTS_SHOWN)
-            .map(faultText)
-            .join('; ') + (x.faults.length > FAULTS_SHOWN ? `; and ${x.faults.length - FAULTS_SHOWN} more (JSON report)` : '')
-        : '—',
-    ]),
-    ['left', ...(many ? ['left' as const] : []), 'left', 'right', 'right', ...(w.by === 'tc' ? ['left' as const] : []), 'left'],
+    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (the HTML links to it, relative to the report: save the report in the harness folder).${faults ? ' Arguments at fault: call (from 1), tool, parameter, finding kind and reason.' : ''}${notes ? " Judge's notes = the LLM judge's rationale." : ''}${w.by === 'exact' ? ` ${EXACT_SCOPE}` : ''}`,
+    [
+      { header: 'Record', cell: (x) => x.record },
+      { header: 'Server', cell: (x) => x.server, align: L, when: many },
+      { header: 'Title', cell: (x) => x.title, align: L },
+      { header: w.by === 'tc' ? 'TC' : 'Exact', cell: (x) => f3(x.score) },
+      { header: 'Findings', cell: (x) => count(x.findings) },
+      { header: "Judge's notes", cell: (x) => x.notes.join(' ') || '—', align: L, when: notes },
+      {
+        header: 'Arguments at fault',
+        cell: (x) =>
+          x.faults.length
+            ? x.faults.slice(0, FAULTS_SHOWN).map(faultText).join('; ') + (x.faults.length > FAULTS_SHOWN ? `; and ${x.faults.length - FAULTS_SHOWN} more (JSON report)` : '')
+            : '—',
+        align: L,
+        when: faults,
+      },
+    ],
+    w.scenarios,
   );
   return { ...base, tables: [{ ...t, links: w.scenarios.map((x) => x.file) }] };
 }
