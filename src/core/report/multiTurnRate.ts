@@ -18,4 +18,4 @@ export function multiTurnRate(multiTurn: number, scenarios: number): number | nu
 }
 
 /** What the rate is over, said wherever it is shown. */
-export const MULTI_TURN_BASE = 'multi-turn scenarios of all scenarios, the paper\'s base (its 16% = 54 of 337 scenarios)';
+export const MULTI_TURN_BASE = "multi-turn scenarios of all scenarios, the paper's base (its 16% = 54 of 337 scenarios)";

@@ -487,9 +487,7 @@ export const WorstScenarios = z
     judge: z.string().nullable().describe('The primary judge; null without judgments.'),
     by: z.enum(['tc', 'exact']).nullable().describe('tc when the judge scored TC, else exact; null when it scored neither.'),
     failing: Count.describe('Scenarios with a score below 1 or an exact finding.'),
-    scenarios: z
-      .array(WorstScenario)
-      .describe('Failing scenarios, lowest score first, then most findings, then by id; at most 10 (MAX_WORST in worst.ts).'),
+    scenarios: z.array(WorstScenario).describe('Failing scenarios, lowest score first, then most findings, then by id; at most 10 (MAX_WORST in worst.ts).'),
   })
   .meta({ id: 'WorstScenarios' });
 export type WorstScenarios = z.infer<typeof WorstScenarios>;

@@ -740,7 +740,8 @@ function worstSection(w: WorstScenarios): ReportSection {
         header: 'Arguments at fault',
         cell: (x) =>
           x.faults.length
-            ? x.faults.slice(0, FAULTS_SHOWN).map(faultText).join('; ') + (x.faults.length > FAULTS_SHOWN ? `; and ${x.faults.length - FAULTS_SHOWN} more (JSON report)` : '')
+            ? x.faults.slice(0, FAULTS_SHOWN).map(faultText).join('; ') +
+              (x.faults.length > FAULTS_SHOWN ? `; and ${x.faults.length - FAULTS_SHOWN} more (JSON report)` : '')
             : '—',
         align: L,
         when: faults,

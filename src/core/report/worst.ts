@@ -36,7 +36,9 @@ export function worstScenariosOf(judge: string | null, rowsByServer: readonly (r
     // The rationale is an LLM judge's: an exact-only judge's notes repeat its findings.
     const notes =
       by === 'tc'
-        ? Object.values(judgmentViews(first.record.judgments?.[judge])).flatMap((j) => (Array.isArray(j?.notes) ? j.notes.filter((n) => typeof n === 'string') : []))
+        ? Object.values(judgmentViews(first.record.judgments?.[judge])).flatMap((j) =>
+            Array.isArray(j?.notes) ? j.notes.filter((n) => typeof n === 'string') : [],
+          )
         : [];
     all.push({
       server: first.server,
@@ -50,8 +52,7 @@ export function worstScenariosOf(judge: string | null, rowsByServer: readonly (r
     });
   }
   all.sort(
-    (a, b) =>
-      (a.score ?? Infinity) - (b.score ?? Infinity) || b.findings - a.findings || byCodeUnit(a.record, b.record) || byCodeUnit(a.server, b.server),
+    (a, b) => (a.score ?? Infinity) - (b.score ?? Infinity) || b.findings - a.findings || byCodeUnit(a.record, b.record) || byCodeUnit(a.server, b.server),
   );
   return { judge, by, failing: all.length, scenarios: all.slice(0, MAX_WORST) };
 }

@@ -61,7 +61,7 @@ before(async () => {
       for (const [call, c] of r.expected_tools.entries()) {
         const param = Object.keys(c.arguments).find((k) => typeof c.arguments[k] === 'string' && /id|channel|user/i.test(k));
         if (!param) continue;
-        (c.arguments as Record<string, unknown>)[param] = `${PLANTED}${call}${r.id.length}`;
+        c.arguments[param] = `${PLANTED}${call}${r.id.length}`;
         planted.set(r.id, { call, tool: c.name, param });
         break;
       }
@@ -124,7 +124,10 @@ test('worst scenarios first: the planted failing records, with the arguments at 
   }));
   await page.close();
   assert.ok(shown.order.indexOf('s-worst') >= 0 && shown.order.indexOf('s-worst') < shown.order.indexOf('s-figures'), shown.order.join(','));
-  assert.deepEqual(shown.links.slice(0, 2), top.map((w) => w.file));
+  assert.deepEqual(
+    shown.links.slice(0, 2),
+    top.map((w) => w.file),
+  );
 });
 
 test('worst scenarios under an LLM judge: by TC, with its notes; nothing failing is one line', () => {
@@ -145,7 +148,10 @@ test('worst scenarios under an LLM judge: by TC, with its notes; nothing failing
   // Every record perfect: one line says so.
   const perfect = slack.records.map((r) => {
     const j = syntheticJudgment(r, JUDGE_A);
-    return { ...r, judgments: { [JUDGE_A]: { ...j, tc: 1, ...('conversation' in j && j.conversation ? { conversation: { ...(j.conversation as object), tc: 1 } } : {}) } } };
+    return {
+      ...r,
+      judgments: { [JUDGE_A]: { ...j, tc: 1, ...('conversation' in j && j.conversation ? { conversation: { ...j.conversation, tc: 1 } } : {}) } },
+    };
   });
   const ok = analyzeHarnesses([{ ...slack, records: perfect }], { resamples: 50 });
   assert.deepEqual(ok.worst.scenarios, []);
@@ -177,7 +183,9 @@ test("reference ranges: the paper's Table 3 figures, cue words beside TC and Coh
   const md = renderMarkdown(m);
   assert.ok(md.includes(`(${tcWord})`) && md.includes(`(${cohWord})`), `${tcWord} / ${cohWord}`);
   assert.match(md, /TC from 0\.857 \(Git\) to 0\.966 \(Redis\) and of Coh from 0\.757 \(Git\) to 0\.938 \(Slack\)/);
-  const scores = reportTables(m).flatMap((x) => x.tables).find((t) => t.title === 'Scores by server');
+  const scores = reportTables(m)
+    .flatMap((x) => x.tables)
+    .find((t) => t.title === 'Scores by server');
   const tcCol = scores?.headers.indexOf('TC [95% CI]') ?? -1;
   assert.ok(scores?.rows[0]?.[tcCol]?.endsWith(`(${tcWord})`));
   assert.equal(scores?.cues?.[0]?.[tcCol], rangeCue(s.tc.mean, PAPER_RANGES.tc));
@@ -216,13 +224,20 @@ test('a 197-tool harness: the graphs draw at most the cap, say what is left out,
   assert.equal(sharedPrefix(['a', 'a-b']), '', 'never a name left empty');
 
   // Labels: 235 candidates crowded into a small box; the placed ones never overlap or leave it.
-  const candidates = Array.from({ length: 235 }, (_, i) => ({ index: i, x: 20 + ((i * 37) % 400), y: 20 + ((i * 53) % 300), width: 60 + (i % 5) * 10, height: 12 }));
+  const candidates = Array.from({ length: 235 }, (_, i) => ({
+    index: i,
+    x: 20 + ((i * 37) % 400),
+    y: 20 + ((i * 53) % 300),
+    width: 60 + (i % 5) * 10,
+    height: 12,
+  }));
   const area = { left: 0, top: 0, right: 500, bottom: 360 };
   const placed = placeLabels(candidates, area, 6);
   assert.ok(placed.length > 10 && placed.length < 235);
   for (const [i, a] of placed.entries()) {
     assert.ok(a.x >= 0 && a.y >= 0 && a.x + a.width <= 500 && a.y + a.height <= 360);
-    for (const b of placed.slice(i + 1)) assert.ok(a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y, 'no overlap');
+    for (const b of placed.slice(i + 1))
+      assert.ok(a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y, 'no overlap');
   }
   assert.equal(placed[0]?.index, 0, 'the busiest label is placed first');
 
@@ -241,7 +256,7 @@ test('a 197-tool harness: the graphs draw at most the cap, say what is left out,
   }
 });
 
-test('one multi-turn rate: the generate summary and the report say the same value, beside the paper\'s 16%', async () => {
+test("one multi-turn rate: the generate summary and the report say the same value, beside the paper's 16%", async () => {
   // git-official: 12 scenarios, 8 multi-call, 6 multi-turn (50% over all scenarios, 75% over multi-call ones).
   const { input, result } = await harness('git-official.json', { seed: 5, simple: 6, complex: 6 });
   const c = result.manifestCounts;
@@ -254,7 +269,9 @@ test('one multi-turn rate: the generate summary and the report say the same valu
   assert.equal(e.paperRate, PAPER_EXPANSION_RATE);
   const line = multiTurnLine(c.multiTurn, c.records, c.multiCall);
   const cliPct = /\((\d+)%; the paper: 16%, 54 of 337 scenarios\)/.exec(line)?.[1];
-  const table5 = reportTables(m).flatMap((s) => s.tables).find((t) => t.headers.includes('Multi-turn (paper 16%)'));
+  const table5 = reportTables(m)
+    .flatMap((s) => s.tables)
+    .find((t) => t.headers.includes('Multi-turn (paper 16%)'));
   const cell = table5?.rows[0]?.[table5.headers.indexOf('Multi-turn (paper 16%)')] ?? '';
   const reportPct = /\((\d+)%\)/.exec(cell)?.[1];
   assert.ok(cliPct && reportPct, `${line} / ${cell}`);
