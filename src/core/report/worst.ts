@@ -34,12 +34,16 @@ export function worstScenariosOf(judge: string | null, rowsByServer: readonly (r
     const score = scores.length ? Math.min(...scores) : null;
     if (!faults.length && (score === null || score >= 1 - EPS)) continue;
     // The rationale is an LLM judge's: an exact-only judge's notes repeat its findings.
-    const notes =
-      by === 'tc'
-        ? Object.values(judgmentViews(first.record.judgments?.[judge])).flatMap((j) =>
-            Array.isArray(j?.notes) ? j.notes.filter((n) => typeof n === 'string') : [],
-          )
-        : [];
+    // Each note once: the single-turn and the conversation judgment often say the same.
+    const notes = [
+      ...new Set(
+        by === 'tc'
+          ? Object.values(judgmentViews(first.record.judgments?.[judge])).flatMap((j) =>
+              Array.isArray(j?.notes) ? j.notes.filter((n) => typeof n === 'string') : [],
+            )
+          : [],
+      ),
+    ];
     all.push({
       server: first.server,
       record: first.record.id,
