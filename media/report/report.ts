@@ -36,7 +36,8 @@ import type {
   ServerReport,
   ServerStructure,
 } from '../../src/core/report/schema';
-import { capGraph, type LeftOutNode } from '../../src/core/report/graphCap';
+import { capGraph, placeLabels, sharedPrefix, type LeftOutNode } from '../../src/core/report/graphCap';
+import type { RangeCue } from '../../src/core/report/reference';
 import { f3, headline, interval, label, reportTables, type ReportSection, type ReportTable } from '../../src/core/report/tables';
 import { TC_DIMENSIONS } from '../../src/core/vocabulary';
 import { isReportMessage, type ReportViewState, type ToExtension } from '../../src/core/report/protocol';
@@ -91,6 +92,9 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 }
 
+/** The symbol before a cued score: ▼ below, ● within, ▲ above the paper's range. */
+const CUE_SYMBOLS: Record<RangeCue, string> = { below: '▼ ', within: '● ', above: '▲ ' };
+
 function renderTable(t: ReportTable): HTMLElement {
   const wrap = el('section', 'table-block');
   wrap.id = `t-${t.id}`;
@@ -110,11 +114,30 @@ function renderTable(t: ReportTable): HTMLElement {
   });
   table.append(el('thead'), el('tbody'));
   table.tHead?.append(head);
-  for (const row of t.rows) {
+  t.rows.forEach((row, r) => {
     const tr = el('tr');
-    row.forEach((cell, i) => tr.append(el('td', t.align[i] === 'right' ? 'num' : undefined, cell)));
+    row.forEach((cell, i) => {
+      const cue = t.cues?.[r]?.[i] ?? null;
+      const classes = [t.align[i] === 'right' ? 'num' : '', cue ? `cue cue-${cue}` : ''].filter(Boolean).join(' ');
+      const td = el('td', classes || undefined);
+      const link = i === 0 ? t.links?.[r] : null;
+      // Only a record file under records/: a hand-made model's href can be no other URL.
+      const href = link && /^records\/[^/\\:]+\.json$/.test(link) ? link : null;
+      if (href) {
+        // A record file beside the report (relative href, opened by the browser, never fetched by the page).
+        const a = el('a', undefined, cell);
+        a.href = href;
+        td.append(a);
+      } else if (cue) {
+        // The symbol is decoration; the cue's words are in the cell's text (colour is never the only cue).
+        const mark = el('span', 'cue-mark', CUE_SYMBOLS[cue]);
+        mark.setAttribute('aria-hidden', 'true');
+        td.append(mark, document.createTextNode(cell));
+      } else td.textContent = cell;
+      tr.append(td);
+    });
     table.tBodies[0]?.append(tr);
-  }
+  });
   scroller.append(table);
   wrap.append(scroller);
   return wrap;
@@ -234,8 +257,12 @@ function workflowLengths(parent: HTMLElement, id: string, st: ServerStructure, s
   );
 }
 
-/** Draws node names beside graph nodes (text on canvas: never markup). */
-function nodeLabels(theme: Theme, show: (i: number) => boolean): Plugin<'forceDirectedGraph'> {
+/**
+ * Draws node names beside graph nodes (text on canvas: never markup), busiest first; a name that
+ * would overlap one already drawn, or leave the chart, tries the other side, above and below and
+ * is otherwise not drawn (its tooltip still names it): labels never overlap (`placeLabels`).
+ */
+function nodeLabels(theme: Theme, priority: readonly number[]): Plugin<'forceDirectedGraph'> {
   return {
     id: 'agentSeerNodeLabels',
     afterDatasetsDraw(chart) {
@@ -246,12 +273,18 @@ function nodeLabels(theme: Theme, show: (i: number) => boolean): Plugin<'forceDi
       ctx.font = `11px ${theme.font}`;
       ctx.fillStyle = theme.fg;
       ctx.textBaseline = 'middle';
-      meta.data.forEach((point, i) => {
-        if (!show(i)) return;
-        const { x, y } = point.getProps(['x', 'y'], true) as { x: number; y: number };
-        const text = names[i] ?? '';
-        ctx.fillText(text.length > 28 ? `${text.slice(0, 27)}…` : text, x + 7, y);
+      const texts = names.map((n) => (n.length > 28 ? `${n.slice(0, 27)}…` : n));
+      const candidates = priority.map((i) => {
+        const { x, y } = (meta.data[i]?.getProps(['x', 'y'], true) ?? { x: 0, y: 0 }) as { x: number; y: number };
+        return { index: i, x, y, width: ctx.measureText(texts[i] ?? '').width, height: 12 };
       });
+      const area = { left: 0, top: 0, right: chart.width, bottom: chart.height };
+      const radius = chart.data.datasets[0]?.pointRadius;
+      const dots = meta.data.map((pt, i) => {
+        const { x, y } = pt.getProps(['x', 'y'], true) as { x: number; y: number };
+        return { x, y, r: (Array.isArray(radius) ? Number(radius[i]) : Number(radius)) || 3 };
+      });
+      for (const p of placeLabels(candidates, area, 7, dots)) ctx.fillText(texts[p.index] ?? '', p.x, p.y + p.height / 2);
       ctx.restore();
     },
   };
@@ -270,22 +303,21 @@ function graph(parent: HTMLElement, id: string, title: string, caption: string, 
   const index = new Map(nodes.map((n, i) => [n, i] as const));
   const degree = nodes.map((n) => capped.degree.get(n) ?? 0);
   const left = capped.leftOut.length;
-  const fullCaption = left
-    ? `${caption} The ${nodes.length} tools of highest weight are drawn; ${left} more ${left === 1 ? 'is' : 'are'} left out and listed under the graph.`
-    : caption;
-  // Label every node of a small graph; of a large one, only the 30 busiest.
-  const labelled = new Set(
-    nodes
-      .map((_, i) => i)
-      .sort((a, b) => (degree[b] ?? 0) - (degree[a] ?? 0))
-      .slice(0, nodes.length <= 40 ? nodes.length : 30),
-  );
+  // A prefix every drawn name shares (an API's namespace) is said once in the caption, not on every label.
+  const prefix = sharedPrefix(nodes);
+  const fullCaption =
+    (left
+      ? `${caption} The ${nodes.length} tools of highest weight are drawn; ${left} more ${left === 1 ? 'is' : 'are'} left out and listed under the graph.`
+      : caption) +
+    `${prefix ? ` Names are shown without the prefix all of them share, "${prefix}".` : ''} Labels never overlap: where two would, the busier tool is named (hover a node for any name).`;
+  // Labels busiest first: where two would overlap, the busier one is drawn.
+  const priority = nodes.map((_, i) => i).sort((a, b) => (degree[b] ?? 0) - (degree[a] ?? 0) || a - b);
   const maxW = Math.max(1, ...drawn.map((e) => e.weight));
   const maxDeg = Math.max(...degree);
   const config: ChartConfiguration<'forceDirectedGraph'> = {
     type: 'forceDirectedGraph',
     data: {
-      labels: nodes,
+      labels: nodes.map((n) => n.slice(prefix.length)),
       datasets: [
         {
           label: title,
@@ -328,7 +360,7 @@ function graph(parent: HTMLElement, id: string, title: string, caption: string, 
         },
       },
     },
-    plugins: [nodeLabels(theme, (i) => labelled.has(i))],
+    plugins: [nodeLabels(theme, priority)],
   };
   const canvas = figure(parent, id, title, fullCaption, true);
   draw(canvas, config);
@@ -597,10 +629,14 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
     li.append(a);
     navList.append(li);
   };
+  // The worst scenarios open the page (what to fix), before the figures; the rest follow them.
+  const [first, ...rest] = sections[0]?.id === 'worst' ? [sections[0], ...sections.slice(1)] : [undefined, ...sections];
+  if (first) link(`s-${first.id}`, first.title);
   link('s-figures', 'Figures');
-  for (const s of sections) link(`s-${s.id}`, s.title);
+  for (const s of rest) link(`s-${s.id}`, s.title);
   nav.append(navList);
   root.append(nav);
+  if (first) root.append(renderSection(first));
 
   // Figures: corpus distributions and failure rates under the primary judge, then per server;
   // a score the judge never gave has no figure (the offline judge's exact score is no TC).
@@ -674,7 +710,8 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
   root.append(figs);
 
   const agreementById = new Map<string, { p: JudgePair; k: number }>(model.agreement.map((p, k) => [`agreement-${k}`, { p, k }]));
-  for (const s of sections) {
+  for (const s of rest) {
+    if (!s) continue;
     const node = renderSection(s);
     const a = agreementById.get(s.id);
     if (a) agreementFigures(node, a.p, a.k, theme);

@@ -8,7 +8,7 @@ import { corpusTotals } from '../core/pipeline/corpus';
 import type { StaleRegeneration } from '../core/pipeline/regenerateStale';
 import type { PipelineProgress, PipelineResult } from '../core/pipeline/runner';
 import { DEGRADED_SHARE_LIMIT } from '../core/pipeline/runHealth';
-import { PAPER_MULTI_TURN_RATE } from '../core/pipeline/llm/turns';
+import { multiTurnRate, PAPER_EXPANSION_RATE } from '../core/report/multiTurnRate';
 import { formatEstimateUsd, formatUsd } from '../core/llm/pricing';
 import type { BatchSummary } from '../core/llm/batch';
 import { EXIT, worstExit, type Io } from './errors';
@@ -35,6 +35,15 @@ const countsText = (c: Record<string, number>): string =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ') || 'none';
 
+/**
+ * The multi-turn line: the report's rate (over all scenarios, the paper's base) beside the
+ * paper's; the multi-call records (the ones stage 4 may split) as a count, not a second rate.
+ */
+export function multiTurnLine(multiTurn: number, records: number, multiCall: number): string {
+  const rate = multiTurnRate(multiTurn, records);
+  return `  multi-turn: ${multiTurn} of ${records} scenarios${rate !== null ? ` (${percent(rate)}; the paper: ${percent(PAPER_EXPANSION_RATE)}, 54 of 337 scenarios)` : ''}; ${multiCall} multi-call scenarios could be split`;
+}
+
 /** The JSON summary printed with `--json` (with `drift` after `--only-stale`). */
 export function summaryJson(r: PipelineResult | StaleRegeneration): Record<string, unknown> {
   const c = r.counts;
@@ -48,8 +57,9 @@ export function summaryJson(r: PipelineResult | StaleRegeneration): Record<strin
     byTier: c.byTier,
     multiCall: c.multiCall,
     multiTurn: c.multiTurn,
-    multiTurnRate: r.multiTurnRate,
-    paperMultiTurnRate: PAPER_MULTI_TURN_RATE,
+    // The report's definition (over all scenarios, the paper's base), not the pipeline's over multi-call records.
+    multiTurnRate: multiTurnRate(c.multiTurn, c.records),
+    paperMultiTurnRate: PAPER_EXPANSION_RATE,
     coverage: c.coverage,
     coverageRound: c.coverageRound,
     repaired: c.repaired,
@@ -80,7 +90,7 @@ export function summaryText(r: PipelineResult, io: Io): string {
   const lines = [
     `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
     `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
-    `  multi-turn: ${c.multiTurn} of ${c.multiCall} multi-call records${r.multiTurnRate !== null ? ` (${percent(r.multiTurnRate)}; the paper: ${percent(PAPER_MULTI_TURN_RATE)})` : ''}`,
+    multiTurnLine(c.multiTurn, c.records, c.multiCall),
     `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
     `  repaired: ${countsText(c.repaired)}`,
     `  discarded: ${countsText(c.discarded)}`,

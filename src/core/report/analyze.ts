@@ -14,6 +14,8 @@ import { leaderboardOf } from './leaderboard';
 import { costRowsOf } from './cost';
 import { exactArgumentsOf, modelJudgeHint } from './exactArguments';
 import { agreementOf } from './agreement';
+import { worstScenariosOf } from './worst';
+import { multiTurnRate, PAPER_EXPANSION_RATE } from './multiTurnRate';
 import { isExactOnly } from './exactScope';
 import { finite, summarize, type Bootstrap } from './common';
 import { mean } from '../util/mean';
@@ -170,8 +172,7 @@ interface ServerInput {
   runCounts: { records: number; multiTurn: number } | null;
 }
 
-/** The paper's multi-turn expansion: 54 of its 337 scenarios became conversations (Table 6: 391 records). */
-export const PAPER_EXPANSION_RATE = 54 / 337;
+export { PAPER_EXPANSION_RATE } from './multiTurnRate';
 
 /** The paper's mock outputs by grounding tier (Appendix A.4, the section of Table 9): all 871 low. */
 export const PAPER_MOCK_GROUNDING = { outputs: 871, high: 0, medium: 0, low: 871 } as const;
@@ -367,7 +368,7 @@ function expansionOf(s: ServerInput): ServerStructure['expansion'] {
   const counted = s.runCounts;
   const records = counted ? counted.records : s.records.length;
   const multiTurn = counted ? counted.multiTurn : s.records.filter((r) => r.conversation.length >= 2).length;
-  return { multiTurn, records, rate: records ? multiTurn / records : null, paperRate: PAPER_EXPANSION_RATE, source: counted ? 'manifest' : 'records' };
+  return { multiTurn, records, rate: multiTurnRate(multiTurn, records), paperRate: PAPER_EXPANSION_RATE, source: counted ? 'manifest' : 'records' };
 }
 
 function toolScores(servers: readonly ServerInput[], rowsByServer: readonly (readonly JudgedRow[])[]): ToolScore[] {
@@ -676,6 +677,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     settings: { resamples: boot.resamples, seed: boot.seed, level: boot.level },
     judgesAvailable: available,
     judges: perJudge.map((p) => p.report),
+    worst: worstScenariosOf(perJudge[0]?.report.judge ?? null, perJudge[0]?.rows ?? []),
     structure: servers.map(structureOf),
     agreement,
     leaderboard: board.rows,

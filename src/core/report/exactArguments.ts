@@ -33,6 +33,20 @@ function tallyDeterminacy(views: readonly JudgmentView[]): DeterminacyTally {
   return { ...t, rate: t.checked ? t.determined / t.checked : null };
 }
 
+/** A judged row's exact findings, each at the argument at fault (the failures table and the worst scenarios). */
+export function failuresOf(r: JudgedRow): ExactFailure[] {
+  return (r.view?.exactFindings ?? []).map((f) => ({
+    record: r.record.id,
+    view: r.kind,
+    call: f.callIndex,
+    tool: f.callIndex === null ? null : (r.record.expected_tools[f.callIndex]?.name ?? null),
+    param: f.param,
+    subdimension: f.sub,
+    kind: f.kind,
+    reason: f.reason,
+  }));
+}
+
 /** The exact argument view of some judged rows (one server, or all of them). */
 export function exactArgumentsOf(rows: readonly JudgedRow[]): ExactArguments {
   const judged = rows.filter((r): r is JudgedRow & { view: JudgmentView } => r.view !== undefined);
@@ -45,18 +59,7 @@ export function exactArgumentsOf(rows: readonly JudgedRow[]): ExactArguments {
   // By record, the single-turn view before the conversation (a stable sort keeps rowsOfRecord's order).
   for (const r of [...judged].sort((a, b) => byCodeUnit(a.record.id, b.record.id))) {
     if (r.view.exactFindings.length) failingRecords++;
-    for (const f of r.view.exactFindings) {
-      failures.push({
-        record: r.record.id,
-        view: r.kind,
-        call: f.callIndex,
-        tool: f.callIndex === null ? null : (r.record.expected_tools[f.callIndex]?.name ?? null),
-        param: f.param,
-        subdimension: f.sub,
-        kind: f.kind,
-        reason: f.reason,
-      });
-    }
+    failures.push(...failuresOf(r));
   }
   return {
     records: scored.length,

@@ -53,3 +53,76 @@ export function capGraph(edges: readonly GraphEdge[], cap: number = GRAPH_NODE_C
     leftOut: ranked.slice(kept.size).map((tool) => ({ tool, degree: degree.get(tool) ?? 0, edges: count.get(tool) ?? 0 })),
   };
 }
+
+/** A label to place beside its node at (x, y), in canvas pixels. */
+export interface LabelCandidate {
+  index: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A placed label: its box's top-left corner. */
+export interface PlacedLabel {
+  index: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Places graph labels so that no two overlap and none leaves the area: each candidate, in the
+ * order given (busiest node first), takes the first free box of right of its node, left, above,
+ * below, clear of the other labels and of the node dots (`obstacles`); a candidate with no free
+ * box is not placed. Greedy, O(n²) over at most
+ * {@link GRAPH_NODE_CAP} labels.
+ */
+export function placeLabels(
+  candidates: readonly LabelCandidate[],
+  area: { left: number; top: number; right: number; bottom: number },
+  minGap = 6,
+  obstacles: readonly { x: number; y: number; r: number }[] = [],
+): PlacedLabel[] {
+  const placed: PlacedLabel[] = [];
+  // PAD px of clear space around a label: two names side by side never read as one.
+  const PAD = 3;
+  const overlaps = (a: PlacedLabel, b: PlacedLabel) =>
+    a.x < b.x + b.width + PAD && b.x < a.x + a.width + PAD && a.y < b.y + b.height + PAD && b.y < a.y + a.height + PAD;
+  // Node dots, as boxes: a label is not written over another node.
+  const dots = obstacles.map((o, i) => ({ index: i, x: o.x - o.r, y: o.y - o.r, width: 2 * o.r, height: 2 * o.r }));
+  for (const c of candidates) {
+    const h = c.height;
+    // Clear of its own dot, however big (obstacles are indexed like the candidates' nodes).
+    const gap = Math.max(minGap, (obstacles[c.index]?.r ?? 0) + 2);
+    const options = [
+      { x: c.x + gap, y: c.y - h / 2 },
+      { x: c.x - gap - c.width, y: c.y - h / 2 },
+      { x: c.x - c.width / 2, y: c.y - gap - h },
+      { x: c.x - c.width / 2, y: c.y + gap },
+    ];
+    for (const o of options) {
+      const box = { index: c.index, x: o.x, y: o.y, width: c.width, height: h };
+      if (box.x < area.left || box.y < area.top || box.x + box.width > area.right || box.y + box.height > area.bottom) continue;
+      if (placed.some((p) => overlaps(p, box)) || dots.some((d) => d.index !== c.index && overlaps(d, box))) continue;
+      placed.push(box);
+      break;
+    }
+  }
+  return placed;
+}
+
+/**
+ * The prefix all the names share, cut after its last separator (`-`, `_`, `.`, `/`, `:`), so a
+ * namespace such as `TwilioApiV2010--` is said once instead of on every label; "" when there is
+ * none, or when it would leave a name empty.
+ */
+export function sharedPrefix(names: readonly string[]): string {
+  if (names.length < 2) return '';
+  let p = names[0] ?? '';
+  for (const n of names) while (!n.startsWith(p)) p = p.slice(0, -1);
+  const cut = Math.max(...['-', '_', '.', '/', ':'].map((c) => p.lastIndexOf(c)));
+  const prefix = cut >= 0 ? p.slice(0, cut + 1) : '';
+  return names.some((n) => n.length <= prefix.length) ? '' : prefix;
+}

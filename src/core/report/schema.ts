@@ -466,6 +466,32 @@ export const CostRow = z
   .meta({ id: 'CostRow' });
 export type CostRow = z.infer<typeof CostRow>;
 
+/** One of the lowest-scoring scenarios under the primary judge, with what to fix. */
+export const WorstScenario = z
+  .object({
+    server: z.string().describe('Server (spec) name, as in structure.'),
+    record: z.string().describe('Record id.'),
+    file: z.string().describe("The record's file relative to its harness folder (records/<file>.json)."),
+    title: z.string(),
+    score: z.number().nullable().describe('The score ranked by (see worst.by): the lowest of its views (single-turn task, conversation); null when none.'),
+    findings: Count.describe('Exact argument findings over its views.'),
+    notes: z.array(z.string()).describe("The judge's notes (an LLM judge's rationale); empty for an exact-only judge."),
+    faults: z.array(ExactFailure).describe('Its exact argument failures, at the argument at fault (call, tool, parameter, kind, reason).'),
+  })
+  .meta({ id: 'WorstScenario' });
+export type WorstScenario = z.infer<typeof WorstScenario>;
+
+/** The report's opening: the scenarios to fix first. */
+export const WorstScenarios = z
+  .object({
+    judge: z.string().nullable().describe('The primary judge; null without judgments.'),
+    by: z.enum(['tc', 'exact']).nullable().describe('tc when the judge scored TC, else exact; null when it scored neither.'),
+    failing: Count.describe('Scenarios with a score below 1 or an exact finding.'),
+    scenarios: z.array(WorstScenario).describe('Failing scenarios, lowest score first, then most findings, then by id; at most 10 (MAX_WORST in worst.ts).'),
+  })
+  .meta({ id: 'WorstScenarios' });
+export type WorstScenarios = z.infer<typeof WorstScenarios>;
+
 /** The whole report. */
 export const ReportModel = z
   .object({
@@ -479,6 +505,7 @@ export const ReportModel = z
       .describe('How the numbers were computed.'),
     judgesAvailable: z.array(z.string()).describe('Every judge id found in the records, most records first.'),
     judges: z.array(JudgeReport).min(1).describe('One entry per reported judge; the first is the primary one.'),
+    worst: WorstScenarios.describe('The lowest-scoring scenarios under the primary judge, shown first.'),
     structure: z.array(ServerStructure).describe('One entry per server, in the order of judges[i].servers.'),
     agreement: z
       .array(JudgePair)

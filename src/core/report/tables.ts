@@ -18,6 +18,8 @@ import {
 } from '../vocabulary';
 import { formatEstimateUsd, formatUsd } from '../llm/usd';
 import { EXACT_SCOPE, isExactOnly } from './exactScope';
+import { MULTI_TURN_BASE } from './multiTurnRate';
+import { CUE_WORDS, PAPER_RANGES, RANGES_NOTE, rangeCue, type RangeCue } from './reference';
 import type {
   AgentScores,
   JudgePair,
@@ -29,6 +31,7 @@ import type {
   ScoreSummary,
   ServerReport,
   ServerStructure,
+  WorstScenarios,
 } from './schema';
 
 /** One table. */
@@ -47,6 +50,13 @@ export interface ReportTable {
    * table. A table with no rows and no such text has nothing to say and is left out.
    */
   empty?: string;
+  /**
+   * Per row, per column: where a score falls against the paper's reference range; the cell's text
+   * already ends with the cue's words (the HTML adds a class and a symbol, never colour alone).
+   */
+  cues?: (RangeCue | null)[][];
+  /** Per row: a link for the first cell (a record file, relative to the harness folder). */
+  links?: (string | null)[];
 }
 
 /** A group of tables under one heading. */
@@ -92,21 +102,31 @@ interface Column<T> {
   align?: 'left' | 'right';
   cell: (row: T) => string;
   when?: boolean;
+  /** Where the cell's score falls against the paper's reference range (TC and Coh means only). */
+  cue?: (row: T) => RangeCue | null;
 }
 
 /** A table from column definitions, leaving out the columns whose `when` is false. */
 function columns<T>(id: string, title: string, caption: string, cols: readonly Column<T>[], rows: readonly T[], empty?: string): ReportTable {
   const shown = cols.filter((c) => c.when !== false);
-  return table(
+  const cues = rows.map((r) => shown.map((c) => c.cue?.(r) ?? null));
+  const t = table(
     id,
     title,
     caption,
     shown.map((c) => c.header),
-    rows.map((r) => shown.map((c) => c.cell(r))),
+    rows.map((r, i) => shown.map((c, k) => withCue(c.cell(r), cues[i]?.[k] ?? null))),
     shown.map((c, i) => c.align ?? (i === 0 ? L : R)),
     empty,
   );
+  return cues.some((row) => row.some((c) => c !== null)) ? { ...t, cues } : t;
 }
+
+/** A cell's text followed by its cue's words ("0.912 [0.88, 0.94] (within paper range)"). */
+const withCue = (text: string, cue: RangeCue | null): string => (cue ? `${text} (${CUE_WORDS[cue]})` : text);
+/** The cue of a server's mean TC and Coh against the paper's Table 3 range. */
+const tcCue = (s: ServerReport): RangeCue | null => rangeCue(s.tc.mean, PAPER_RANGES.tc);
+const cohCue = (s: ServerReport): RangeCue | null => rangeCue(s.coh.mean, PAPER_RANGES.coh);
 
 /** Correlation variables that are TC or one of its dimensions (a judge without TC has none of them). */
 const TC_VARIABLES: ReadonlySet<string> = new Set(['tc', 'tcHarmonic', 'tcMinimum', ...TC_DIMENSIONS]);
@@ -154,9 +174,9 @@ const corpusColumns = (k: Scored): Column<ServerReport>[] => [
   { header: 'Scenarios', cell: (s) => count(s.records) },
   { header: 'Records', cell: (s) => count(s.n) },
   { header: 'TC scored', cell: (s) => scoredOf(s.tc, s.n), when: k.tc },
-  { header: 'TC [95% CI]', cell: (s) => withCi(s.tc), when: k.tc },
+  { header: 'TC [95% CI]', cell: (s) => withCi(s.tc), when: k.tc, cue: tcCue },
   { header: 'Coh scored', cell: (s) => scoredOf(s.coh, s.n), when: k.coh },
-  { header: 'Coh [95% CI]', cell: (s) => withCi(s.coh), when: k.coh },
+  { header: 'Coh [95% CI]', cell: (s) => withCi(s.coh), when: k.coh, cue: cohCue },
   { header: 'Exact', cell: (s) => f3(s.exact.mean), when: k.exact },
   { header: 'Grounding', cell: (s) => pct(s.exactArguments.grounding.rate), when: k.exact },
 ];
@@ -267,6 +287,8 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
       `Judge ${j.judge} scored exact argument checks only: no TC and no coherence, which need an LLM judge. What the exact score covers and cannot see is said at its table.`,
     );
   }
+  // The paper's ranges beside the scores they cue; an exact-only judge gets no cue and no range.
+  if (k.tc || k.coh) notes.push(RANGES_NOTE);
   const tables: ReportTable[] = [];
   const level = Math.round(model.settings.level * 100);
 
@@ -281,10 +303,10 @@ function judgeSection(j: JudgeReport, model: ReportModel): ReportSection {
           { header: 'n', cell: (s) => count(s.n) },
           { header: 'Views', cell: (s) => `${s.records} single-turn + ${s.multiTurn} conversation` },
           { header: 'TC scored', cell: (s) => scoredOf(s.tc, s.n), when: k.tc },
-          { header: 'TC [95% CI]', cell: (s) => withCi(s.tc), when: k.tc },
+          { header: 'TC [95% CI]', cell: (s) => withCi(s.tc), when: k.tc, cue: tcCue },
           { header: 'σ', cell: (s) => f3(s.tc.sd), when: k.tc },
           { header: 'Coh scored', cell: (s) => scoredOf(s.coh, s.n), when: k.coh },
-          { header: 'Coh [95% CI]', cell: (s) => withCi(s.coh), when: k.coh },
+          { header: 'Coh [95% CI]', cell: (s) => withCi(s.coh), when: k.coh, cue: cohCue },
           { header: 'Simp.', cell: (s) => f3(s.simpleTc), when: k.tc },
           { header: 'w̄', cell: (s) => (s.meanWorkflowLength === null ? '—' : s.meanWorkflowLength.toFixed(1)) },
           { header: 'Exact', cell: (s) => f3(s.exact.mean), when: k.exact },
@@ -474,7 +496,7 @@ function structureSection(model: ReportModel): ReportSection {
     table(
       'coverage',
       'Tool coverage and usage uniformity',
-      "Table 5. Spec = tools in the spec, Used = spec tools in at least one record, Gini over calls per used tool (0 = uniform). Unknown = calls naming a tool the spec does not have. Multi-turn = scenarios expanded into a conversation, next to the paper's rate (54 of 337, about 16%).",
+      `Table 5. Spec = tools in the spec, Used = spec tools in at least one record, Gini over calls per used tool (0 = uniform). Unknown = calls naming a tool the spec does not have. Multi-turn = scenarios expanded into a conversation: ${MULTI_TURN_BASE}; the CLI's generate summary says the same rate.`,
       ['Server', 'Spec', 'Used', 'Coverage', 'Gini', 'Unknown', 'Categories', 'Multi-tool records', 'Co-occurring pairs', 'Multi-turn (paper 16%)'],
       servers.map((s, i) => {
         const st = model.structure[i];
@@ -675,6 +697,61 @@ function corpusSection(model: ReportModel, j: JudgeReport): ReportSection {
   };
 }
 
+/** The faults of a scenario shown in its cell; the JSON report has them all. */
+const FAULTS_SHOWN = 5;
+
+/** One argument at fault: "call 2 create_message · body: ungrounded (reason)". */
+function faultText(f: WorstScenarios['scenarios'][number]['faults'][number]): string {
+  const where = [f.call === null ? 'the turn' : `call ${f.call + 1}${f.tool ? ` ${f.tool}` : ''}`, f.param ?? '—'].join(' · ');
+  return `${where}: ${f.kind}${f.view === 'conversation' ? ' (conversation)' : ''} — ${f.reason}`;
+}
+
+/**
+ * The scenarios to fix first (the report's opening): the lowest scores under the primary judge
+ * with the judge's notes and the arguments at fault; one line when nothing fails.
+ */
+function worstSection(w: WorstScenarios): ReportSection {
+  const base = { id: 'worst', title: 'Worst scenarios' };
+  if (w.judge === null || w.by === null)
+    return { ...base, notes: ['No judged scenario yet: agent-seer judge HARNESS_DIR scores them, and the report then opens on the ones to fix.'], tables: [] };
+  if (!w.scenarios.length)
+    return {
+      ...base,
+      notes: [`Nothing fails: every scenario scores 1 under judge ${w.judge}${w.by === 'tc' ? ' (TC)' : ' (exact)'} with no exact argument finding.`],
+      tables: [],
+    };
+  const many = new Set(w.scenarios.map((x) => x.server)).size > 1;
+  // A column nobody has is left out (a judge that stores no exact facts has no argument at fault).
+  const faults = w.scenarios.some((x) => x.faults.length > 0);
+  const notes = w.by === 'tc' && w.scenarios.some((x) => x.notes.length > 0);
+  type Row = WorstScenarios['scenarios'][number];
+  const t = columns<Row>(
+    'worst',
+    'Scenarios to fix first',
+    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (the HTML links to it, relative to the report: save the report in the harness folder).${faults ? ' Arguments at fault: call (from 1), tool, parameter, finding kind and reason.' : ''}${notes ? " Judge's notes = the LLM judge's rationale." : ''}${w.by === 'exact' ? ` ${EXACT_SCOPE}` : ''}`,
+    [
+      { header: 'Record', cell: (x) => x.record },
+      { header: 'Server', cell: (x) => x.server, align: L, when: many },
+      { header: 'Title', cell: (x) => x.title, align: L },
+      { header: w.by === 'tc' ? 'TC' : 'Exact', cell: (x) => f3(x.score) },
+      { header: 'Findings', cell: (x) => count(x.findings) },
+      { header: "Judge's notes", cell: (x) => x.notes.join(' ') || '—', align: L, when: notes },
+      {
+        header: 'Arguments at fault',
+        cell: (x) =>
+          x.faults.length
+            ? x.faults.slice(0, FAULTS_SHOWN).map(faultText).join('; ') +
+              (x.faults.length > FAULTS_SHOWN ? `; and ${x.faults.length - FAULTS_SHOWN} more (JSON report)` : '')
+            : '—',
+        align: L,
+        when: faults,
+      },
+    ],
+    w.scenarios,
+  );
+  return { ...base, tables: [{ ...t, links: w.scenarios.map((x) => x.file) }] };
+}
+
 /** What changed in the spec of harnesses regenerated with --only-stale (from their manifests). */
 function specChangesSection(model: ReportModel): ReportSection {
   const names = (xs: readonly string[]): string => xs.join(', ') || '—';
@@ -755,6 +832,8 @@ export function reportTables(model: ReportModel): ReportSection[] {
 
 function allSections(model: ReportModel): ReportSection[] {
   return [
+    // What to fix first: the report opens on it.
+    worstSection(model.worst),
     // The leaderboard first when agents were run: it is what a report over runs is for.
     ...(model.leaderboard.length ? [leaderboardSection(model)] : []),
     // Then, for a corpus, its servers side by side: a single harness's report is unchanged.
@@ -777,8 +856,8 @@ export function headline(model: ReportModel): string[] {
   const k = scoredBy(j);
   const lines = rowsOf(j).map((s) => {
     const parts = [`n=${s.n}`];
-    if (k.tc) parts.push(`TC ${withCi(s.tc)}`);
-    if (k.coh) parts.push(`Coh ${withCi(s.coh)}`);
+    if (k.tc) parts.push(withCue(`TC ${withCi(s.tc)}`, tcCue(s)));
+    if (k.coh) parts.push(withCue(`Coh ${withCi(s.coh)}`, cohCue(s)));
     if (s.exact.n) {
       const d = s.exactArguments.determinacy;
       const determined = d.checked ? `, determined ${pct(d.rate)}` : '';
@@ -788,5 +867,5 @@ export function headline(model: ReportModel): string[] {
     }
     return `${s.name}: ${parts.join(', ')}`;
   });
-  return k.exact ? [...lines, EXACT_SCOPE] : lines;
+  return [...lines, ...(k.tc || k.coh ? [RANGES_NOTE] : []), ...(k.exact ? [EXACT_SCOPE] : [])];
 }

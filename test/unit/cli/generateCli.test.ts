@@ -40,7 +40,7 @@ describe('agent-seer generate', () => {
     const text = c.stdout.join('\n');
     assert.match(text, new RegExp(`Wrote \\d+ records in evals/slack-mcp-server \\(complete; offline ${OFFLINE_MODEL}\\)`));
     assert.match(text, /tiers: \d+ simple, \d+ complex/);
-    assert.match(text, /multi-turn: \d+ of \d+ multi-call records \(\d+%; the paper: 16%\)/);
+    assert.match(text, /multi-turn: \d+ of \d+ scenarios \(\d+%; the paper: 16%, 54 of 337 scenarios\); \d+ multi-call scenarios could be split/);
     assert.match(text, /tool coverage: 8\/8 \(100%\)/);
     assert.match(text, /repaired: /);
     assert.match(text, /discarded: /);

@@ -84,7 +84,11 @@ test('a folder of harness folders: the corpus table in Markdown, a row per serve
     assert.equal(r[0], x.name);
     assert.deepEqual(r.slice(1, 5), [String(e.tools), String(e.scenarios), String(e.records), `${e.tcScored} of ${e.records}`], x.name);
     assert.equal(r[6], `${e.cohScored} of ${e.records}`);
-    assert.match(r[5]!, /^0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\]$/);
+    assert.match(
+      r[5]!,
+      /^0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \((below|within|above) paper range\)$/,
+      'the mean, its interval and its cue against the paper range',
+    );
     for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += e[k];
   }
   const t = rows[3]!;

@@ -136,6 +136,10 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .empty { color: var(--muted); font-style: italic; }
 .note { border-left: 3px solid var(--border); padding: 2px 12px; margin: 8px 0; }
 .server-figures h3 { margin-top: 1.4em; }
+td.cue-below { color: var(--bad); font-weight: 600; }
+td.cue-within { color: var(--fg); }
+td.cue-above { color: var(--good); }
+#s-worst { border: 1px solid var(--border); border-radius: 6px; padding: 0 12px 8px; }
 `;
 
 /** Renders the report page. See the module comment for the security properties. */
