@@ -21,7 +21,7 @@ import { skipIfDuplicate } from '../duplicateTools';
 import type { Tier, SkippedTool } from '../../harness/format';
 import type { Spec } from '../../spec/model';
 import { schemaKeyword } from '../../checks/grounding';
-import { isIdName } from '../../checks/integrity';
+import { isIdName, nameWords } from '../../checks/integrity';
 import { recites, wordRuns } from '../../checks/recitation';
 import { isOwnIdParam } from '../../checks/determinacy';
 import type { AgentCall, Scenario, ScenarioBatch, ToolInterpretation } from '../schemas';
@@ -675,8 +675,14 @@ function sameThing(calls: AgentCall[], infos: readonly ToolInfo[], sources: read
     const info = infos[j];
     for (const [param, i] of sources[j] ?? []) {
       const earlier = calls[i];
-      const v = earlier?.arguments[param];
-      if (!info || !earlier || (typeof v !== 'string' && typeof v !== 'number') || !isOwnIdParam(earlier.name, param)) continue;
+      // The same parameter, or a bare `Sid` of a fetch of the thing the earlier call named (`ConnectAppSid` → FetchConnectApp's `Sid`).
+      const same = earlier
+        ? isOwnIdParam(earlier.name, param) && Object.hasOwn(earlier.arguments, param)
+          ? param
+          : namedFor(earlier.arguments, call.name, param)
+        : undefined;
+      const v = same === undefined ? undefined : earlier?.arguments[same];
+      if (!info || !earlier || (typeof v !== 'string' && typeof v !== 'number')) continue;
       const args = { ...call.arguments, [param]: v };
       if (validateToolArguments(info.tool, args).ok) {
         call.arguments = args;
@@ -691,6 +697,20 @@ function sameThing(calls: AgentCall[], infos: readonly ToolInfo[], sources: read
           if (a && c) c.arguments = a;
         });
     }
+  });
+}
+
+/**
+ * The earlier call's parameter that names the thing a later call is about by its bare id
+ * (`ConnectAppSid` for `FetchConnectApp(Sid)`): an ID-named parameter whose noun the later tool's
+ * name carries; undefined when none does or the later parameter is not its tool's own bare id.
+ */
+function namedFor(args: Record<string, unknown>, consumer: string, param: string): string | undefined {
+  if (nameWords(param).length !== 1 || !isOwnIdParam(consumer, param)) return undefined;
+  const tool = ` ${nameWords(consumer).join(' ')} `;
+  return Object.keys(args).find((k) => {
+    const noun = nameWords(k).slice(0, -1).join(' ');
+    return isIdName(k) && noun !== '' && tool.includes(` ${noun} `);
   });
 }
 
