@@ -594,6 +594,27 @@ function cutToItem(output: unknown, value: string | number, keep: ReadonlySet<st
   return done ? next : undefined;
 }
 
+/** The arguments of a call that are its own identifiers (`isOwnIdParam`), with their values. */
+function ownIds(toolName: string, args: Record<string, unknown>): [string, string | number][] {
+  return Object.entries(args).filter(
+    (e): e is [string, string | number] => (typeof e[1] === 'string' || typeof e[1] === 'number') && isOwnIdParam(toolName, e[0]),
+  );
+}
+
+/** A copy of an object output and, inside it, the object it answers with: the root, or the one object a wrapper holds. */
+function answered(output: unknown): { root: Record<string, unknown>; subject: Record<string, unknown> } | undefined {
+  if (!isRecord(output)) return undefined;
+  const root = structuredClone(output);
+  let subject: Record<string, unknown> = root;
+  for (let depth = 0; depth < 3; depth++) {
+    const entries = Object.entries(subject);
+    const only = entries.length === 1 ? entries[0]?.[1] : undefined;
+    if (isRecord(only)) subject = only;
+    else break;
+  }
+  return { root, subject };
+}
+
 /**
  * A copy of an output that is about the call's own identifier (`get_engagement(engagementId)`
  * answers with that engagement): each ID-named field of the answered object (the root, or the one
@@ -601,16 +622,10 @@ function cutToItem(output: unknown, value: string | number, keep: ReadonlySet<st
  * `checks/determinacy.ts` reads "a call about X returns X". Undefined when nothing changes.
  */
 function ownIdentity(output: unknown, toolName: string, args: Record<string, unknown>, keep: ReadonlySet<string>): unknown {
-  const own = Object.entries(args).filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && isOwnIdParam(toolName, k));
-  if (!own.length || !isRecord(output)) return undefined;
-  const copy = structuredClone(output);
-  let subject: Record<string, unknown> = copy;
-  for (let depth = 0; depth < 3; depth++) {
-    const entries = Object.entries(subject);
-    const only = entries.length === 1 ? entries[0]?.[1] : undefined;
-    if (isRecord(only)) subject = only;
-    else break;
-  }
+  const own = ownIds(toolName, args);
+  const copy = own.length ? answered(output) : undefined;
+  if (!copy) return undefined;
+  const { subject } = copy;
   let changed = false;
   for (const [param, v] of own) {
     const keys = Object.keys(subject).filter((k) => squashKey(k) === squashKey(param) || BARE_IDS.has(k.toLowerCase()));
@@ -621,7 +636,7 @@ function ownIdentity(output: unknown, toolName: string, args: Record<string, unk
       changed = true;
     }
   }
-  return changed ? copy : undefined;
+  return changed ? copy.root : undefined;
 }
 
 /**
@@ -630,16 +645,10 @@ function ownIdentity(output: unknown, toolName: string, args: Record<string, unk
  * nothing changes.
  */
 function sameNames(output: unknown, toolName: string, args: Record<string, unknown>, earlier: readonly unknown[], keep: ReadonlySet<string>): unknown {
-  const own = Object.entries(args).filter(([k, v]) => (typeof v === 'string' || typeof v === 'number') && isOwnIdParam(toolName, k));
-  if (!own.length || !isRecord(output)) return undefined;
-  const copy = structuredClone(output);
-  let subject: Record<string, unknown> = copy;
-  for (let depth = 0; depth < 3; depth++) {
-    const entries = Object.entries(subject);
-    const only = entries.length === 1 ? entries[0]?.[1] : undefined;
-    if (isRecord(only)) subject = only;
-    else break;
-  }
+  const own = ownIds(toolName, args);
+  const copy = own.length ? answered(output) : undefined;
+  if (!copy) return undefined;
+  const { subject } = copy;
   let changed = false;
   for (const [, v] of own) {
     const item = earlier
@@ -653,7 +662,7 @@ function sameNames(output: unknown, toolName: string, args: Record<string, unkno
       changed = true;
     }
   }
-  return changed ? copy : undefined;
+  return changed ? copy.root : undefined;
 }
 
 /** Options of `mockOffline`. */
