@@ -73,8 +73,8 @@ interface Occurrence {
   lists: { items: readonly unknown[]; index: number }[];
 }
 
-/** A bulleted line: `[FILE] a`, `- a`, `* a`, `1. a`. */
-const BULLET = /^\s*(?:\[[A-Z]+\]|[-*•]|\d+[.)])\s+\S/;
+/** A bulleted line: `[FILE] a`, `- a`, `* a`, `1. a` (a text of two or more is a list). */
+export const BULLET = /^\s*(?:\[[A-Z]+\]|[-*•]|\d+[.)])\s+\S/;
 
 /** The bulleted lines of a text, when it has two or more (then it is a list of them). */
 function bulletLines(text: string): string[] | undefined {
@@ -204,9 +204,14 @@ function wordsOf(text: string): string[] {
   return (text.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !WORD_STOP.has(w));
 }
 
+/** Whether anything in a value (leaves, keys, JSON inside text, lines of a listing) holds `value`. */
+export function holdsValue(x: unknown, value: string | number, cls: ValueClass): boolean {
+  return occurrences(x, value, cls).length > 0;
+}
+
 /** Whether every item of a list holds the value (any item gives the same one). */
 function everyItemHolds(items: readonly unknown[], value: string | number, cls: ValueClass): boolean {
-  return items.every((item) => occurrences(item, value, cls).length > 0);
+  return items.every((item) => holdsValue(item, value, cls));
 }
 
 /** The file name of a path value (`/a/b/c.md` → `c.md`), or undefined. */

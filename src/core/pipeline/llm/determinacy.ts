@@ -19,7 +19,7 @@
  * the final gate in `llmRun.ts` still see it).
  */
 import type { DeterminacyFinding } from '../../harness/format';
-import { checkDeterminacy } from '../../checks/determinacy';
+import { BULLET, checkDeterminacy, holdsValue } from '../../checks/determinacy';
 import { jsonDocument, leafHolds, valueClass, type ValueClass } from '../../checks/grounding';
 import { checkIntegrity, isIdName } from '../../checks/integrity';
 import { findTool, validateOutput } from '../../checks/validateCall';
@@ -84,21 +84,6 @@ function classOf(f: DeterminacyFinding): ValueClass {
   return valueClass(leaf, f.value);
 }
 
-/** A bulleted line (the check's lists of text lines: `[FILE] a`, `- a`, `* a`, `1. a`). */
-const BULLET = /^\s*(?:\[[A-Z]+\]|[-*•]|\d+[.)])\s+\S/;
-
-/** Whether anything in a value (keys, leaves, JSON inside text) holds `value`. */
-function holds(x: unknown, value: string | number, cls: ValueClass, depth = 0): boolean {
-  if (depth > 64) return false;
-  if (typeof x === 'string') {
-    const doc = jsonDocument(x);
-    return doc !== undefined ? holds(doc, value, cls, depth + 1) : leafHolds(x, false, value, cls);
-  }
-  if (typeof x === 'number') return leafHolds(x, false, value, cls);
-  if (Array.isArray(x)) return x.some((v) => holds(v, value, cls, depth + 1));
-  if (isRecord(x)) return Object.entries(x).some(([k, v]) => leafHolds(k, true, value, cls) || holds(v, value, cls, depth + 1));
-  return false;
-}
 
 /**
  * A copy of an output in which every list of two or more items where only some items hold
@@ -124,8 +109,8 @@ export function cutLists(output: unknown, value: string | number, cls: ValueClas
   }
   if (Array.isArray(output)) {
     if (output.length >= 2) {
-      const first = output.find((x) => holds(x, value, cls));
-      if (first !== undefined && !output.every((x) => holds(x, value, cls))) return [cutLists(first, value, cls, depth + 1)];
+      const first = output.find((x) => holdsValue(x, value, cls));
+      if (first !== undefined && !output.every((x) => holdsValue(x, value, cls))) return [cutLists(first, value, cls, depth + 1)];
     }
     let changed = false;
     const next = output.map((x) => {

@@ -31,7 +31,7 @@ import { makeTheme, realisticString, title as makeTitle, type Theme } from './va
 import { isRecord } from '../../util/isRecord';
 import { FILE_HEADS, LISTED_FILE, LISTED_FOLDERS, listedFolder, listingEntries, listingKind, splitPath, withEntry } from './listing';
 import { containsWords, groundWorkflow } from '../../checks/grounding';
-import { BARE_IDS, checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
+import { BARE_IDS, BULLET, checkDeterminacy, isOwnIdParam } from '../../checks/determinacy';
 import { pickNames, pickOf } from './picks';
 
 const snake = (s: string): string => nameWords(s).join('_');
@@ -568,7 +568,7 @@ function cutToItem(output: unknown, value: string | number, keep: ReadonlySet<st
         }
       }
       const lines = v.split('\n');
-      const bullets = lines.filter((l) => /^\s*(?:\[[A-Z]+\]|[-*•]|\d+[.)])\s+\S/.test(l));
+      const bullets = lines.filter((l) => BULLET.test(l));
       const hit = bullets.find((l) => containsToken(l, needle) || containsToken(l, base));
       if (bullets.length >= 2 && hit !== undefined && !bullets.some((l) => l !== hit && needed(l))) {
         done = true;
