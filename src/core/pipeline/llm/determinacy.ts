@@ -84,7 +84,6 @@ function classOf(f: DeterminacyFinding): ValueClass {
   return valueClass(leaf, f.value);
 }
 
-
 /**
  * A copy of an output in which every list of two or more items where only some items hold
  * `value` keeps only the first of those (JSON arrays, JSON documents inside text, texts of
