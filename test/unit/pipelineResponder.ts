@@ -17,6 +17,7 @@ import { idLikeValues, textLeaves } from '../../src/core/checks/integrity';
 import type { LlmTurnEnds, Scenario } from '../../src/core/pipeline/schemas';
 import type { LlmScenarioSlots } from '../../src/core/pipeline/llm/scenarioRequest';
 import type { Spec } from '../../src/core/spec/model';
+import { DETAILS_FIELD } from '../../src/core/pipeline/llm/pins';
 
 /** Which stage a request is for, from its structured-output schema. */
 export type Stage = 'interpret' | 'scenarios' | 'mock' | 'turns' | 'unknown';
@@ -29,6 +30,13 @@ export function stageOf(req: FakeRequest): Stage {
   if ('outputs' in props) return 'mock';
   if ('turns' in props) return 'turns';
   return 'unknown';
+}
+
+/** The reply schema of call `i`'s output in a mock request. */
+export function mockSlot(req: FakeRequest, i: number): { properties?: Record<string, unknown> } | undefined {
+  const outputs = (req.jsonSchema as { properties?: { outputs?: { properties?: Record<string, { properties?: Record<string, unknown> }> } } } | undefined)
+    ?.properties?.outputs?.properties;
+  return outputs?.[`call_${i}`];
 }
 
 /** The kind of a scenarios request. */
@@ -180,7 +188,16 @@ export function createResponder(options: ResponderOptions): Responder {
             outputs: Object.fromEntries(
               mock.mock_workflow.map((m, i) => {
                 const declared = spec.tools.find((t) => t.name === m.name)?.outputSchema;
-                return [`call_${i}`, declared !== undefined && declared !== null ? m.output : JSON.stringify(m.output ?? null)];
+                if (declared !== undefined && declared !== null) return [`call_${i}`, m.output];
+                // A slot with pinned fields: their one value each, and the rest as JSON in the details (as the schema asks).
+                const slot = mockSlot(req, i);
+                if (slot?.properties?.[DETAILS_FIELD] === undefined) return [`call_${i}`, JSON.stringify(m.output ?? null)];
+                const pinned = Object.fromEntries(
+                  Object.entries(slot.properties)
+                    .filter(([k]) => k !== DETAILS_FIELD)
+                    .map(([k, p]) => [k, (p as { enum: unknown[] }).enum[0]]),
+                );
+                return [`call_${i}`, { ...pinned, [DETAILS_FIELD]: JSON.stringify(m.output ?? null) }];
               }),
             ),
             expected_response: `${mock.expected_response}${quote ? ` (${quote})` : ''}`,

@@ -46,6 +46,11 @@ function asJsonString(what: string): ArgumentSchema {
   };
 }
 
+/** Whether a converted value travels as a JSON string. */
+function isJsonString(part: ArgumentSchema): boolean {
+  return part.decode === decodeJsonString;
+}
+
 interface Walk {
   root: Json;
   properties: number;
@@ -123,7 +128,10 @@ function convert(walk: Walk, raw: unknown, depth: number, within: ReadonlySet<Js
         },
       };
     }
-    return asJsonString('The value');
+    // Branches the value cannot tell apart: the first one alone (any of its values is valid for the
+    // union) rather than a JSON string, which a model may fill with text that is not JSON.
+    const first = parts.find((p) => p.schema.type !== 'null');
+    return first && !isJsonString(first) ? first : asJsonString('The value');
   }
   const type = types[0] ?? (isRecord(node.properties) ? 'object' : node.items !== undefined ? 'array' : undefined);
   switch (type) {
@@ -183,6 +191,9 @@ function objectSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
   };
 }
 
+/** The description of a free-form object's entry list (readers of a converted schema tell it from a real list by it). */
+export const MAP_ENTRIES = 'The entries of the object, one per property name.';
+
 /**
  * A free-form object (a map of names to values): strict mode cannot leave property names open, so
  * it is asked for as a list of `{key, value}` entries and turned back into the object.
@@ -191,7 +202,7 @@ function mapSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
   const value = isRecord(node.additionalProperties) ? convert(walk, node.additionalProperties, depth + 1) : asJsonString('The value');
   const schema: Json = {
     type: 'array',
-    description: 'The entries of the object, one per property name.',
+    description: MAP_ENTRIES,
     items: { type: 'object', properties: { key: { type: 'string' }, value: value.schema }, required: ['key', 'value'], additionalProperties: false },
   };
   if (typeof node.minProperties === 'number') schema.minItems = node.minProperties;

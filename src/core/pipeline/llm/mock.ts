@@ -2,9 +2,10 @@
  * Stage 3 with a model: one request per scenario for every call's output and the final answer.
  *
  * ## Shared state (the review's fix for cross-call referential integrity)
- * The prompt states, for every ID-like argument of a later call that the user did not say, which
- * earlier output must contain it (the chained producer when `chainSources` finds one, else the
- * nearest earlier call whose output can hold it). The reply is then checked with the same
+ * Every ID-like argument of a later call that the user did not say is fixed in an earlier
+ * output's slot of the reply schema (`./pins.ts`: a one-value enum in the field a reader looks
+ * at, and each call's own ids echoed), and the prompt states where. Only a value no earlier
+ * slot can hold is left to the prose. The reply is then checked with the same
  * deterministic rule the harness reports (`checkIntegrity`); violations are re-asked with the
  * exact value and place. If the re-asks run out, the missing values are planted into the
  * model's outputs (`plantValue`); when that fails the scenario is discarded (counted), or filled
@@ -36,13 +37,14 @@
  */
 import type { Grounding, IntegrityViolation } from '../../harness/format';
 import type { Tool } from '../../spec/model';
-import { appearsIn, checkIntegrity, containsToken, idLikeValues, nameWords, schemaLiterals, singular } from '../../checks/integrity';
+import { checkIntegrity, containsToken, nameWords, singular } from '../../checks/integrity';
 import { mockOffline } from '../offline';
-import { canHost, chainSources } from '../offline/chain';
+import { chainSources } from '../offline/chain';
 import { plantValue } from '../offline/mock';
 import { analysisOf } from '../offline/scenarios';
 import { LlmMockOutputs, MockResult, type MockCall, type Scenario } from '../schemas';
-import { decodeJsonString, valueSchema, type ArgumentSchema } from './argumentSchema';
+import type { ArgumentSchema } from './argumentSchema';
+import { pinnedOutputSlot, planPins, type Pin } from './pins';
 import { findTool, validateOutput } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
@@ -77,23 +79,16 @@ const MAX_DETERMINACY_PROBLEMS = 8;
 /** The key of call `i`'s output in the reply. */
 export const outputKey = (i: number): string => `call_${i}`;
 
-/** A tool's output as asked for: its outputSchema's value when it declares one, else JSON or text in a string. */
-function outputSchemaOf(tool: Tool | undefined): ArgumentSchema {
-  if (tool?.outputSchema !== undefined && tool.outputSchema !== null) return valueSchema(tool.outputSchema);
-  return {
-    schema: { type: 'string', description: "The tool's response to this call: JSON encoded in a string, or the plain text the tool prints." },
-    // Tools return text as often as JSON: a response that is not JSON is kept as the text it is.
-    decode: decodeJsonString,
-  };
-}
-
 /**
  * Stage 3's reply schema: one output per call, keyed by its position (`call_0` …, all required,
- * nothing else), each in its tool's output shape; the code has each call's name and arguments
- * and attaches them, so the model never echoes them.
+ * nothing else), each in its tool's output shape with the call's pins fixed (`./pins.ts`); the
+ * code has each call's name and arguments and attaches them, so the model never echoes them.
  */
-export function mockReplySchema(tools: readonly (Tool | undefined)[]): { jsonSchema: Record<string, unknown>; decoders: ArgumentSchema['decode'][] } {
-  const parts = tools.map(outputSchemaOf);
+export function mockReplySchema(
+  tools: readonly (Tool | undefined)[],
+  pins: readonly (readonly Pin[])[] = [],
+): { jsonSchema: Record<string, unknown>; decoders: ArgumentSchema['decode'][]; placed: Pin[][] } {
+  const parts = tools.map((t, i) => pinnedOutputSlot(t, pins[i] ?? []));
   const keys = tools.map((_, i) => outputKey(i));
   return {
     jsonSchema: {
@@ -112,6 +107,7 @@ export function mockReplySchema(tools: readonly (Tool | undefined)[]): { jsonSch
       additionalProperties: false,
     },
     decoders: parts.map((p) => p.decode),
+    placed: parts.map((p) => p.placed),
   };
 }
 
@@ -151,45 +147,6 @@ export function groundingOf(ctx: StageContext, tool: Tool | undefined): { ground
     }
   }
   return { grounding: 'low', reference: `No reference. Infer a believable response from the description: ${clipText(tool.description ?? '(none)', 300)}` };
-}
-
-/** A value a later call uses that an earlier output must contain. */
-export interface StateRequirement {
-  /** The call that uses the value. */
-  consumer: number;
-  param: string;
-  value: string | number;
-  /** The earlier call whose output should contain it; undefined when none can hold it. */
-  producer: number | undefined;
-}
-
-/** The workflow's shared state: ID-like values of later calls that the user's prompt does not supply. */
-export function stateRequirements(ctx: StageContext, scenario: Scenario): StateRequirement[] {
-  const analysis = analysisOf(ctx.spec);
-  const calls = scenario.agent_workflow;
-  const sources = chainSources(analysis, calls);
-  const out: StateRequirement[] = [];
-  calls.forEach((call, j) => {
-    if (j === 0) return;
-    const tool = findTool(ctx.spec, call.name);
-    const literals = tool ? schemaLiterals(tool.inputSchema) : undefined;
-    for (const { param, value } of idLikeValues(call.arguments, literals)) {
-      if (appearsIn(value, [], [scenario.prompt])) continue;
-      const top = param.split('.')[0] ?? param;
-      let producer = sources[j]?.get(top);
-      if (producer === undefined) {
-        for (let i = j - 1; i >= 0; i--) {
-          const info = analysis.byName.get(calls[i]?.name ?? '');
-          if (!info || canHost(info)) {
-            producer = i;
-            break;
-          }
-        }
-      }
-      out.push({ consumer: j, param, value, producer });
-    }
-  });
-  return out;
 }
 
 /** Values (not field names) of an output, as text. */
@@ -271,12 +228,17 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
   const references = [
     ...new Map(calls.map((c, i) => [c.name, `### ${c.name} — grounding: ${grounding[i]!.grounding}\n${grounding[i]!.reference}`])).values(),
   ].join('\n\n');
-  const reqs = stateRequirements(ctx, scenario);
+  const plan = planPins(ctx.spec, scenario);
+  const reqs = plan.reqs;
+  const reply = mockReplySchema(tools, plan.pins);
   const state = reqs.length
     ? reqs
-        .map((r) => {
+        .map((r, k) => {
+          const at = plan.holder[k];
           const where =
-            r.producer !== undefined ? `the output of call ${r.producer} (${calls[r.producer]?.name})` : `one of the outputs of calls 0–${r.consumer - 1}`;
+            at === undefined
+              ? `one of the outputs of calls 0–${r.consumer - 1}`
+              : `the output of call ${at} (${calls[at]?.name}) (the reply schema already fixes it in a field of that output)`;
           return `- ${JSON.stringify(r.value)} must appear in ${where}: call ${r.consumer} (${calls[r.consumer]?.name}) uses it as "${r.param}".`;
         })
         .join('\n')
@@ -291,7 +253,6 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     state,
   });
 
-  const reply = mockReplySchema(tools);
   type Parsed = { outputs: unknown[]; response: string; problems: Problem[] };
   const parse = (value: LlmMockOutputs): Parsed => {
     const problems: Problem[] = [];

@@ -75,10 +75,28 @@ const withScenario = (responder: Responder, req: FakeRequest, title: string, pro
   },
 });
 
-/** The responder's mock reply with some outputs replaced (JSON in a string, as slack declares no output schemas). */
+/** Output schemas the tests give two slack tools (see `before`). */
+const OUTPUT_SCHEMAS: Record<string, Record<string, unknown>> = {
+  slack_list_channels: {
+    type: 'object',
+    properties: {
+      ok: { type: 'boolean' },
+      channels: {
+        type: 'array',
+        items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, num_members: { type: 'integer' } } },
+      },
+    },
+  },
+  slack_get_user_profile: {
+    type: 'object',
+    properties: { ok: { type: 'boolean' }, user_id: { type: 'string' }, real_name: { type: 'string' }, title: { type: 'string' } },
+  },
+};
+
+/** The responder's mock reply with some outputs replaced (a value for a tool with an output schema, else JSON in a string). */
 const withOutputs = (base: FakeReply, outputs: Record<string, unknown>): FakeReply => {
-  const json = structuredClone((base as { json: { outputs: Record<string, string>; expected_response: string } }).json);
-  for (const [k, v] of Object.entries(outputs)) json.outputs[k] = JSON.stringify(v);
+  const json = structuredClone((base as { json: { outputs: Record<string, unknown>; expected_response: string } }).json);
+  for (const [k, v] of Object.entries(outputs)) json.outputs[k] = k === 'call_0' ? v : JSON.stringify(v);
   return { json };
 };
 
@@ -103,7 +121,14 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     const file = join(specsDir, 'slack.json');
     const r = loadSpecText(await readFile(file, 'utf8'), file);
     assert.ok(r.ok);
-    slack = r.spec;
+    // The listing and the profile declare output schemas (open, as most servers write them). A
+    // tool without one gets the values later calls take as pinned fields of their own
+    // (`llm/pins.ts`), which leaves nothing for these checks to find; with one, the model can
+    // still answer a listing of several items or another user's profile, as these tests do.
+    slack = {
+      ...r.spec,
+      tools: r.spec.tools.map((t) => (OUTPUT_SCHEMAS[t.name] ? { ...t, outputSchema: OUTPUT_SCHEMAS[t.name] } : t)),
+    };
     responder = createResponder({ spec: slack });
   });
   after(() => fake.close());
@@ -173,7 +198,8 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     const rec = records.find((r) => r.title === 'Read the incident channel');
     assert.ok(rec);
     assert.deepEqual(rec.mock_outputs[0]!.output, { ok: true, channels: [{ id: CHANNEL, name: 'ops-alerts', num_members: 14 }] });
-    assert.deepEqual(rec.mock_outputs[1]!.output, history, 'the other output is untouched');
+    // The other output is the model's, with the call's own channel echoed in its pinned field.
+    assert.deepEqual(rec.mock_outputs[1]!.output, { channel_id: CHANNEL, ...history }, 'the other output is untouched');
     assert.deepEqual(rec.checks.determinacy, []);
     assert.equal(rec.provenance.determinacy, 'repaired');
   });

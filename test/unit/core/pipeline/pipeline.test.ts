@@ -23,7 +23,7 @@ import { startFakeGemini } from '../../../fakes/fakeGemini';
 import type { FakeLlmServer, FakeReply, FakeRequest } from '../../../fakes/fakeLlmServer';
 import { startFakeOpenAI } from '../../../fakes/fakeOpenAI';
 import { specsDir } from '../../fixturePaths';
-import { createResponder, firstPrompt, scenarioKind, stageOf, type Responder } from '../../pipelineResponder';
+import { mockSlot, createResponder, firstPrompt, scenarioKind, stageOf, type Responder } from '../../pipelineResponder';
 
 /** Fast retries; a short per-call timeout for the hang test. */
 const limits: CallLimits = { retry: { baseDelayMs: 10, maxDelayMs: 40 }, timeoutMs: 1500, concurrency: 4 };
@@ -255,96 +255,63 @@ describe('pipeline through the real Gemini client against a fake server', () => 
       agent_followup: 'Shall I summarise the thread?',
     },
   });
-  /** The responder's mock reply with the chained ID taken out of call 0's output only. */
-  let stripped = '';
+  /** The responder's mock reply with the chained ID taken out of call 0's details (a model that ignored its pinned field). */
   const stripId = (reply: FakeReply): FakeReply => {
-    const json = structuredClone((reply as { json: { outputs: Record<string, string> } }).json);
+    const json = structuredClone((reply as { json: { outputs: Record<string, { details_json: string }> } }).json);
     const first = json.outputs.call_0!;
-    assert.ok(first.includes('C07QX2M8K1P'), 'the responder chains the ID');
-    json.outputs.call_0 = first.split('C07QX2M8K1P').join('C0000000001');
-    stripped = json.outputs.call_0;
+    assert.ok(first.details_json.includes('C07QX2M8K1P'), 'the responder chains the ID');
+    json.outputs.call_0 = { ...first, details_json: first.details_json.split('C07QX2M8K1P').join('C0000000001') };
     return { json };
   };
-
-  it('an ID that does not chain is re-asked with the value and where it must appear', async () => {
-    const scen = rule(
+  const chainedScenario = (): Rule =>
+    rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
       (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
     );
-    const broken = rule(
+  const incidentRecord = (records: HarnessRecord[]): HarnessRecord => records.find((r) => r.title === 'Read the incident channel')!;
+
+  it('an ID a later call takes is fixed in the earlier output by the reply schema, in a field of its own', async () => {
+    const mock = rule(
       (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
       (_req, base) => stripId(base),
     );
-    serve(fake, responder, [scen, broken]);
+    serve(fake, responder, [chainedScenario(), mock]);
     const res = await run(fake, slack);
-    const text = reaskOf(fake, fake.requests[broken.hits[0]!]!)?.lastUserText ?? '';
-    assert.match(text, /Call 1 \(slack_get_channel_history\) uses "C07QX2M8K1P" as "channel_id".*include it in outputs\.call_0 \(slack_list_channels\)/);
-    // The shared state was in the prompt from the start.
-    assert.match(firstPrompt(fake.requests[broken.hits[0]!]!), /"C07QX2M8K1P" must appear in the output of call 0 \(slack_list_channels\)/);
-    assert.equal(res.counts.repaired['mock:integrity'], 1);
-    const records = await assertSoundHarness(res);
-    const rec = records.find((r) => r.title === 'Read the incident channel')!;
-    assert.ok(JSON.stringify(rec.mock_outputs[0]!.output).includes('C07QX2M8K1P'));
+    const req = fake.requests[mock.hits[0]!]!;
+    // The one-value enum sits where a reader looks: the field the later call names.
+    assert.deepEqual((mockSlot(req, 0)?.properties?.channel_id as { enum?: unknown[] }).enum, ['C07QX2M8K1P']);
+    assert.match(firstPrompt(req), /"C07QX2M8K1P" must appear in the output of call 0 \(slack_list_channels\) \(the reply schema already fixes it/);
+    // The details left it out, and nothing needed asking again or planting.
+    assert.equal(reaskOf(fake, req), undefined);
+    assert.equal(res.counts.repaired['mock:integrity'], undefined);
+    assert.equal(res.counts.repaired['mock:integrity-planted'], undefined);
+    const rec = incidentRecord(await assertSoundHarness(res));
+    const out = rec.mock_outputs[0]!.output as Record<string, unknown>;
+    assert.equal(out.channel_id, 'C07QX2M8K1P');
+    assert.equal(rec.provenance.integrity, undefined);
+    // The later call's own channel is echoed in its output.
+    assert.equal((rec.mock_outputs[1]!.output as Record<string, unknown>).channel_id, 'C07QX2M8K1P');
   });
 
-  it('an ID still missing after three replies is planted into the earlier output, and counted', async () => {
-    const scen = rule(
-      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
-      (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
-    );
-    const broken = rule(
-      (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
-      (_req, base) => stripId(base),
-      3,
-    );
-    serve(fake, responder, [scen, broken]);
-    const res = await run(fake, slack);
-    assert.equal(broken.hits.length, 3);
-    assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
-    assert.equal(res.counts.repaired['mock:offline-fallback'], undefined, "the model's outputs were kept");
-    const records = await assertSoundHarness(res);
-    const rec = records.find((r) => r.title === 'Read the incident channel')!;
-    const planted = JSON.stringify(rec.mock_outputs[0]!.output);
-    assert.ok(planted.includes('C07QX2M8K1P'));
-    // The model's output is kept; only the missing value went in (here over the listed item's id).
-    // The responder's outputs are the offline generator's, which already list only the channel the
-    // request leaves unnamed, so no cut was needed (mockDeterminacy.test cuts a longer list).
-    const model = JSON.parse(stripped) as { channels: unknown[] };
-    assert.equal(model.channels.length, 1);
-    assert.equal(planted.split('C07QX2M8K1P').join('C0000000001'), stripped);
-    assert.equal(res.counts.repaired['mock:undetermined-list-cut'], undefined);
-    assert.deepEqual(rec.checks.determinacy, []);
-    assert.equal(rec.provenance.stageProviders, undefined);
-  });
-
-  it('a planted ID goes into an entry of its own, never glued onto an ID the output already holds', async () => {
-    const scen = rule(
-      (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
-      (req) => ({ json: chained(req, 'Show me the latest messages in our incident channel.') }),
-    );
-    // Call 0 answers with a bare list of channel IDs that lacks the chained one, three times: the first string is an ID.
+  it('a reply that ignores the slot shape (bare JSON text without the ID) still gets the ID in its field, never glued onto another', async () => {
+    // Call 0 answers with a bare list of channel IDs that lacks the chained one, every time.
     const idsOnly = rule(
       (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
       (_req, base) => {
-        const json = structuredClone((base as { json: { outputs: Record<string, string> } }).json);
+        const json = structuredClone((base as { json: { outputs: Record<string, unknown> } }).json);
         json.outputs.call_0 = JSON.stringify(['C0000000001', 'C0000000002']);
         return { json };
       },
       3,
     );
-    serve(fake, responder, [scen, idsOnly]);
+    serve(fake, responder, [chainedScenario(), idsOnly]);
     const res = await run(fake, slack);
-    assert.equal(idsOnly.hits.length, 3);
-    assert.equal(res.counts.repaired['mock:integrity-planted'], 1);
-    const records = await assertSoundHarness(res);
-    const rec = records.find((r) => r.title === 'Read the incident channel')!;
-    // Planted as an entry of its own, then the list cut to it: nothing in the request picks one of three IDs.
-    assert.deepEqual(rec.mock_outputs[0]!.output, ['C07QX2M8K1P']);
-    assert.equal(rec.provenance.determinacy, 'repaired');
-    // No text of any output holds two IDs at once.
+    assert.equal(idsOnly.hits.length, 1, 'no re-ask: the pinned value goes in whatever the reply did');
+    const rec = incidentRecord(await assertSoundHarness(res));
+    assert.deepEqual(rec.mock_outputs[0]!.output, { channel_id: 'C07QX2M8K1P', items: ['C0000000001', 'C0000000002'] });
     for (const o of rec.mock_outputs)
       for (const leaf of textLeaves(o.output)) assert.ok((leaf.match(/\bC0[0-9A-Z]{9}\b/g) ?? []).length <= 1, `glued: ${JSON.stringify(leaf)}`);
-    assert.equal(rec.provenance.integrity, 'repaired');
+    assert.deepEqual(rec.checks.determinacy, []);
   });
 
   it('a mock reply that cannot be used is discarded with its scenario; the offline outputs stand in only with fallback offline', async () => {
