@@ -84,6 +84,12 @@ export const Provenance = z.object({
       "How the mock outputs came to pin down every value a later call takes from them (one item of a list the user's words pick, outputs about their call's own values), when the model's first reply did not: re-asked (a later reply did), repaired (the code cut a list to the item used, or set an output's field to its call's value), unresolved (kept only with --fallback offline; checks.determinacy lists the findings). Absent when the first reply passed; without the fallback, records with findings are discarded.",
     )
     .optional(),
+  response: z
+    .literal('not-grounded')
+    .describe(
+      'The expected response quotes no value of the mock outputs even after a re-ask: kept as the model wrote it and labelled here (not counted as a repair). Absent when it quotes them (by construction when the outputs hold pinned values).',
+    )
+    .optional(),
 });
 export type Provenance = z.infer<typeof Provenance>;
 

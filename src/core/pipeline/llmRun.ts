@@ -261,6 +261,7 @@ export class LlmRun {
         ...(Object.keys(stageProviders).length ? { stageProviders } : {}),
         ...(mock.integrity !== 'consistent' ? { integrity: mock.integrity } : {}),
         ...(mock.determinacy !== 'consistent' ? { determinacy: mock.determinacy } : {}),
+        ...(mock.responseGrounded ? {} : { response: 'not-grounded' as const }),
       },
     });
     return { record, depth, offline: Object.values(stageProviders).includes(OFFLINE_PROVIDER) };

@@ -95,7 +95,9 @@ export type TurnSplit = z.infer<typeof TurnSplit>;
 /** Stage 3's reply as parsed: one output per call keyed `call_<i>`, and the final answer (see `llm/mock.ts`). */
 export const LlmMockOutputs = z.strictObject({
   outputs: z.record(z.string(), z.unknown()),
-  expected_response: MockResult.shape.expected_response,
+  // Text, or (when the outputs hold values known before the reply) the text around one of them,
+  // which the code joins: an answer that cannot leave out what it reports (`llm/mock.ts`).
+  expected_response: z.union([MockResult.shape.expected_response, z.strictObject({ before: z.string(), value: z.string(), after: z.string() })]),
 });
 export type LlmMockOutputs = z.infer<typeof LlmMockOutputs>;
 

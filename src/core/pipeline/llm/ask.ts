@@ -139,7 +139,10 @@ async function askOnce<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskO
     else if (saved) {
       mergeCounts(counts.repaired, saved.counts.repaired);
       mergeCounts(counts.discarded, saved.counts.discarded);
-      for (const category of new Set(log.slice(0, -1).flatMap((ps) => ps.map((p) => p.category)))) bump(counts.repaired, `${prefix}:${category}`);
+      // A re-ask repaired only what the last reply no longer gets wrong; what it still did, the salvage counts (or labels) itself.
+      const still = new Set(lastProblems.map((p) => p.category));
+      for (const category of new Set(log.slice(0, -1).flatMap((ps) => ps.map((p) => p.category))))
+        if (!still.has(category)) bump(counts.repaired, `${prefix}:${category}`);
       await ctx.ledger.set(r.key, { counts, salvage: last });
       return { ok: true, value: saved.value, counts, cached: false, salvaged: true, key: r.key };
     }

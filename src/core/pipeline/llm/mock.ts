@@ -63,6 +63,8 @@ export interface MockOutcome {
   integrity: MockIntegrity;
   /** How the outputs came to pin down every value a later call takes from them (`./determinacy.ts`). */
   determinacy: MockIntegrity;
+  /** Whether the expected response quotes a value of the outputs (false: kept after a re-ask, and labelled). */
+  responseGrounded: boolean;
 }
 
 /**
@@ -101,7 +103,7 @@ export function mockReplySchema(
           required: keys,
           additionalProperties: false,
         },
-        expected_response: { type: 'string', description: MockResult.shape.expected_response.description },
+        expected_response: responseSchema(parts.flatMap((p) => p.placed)),
       },
       required: ['outputs', 'expected_response'],
       additionalProperties: false,
@@ -109,6 +111,40 @@ export function mockReplySchema(
     decoders: parts.map((p) => p.decode),
     placed: parts.map((p) => p.placed),
   };
+}
+
+/** Values worth quoting in an answer (as `quotable` reads outputs). */
+const quotableValue = (v: string | number): boolean => String(v).length >= 3 && String(v).length <= 80;
+
+/**
+ * The expected response's reply schema: plain text, or, when the outputs hold pinned values, the
+ * text before and after one of them (a one-of enum the model picks from), so the answer quotes
+ * the outputs by construction instead of by re-ask.
+ */
+function responseSchema(placed: readonly Pin[]): Record<string, unknown> {
+  const description = MockResult.shape.expected_response.description;
+  const values = [...new Set(placed.map((p) => String(p.value)).filter(quotableValue))];
+  if (!values.length) return { type: 'string', description };
+  return {
+    type: 'object',
+    description: `${description} Written as the text before one value of the outputs that it reports, that value, and the text after it.`,
+    properties: {
+      before: { type: 'string', description: 'The answer up to the value it reports.' },
+      value: { type: 'string', enum: values },
+      after: { type: 'string', description: 'The rest of the answer after the value.' },
+    },
+    required: ['before', 'value', 'after'],
+    additionalProperties: false,
+  };
+}
+
+/** The expected response as text: segments joined with the spacing prose needs. */
+export function responseText(reply: LlmMockOutputs['expected_response']): string {
+  if (typeof reply === 'string') return reply;
+  const before = reply.before.trimEnd();
+  const after = reply.after.trimStart();
+  const gapAfter = after === '' || /^[.,;:!?)\]]/.test(after) ? '' : ' ';
+  return `${before}${before ? ' ' : ''}${reply.value}${gapAfter}${after}`;
 }
 
 /** Grounding of a tool's outputs and the reference text shown for it. */
@@ -270,7 +306,8 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
           problems.push({ category: 'output-schema', message: `${at} (${call.name}) does not match the tool's output schema: ${e}` });
       return output;
     });
-    if (problems.length) return { outputs, response: value.expected_response, problems };
+    const response = responseText(value.expected_response);
+    if (problems.length) return { outputs, response, problems };
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec })) {
       const req = reqs.find((r) => r.consumer === v.callIndex && String(r.value) === String(v.value));
       const where = req?.producer !== undefined ? `outputs.${outputKey(req.producer)} (${calls[req.producer]?.name})` : `an earlier output`;
@@ -285,7 +322,7 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     if (undetermined.length > MAX_DETERMINACY_PROBLEMS)
       problems.push({ category: UNDETERMINED, message: `…and ${undetermined.length - MAX_DETERMINACY_PROBLEMS} more values of the same kinds.` });
     const quotes = quotable(outputs);
-    if (quotes.length && !quotes.some((q) => containsToken(value.expected_response, q))) {
+    if (quotes.length && !quotes.some((q) => containsToken(response, q))) {
       problems.push({
         category: 'response-not-grounded',
         message: `expected_response quotes nothing from the outputs: cite concrete values such as ${quotes
@@ -294,7 +331,7 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
           .join(', ')}.`,
       });
     }
-    return { outputs, response: value.expected_response, problems };
+    return { outputs, response, problems };
   };
   const build = (outputs: readonly unknown[], response: string): MockResult => ({
     mock_workflow: calls.map((c, i): MockCall => ({
@@ -349,9 +386,7 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
         for (const fix of new Set(fixed.fixes)) counts.repaired[`${STAGES.mock}:${fix}`] = 1;
         determinacy = 'repaired';
       }
-      // An answer that quotes no output is kept (it is still the model's) and counted.
-      const quotes = quotable(outputs);
-      if (quotes.length && !quotes.some((q) => containsToken(p.response, q))) counts.repaired[`${STAGES.mock}:response-not-grounded-kept`] = 1;
+      // An answer that quotes no output is kept (it is still the model's); the record says so.
       return { value: { result: build(outputs, p.response), integrity, determinacy }, counts };
     },
   });
@@ -363,7 +398,9 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     const integrity = outcome.value.integrity === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:integrity`] ? 're-asked' : outcome.value.integrity;
     const determinacy =
       outcome.value.determinacy === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:${UNDETERMINED}`] ? 're-asked' : outcome.value.determinacy;
-    return { result, source: 'llm', version: rendered.version, integrity, determinacy };
+    const quotes = quotable(result.mock_workflow.map((m) => m.output));
+    const responseGrounded = !quotes.length || quotes.some((q) => containsToken(result.expected_response, q));
+    return { result, source: 'llm', version: rendered.version, integrity, determinacy, responseGrounded };
   }
   if (isTransportFailure(outcome.reason)) return undefined;
   if (ctx.fallback !== 'offline') return undefined;
@@ -374,5 +411,6 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     version: rendered.version,
     integrity: 'consistent',
     determinacy: 'consistent',
+    responseGrounded: true,
   };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import type { Spec, Tool } from '../../../../src/core/spec/model';
 import { DETAILS_FIELD, pinnedOutputSlot, planPins, unheldValues } from '../../../../src/core/pipeline/llm/pins';
-import { mockReplySchema } from '../../../../src/core/pipeline/llm/mock';
+import { mockReplySchema, responseText } from '../../../../src/core/pipeline/llm/mock';
 import { schemaRuleViolations } from '../../../../src/core/llm/schemaRules';
 import { validateOutput } from '../../../../src/core/checks/validateCall';
 import type { Scenario } from '../../../../src/core/pipeline/schemas';
@@ -147,5 +147,11 @@ describe('values fixed in the mock reply schema', () => {
       );
       assert.deepEqual(schemaRuleViolations(reply.jsonSchema), []);
     }
+  });
+
+  it('the answer segments join into prose around the value', () => {
+    assert.equal(responseText({ before: 'Channel', value: 'C07QX2M8K1P', after: '. It has 3 new messages.' }), 'Channel C07QX2M8K1P. It has 3 new messages.');
+    assert.equal(responseText({ before: 'Read ', value: 'C07QX2M8K1P', after: ' and found nothing new.' }), 'Read C07QX2M8K1P and found nothing new.');
+    assert.equal(responseText('Plain text stays.'), 'Plain text stays.');
   });
 });

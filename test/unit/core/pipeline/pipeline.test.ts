@@ -314,6 +314,25 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.deepEqual(rec.checks.determinacy, []);
   });
 
+  it('the answer quotes the outputs by construction; one that quotes nothing anyway is kept and labelled, not counted as a repair', async () => {
+    const vague = rule(
+      (r) => stageOf(r) === 'mock' && firstPrompt(r).includes('C07QX2M8K1P'),
+      (_req, base) => ({ json: { ...(base as { json: Record<string, unknown> }).json, expected_response: 'All done.' } }),
+      3,
+    );
+    serve(fake, responder, [chainedScenario(), vague]);
+    const res = await run(fake, slack);
+    const schema = fake.requests[vague.hits[0]!]!.jsonSchema as { properties: { expected_response: { properties: { value: { enum: string[] } } } } };
+    assert.ok(schema.properties.expected_response.properties.value.enum.includes('C07QX2M8K1P'), 'the answer is asked for around a value the outputs hold');
+    assert.equal(vague.hits.length, 3);
+    assert.equal(res.counts.repaired['mock:response-not-grounded'], undefined, 'nothing was repaired');
+    const rec = incidentRecord(await assertSoundHarness(res));
+    assert.equal(rec.expected_response, 'All done.');
+    assert.equal(rec.provenance.response, 'not-grounded');
+    // Records whose answers quote their outputs carry no label.
+    assert.ok((await readHarness(res.outputDir)).records.filter((r) => r.id !== rec.id).every((r) => r.provenance.response === undefined));
+  });
+
   it('a mock reply that cannot be used is discarded with its scenario; the offline outputs stand in only with fallback offline', async () => {
     let victim = '';
     const wrong = (): Rule =>
