@@ -10,10 +10,13 @@
  * a reply interleave turns (a later turn holding an earlier call), which no rule could repair.
  * The model decides how many turns. What the schema cannot rule out has one right answer and is
  * fixed and counted (`splitAtTurnEnds`): a turn that does not end after the one before it is
- * dropped, and the last turn is extended to the workflow's last call. The checks that remain
- * (re-asked with exact messages): no empty prompts, and no value a call needs that neither an
- * earlier output nor the prompts up to its turn contain (a split must not hide an ID the
- * original request stated), and no value the turns' messages leave undetermined that the
+ * dropped, and the last turn is extended to the workflow's last call. So is a value the request
+ * states (any class: an ID, a name, a number, a text) that the turns' messages no longer give the
+ * call that uses it: it is added to the message of that call's turn (`restateLost`,
+ * `turns:values-restated`), so the conversation view grounds every value the single-turn view
+ * does (issue 21). The checks that remain (re-asked with exact messages): no empty prompts, no
+ * value a call needs that neither an earlier output nor the prompts up to its turn contain
+ * (after the repair, a guard), and no value the turns' messages leave undetermined that the
  * request determined (`checks/determinacy.ts`: a later turn must pick a listed item as the
  * request does, and not reuse a number given for another call). A reply with a single turn is not re-asked: as in the paper, it
  * means the scenario had no natural split, and the scenario stays single-turn (counted
@@ -26,7 +29,6 @@ import { checkIntegrity } from '../../checks/integrity';
 import { LlmTurnEnds, type MockResult, type Scenario, type Turn } from '../schemas';
 import { checkTurns } from '../../checks/turns';
 import { ask, type Problem } from './ask';
-import { emptyStepCounts } from './counts';
 import { count, discarded, settle, STAGES, type StageContext } from './context';
 
 /** The paper's expansion rate: multi-turn records over the multi-call scenarios stage 4 may split (shown beside a run's own). */
@@ -197,7 +199,21 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
     ),
   );
 
-  const check = (raw: LlmTurnEnds): Problem[] => checkSplit(splitAtTurnEnds(raw, calls.length).turns);
+  // A value the request states that a split's messages lost has one right place: the message of
+  // its call's turn. It is added there (`turns:values-restated`), as the schema cannot ask for it;
+  // a re-ask would only trade the split for another one (the schema-only adversary then mostly
+  // answers with one turn, and the conversation is lost).
+  const normalise = (raw: LlmTurnEnds): Normalised => {
+    const split = splitAtTurnEnds(raw, calls.length);
+    if (split.turns.length < 2) return split;
+    const lost = lostValues(split.turns);
+    const hidden = checkIntegrity({ calls, outputs, prompt: scenario.prompt, turns: split.turns, spec: ctx.spec }).filter(
+      (v) => !before.has(`${v.callIndex}|${v.param}`),
+    );
+    if (!lost.length && !hidden.length) return split;
+    return { turns: restateLost(split.turns, lost, hidden), fixes: [...split.fixes, VALUES_RESTATED] };
+  };
+  const check = (raw: LlmTurnEnds): Problem[] => checkSplit(normalise(raw).turns);
   const checkSplit = (turns: readonly Turn[]): Problem[] => {
     const split = { turns };
     if (split.turns.length === 0) return [{ category: 'structure', message: `no turn ends with a call of the workflow (0–${calls.length - 1})` }];
@@ -255,19 +271,8 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
       cacheInputs: { mode },
     },
     check,
-    accept: (raw) => splitAtTurnEnds(raw, calls.length),
-    repairs: (raw) => splitAtTurnEnds(raw, calls.length).fixes,
-    // After the re-asks: values the split's messages lost are added to the message of their call's
-    // turn (`turns:values-restated`); any other problem, or one the addition does not fix, loses the split.
-    salvage: (raw, problems) => {
-      if (problems.some((p) => p.category !== VALUE_LOST && p.category !== 'integrity')) return undefined;
-      const split = splitAtTurnEnds(raw, calls.length);
-      const turns = restateLost(split.turns, lostValues(split.turns), checkIntegrity({ calls, outputs, prompt: scenario.prompt, turns: split.turns, spec: ctx.spec }));
-      if (checkSplit(turns).length) return undefined;
-      const counts = emptyStepCounts();
-      for (const fix of [...split.fixes, VALUES_RESTATED]) counts.repaired[`${STAGES.turns}:${fix}`] = (counts.repaired[`${STAGES.turns}:${fix}`] ?? 0) + 1;
-      return { value: { turns, fixes: split.fixes }, counts };
-    },
+    accept: normalise,
+    repairs: (raw) => normalise(raw).fixes,
   });
   count(ctx, outcome.counts);
   settle(ctx, STAGES.turns, outcome, 'discarded');

@@ -94,13 +94,14 @@ describe('the schema-only model makes the harness, not the offline generator', (
 // every value is stated by the user, supplied by an earlier output or offered by the schema,
 // whatever the model writes; a turn split keeps each value in its call's turn or an earlier one.
 describe('every argument value of a model-made record is grounded (real @google/genai client, schema-only models)', () => {
+  // The free-choice model: the minimal one writes "x" everywhere, request included, so its values are stated by accident.
   for (const [spec, free] of [
     ['slack.json', 7],
-    ['filesystem.json', undefined],
+    ['filesystem.json', 5],
     ['github-npm.json', 3],
   ] as const) {
-    it(`${spec}, ${free === undefined ? 'the minimal model' : 'the free-choice model'}: the single-turn view grounds every value, and the requests were restated`, async () => {
-      const f = await measureLlmPath(spec, { client: 'gemini', faults: false, ...(free !== undefined ? { free } : {}), simple: 6, complex: 6 });
+    it(`${spec}: the single-turn view grounds every value, and the requests were restated`, async () => {
+      const f = await measureLlmPath(spec, { client: 'gemini', faults: false, free, simple: 6, complex: 6 });
       const all = JSON.stringify({ grounding: f.grounding, repaired: f.repaired, discarded: f.discarded, records: f.records });
       assert.ok(f.records > 0, all);
       assert.ok(f.grounding.single.values > 0, all);
