@@ -139,7 +139,8 @@ export async function measureLlmPath(
           into.values += values.length;
           for (const g of values) {
             if (g.source.kind !== 'none') into.grounded++;
-            else if (note && grounding.ungrounded.length < 5) grounding.ungrounded.push(`${rec.id} call ${g.callIndex} ${g.param}=${JSON.stringify(g.value)} (${g.class})`);
+            else if (note && grounding.ungrounded.length < 5)
+              grounding.ungrounded.push(`${rec.id} call ${g.callIndex} ${g.param}=${JSON.stringify(g.value)} (${g.class})`);
           }
         };
         tally(grounding.single, groundWorkflow({ calls, outputs, turns: single, spec }), true);

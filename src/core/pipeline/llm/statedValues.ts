@@ -61,7 +61,11 @@ export const MAX_STATED_VALUES = 200;
  * The values a scenario's request must state (see the module doc), in the order of their first
  * use; `requirements` are the mock stage's (`stateRequirements`).
  */
-export function valuesToState(scenario: Scenario, spec: Parameters<typeof groundWorkflow>[0]['spec'], requirements: readonly StateRequirement[]): ValueToState[] {
+export function valuesToState(
+  scenario: Scenario,
+  spec: Parameters<typeof groundWorkflow>[0]['spec'],
+  requirements: readonly StateRequirement[],
+): ValueToState[] {
   const calls = scenario.agent_workflow;
   const grounding = groundWorkflow({
     calls,

@@ -40,7 +40,7 @@ const scenario = (prompt: string): Scenario => ({
 });
 
 describe('the values a request must state', () => {
-  it('every value but the schema\'s own and the later IDs an earlier output will supply; a count once per call; the ones already said are marked', () => {
+  it("every value but the schema's own and the later IDs an earlier output will supply; a count once per call; the ones already said are marked", () => {
     const s = scenario('Show me the latest messages in C0123.');
     const values = valuesToState(s, spec, [{ consumer: 1, param: 'message_id', value: 'msg_77', producer: 0 }]);
     assert.deepEqual(
@@ -90,7 +90,7 @@ describe('joining the segments', () => {
 });
 
 describe('a turn split that loses a value the request states', () => {
-  it('gets it back in the message of its call\'s turn, once per argument', () => {
+  it("gets it back in the message of its call's turn, once per argument", () => {
     const s = scenario('List 25 messages in C0123 newest first, then open msg_77 with 25 replies.');
     const turns = [
       { prompt: 'Show me what is new.', calls: [0], followup: '' },
