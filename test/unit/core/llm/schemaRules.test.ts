@@ -123,8 +123,10 @@ describe('every request schema of a run keeps the rules (OpenAI wire, strict mod
         assert.deepEqual(schemaRuleViolations(req.jsonSchema), [], `${name}: request ${req.index} (${props.join(', ')})`);
         assert.equal((req.body as { response_format: { json_schema: { strict: boolean } } }).response_format.json_schema.strict, true);
       }
-      // The minimal model states no value: every scenario's request is restated around its slots (issue 21).
-      assert.ok(stages.has('interpret') && stages.has('scenarios') && stages.has('restate') && stages.has('mock'), [...stages].join(', '));
+      assert.ok(stages.has('interpret') && stages.has('scenarios') && stages.has('mock'), [...stages].join(', '));
+      // Requests restated around their value slots (issue 21): the minimal model writes "x" for the
+      // request and every string, so only a request whose calls take a number (its minimum) needs one.
+      if (name.startsWith('illustrator') || name.startsWith('redis')) assert.ok(stages.has('restate'), [...stages].join(', '));
     });
   }
 });
