@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { run } from '../../src/cli/main';
 import { loadSpecText } from '../../src/core/spec/snapshot';
 import { validateCall } from '../../src/core/checks/validateCall';
+import { groundWorkflow, type GroundedValue } from '../../src/core/checks/grounding';
 import { startFakeGemini } from '../fakes/fakeGemini';
 import { startFakeOpenAI } from '../fakes/fakeOpenAI';
 import { withFaults } from '../fakes/faults';
@@ -51,6 +52,13 @@ export interface LlmPathFigures {
   items: unknown;
   /** Per stage: requests, and estimated tokens (characters ÷ 4) of the prompts sent and of the replies. */
   stages: Record<string, { requests: number; promptTokens: number; replyTokens: number }>;
+  /**
+   * Argument values of the model-made records (no stage by the offline generator) and how many
+   * are grounded (by the user, an earlier output or the schema), in the single-turn view (the
+   * request with every call) and in the conversation view (each call sees its turn and earlier
+   * ones; single-turn records as they are), with up to five values grounded nowhere.
+   */
+  grounding: { single: { values: number; grounded: number }; conversation: { values: number; grounded: number }; ungrounded: string[] };
   /** Faults injected, by kind (with --faults). */
   injected?: Record<string, number>;
 }
@@ -112,12 +120,32 @@ export async function measureLlmPath(
     let unknownTools = 0;
     let invalidArguments = 0;
     let unlabelledIntegrity = 0;
+    const grounding: LlmPathFigures['grounding'] = { single: { values: 0, grounded: 0 }, conversation: { values: 0, grounded: 0 }, ungrounded: [] };
     for (const f of files) {
       const rec = JSON.parse(readFileSync(join(harness, 'records', f), 'utf8')) as {
+        id: string;
+        prompt: string;
         expected_tools: { name: string; arguments: Record<string, unknown> }[];
+        mock_outputs: { output: unknown }[];
+        conversation: { prompt: string; calls: number[] }[];
         checks: { integrityViolations: unknown[] };
-        provenance: { integrity?: unknown };
+        provenance: { integrity?: unknown; stageProviders?: Record<string, string> };
       };
+      if (!Object.values(rec.provenance.stageProviders ?? {}).includes('offline')) {
+        const calls = rec.expected_tools;
+        const outputs = calls.map((_, i) => rec.mock_outputs[i]?.output);
+        const single = [{ prompt: rec.prompt, calls: calls.map((_, i) => i) }];
+        const tally = (into: { values: number; grounded: number }, values: GroundedValue[], note: boolean): void => {
+          into.values += values.length;
+          for (const g of values) {
+            if (g.source.kind !== 'none') into.grounded++;
+            else if (note && grounding.ungrounded.length < 5)
+              grounding.ungrounded.push(`${rec.id} call ${g.callIndex} ${g.param}=${JSON.stringify(g.value)} (${g.class})`);
+          }
+        };
+        tally(grounding.single, groundWorkflow({ calls, outputs, turns: single, spec }), true);
+        tally(grounding.conversation, groundWorkflow({ calls, outputs, turns: rec.conversation.length ? rec.conversation : single, spec }), false);
+      }
       for (const c of rec.expected_tools) {
         const v = validateCall(spec, { name: c.name, arguments: c.arguments });
         if (v.errors.some((e) => e.kind === 'unknown-tool')) unknownTools++;
@@ -153,6 +181,7 @@ export async function measureLlmPath(
       repaired: manifest.counts.repaired,
       items: (manifest as { items?: unknown }).items,
       stages,
+      grounding,
       ...(faults ? { injected: faults.injected } : {}),
     };
   } finally {

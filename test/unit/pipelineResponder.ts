@@ -7,6 +7,7 @@
  *   coverage) and, for complex batches, the tool the schema lists first after it, with
  *   schema-valid arguments taken from the offline generator;
  * - mock: the offline mock generator's outputs for the workflow in the prompt, by position;
+ * - restate: the request as it was, then every value of its slots (`llm/statedValues.ts`);
  * - turns: the workflow split in two halves.
  * Replies depend only on the request's content, never on arrival order, so an interrupted and
  * resumed run gets the same answers as an uninterrupted one.
@@ -20,13 +21,14 @@ import type { Spec } from '../../src/core/spec/model';
 import { DETAILS_FIELD } from '../../src/core/pipeline/llm/pins';
 
 /** Which stage a request is for, from its structured-output schema. */
-export type Stage = 'interpret' | 'scenarios' | 'mock' | 'turns' | 'unknown';
+export type Stage = 'interpret' | 'scenarios' | 'restate' | 'mock' | 'turns' | 'unknown';
 
 /** The stage of a request. */
 export function stageOf(req: FakeRequest): Stage {
   const props = (req.jsonSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
   if ('what_it_does' in props) return 'interpret';
   if ('scenario_1' in props) return 'scenarios';
+  if ('text_0' in props) return 'restate';
   if ('outputs' in props) return 'mock';
   if ('turns' in props) return 'turns';
   return 'unknown';
@@ -177,6 +179,18 @@ export function createResponder(options: ResponderOptions): Responder {
       }
       case 'scenarios':
         return { json: batchFor(req) };
+      case 'restate': {
+        // The request kept, then the values its slots hold, as a list the employee adds.
+        const props = (req.jsonSchema as Json).properties as Json;
+        const n = Object.keys(props).filter((k) => k.startsWith('value_')).length;
+        const request = fenced(prompt, "## The employee's request now", 'text') ?? '';
+        const reply: Record<string, unknown> = { text_0: `${request} Use` };
+        for (let i = 0; i < n; i++) {
+          reply[`value_${i}`] = (props[`value_${i}`] as Json).enum[0];
+          reply[`text_${i + 1}`] = i === n - 1 ? '.' : ',';
+        }
+        return { json: reply };
+      }
       case 'mock': {
         const workflow = workflowOf(prompt);
         const s: Scenario = { title: 't', prompt: userPrompt(prompt), agent_workflow: workflow, novelty_reason: '', agent_followup: '' };

@@ -72,6 +72,14 @@ export const Provenance = z.object({
   toolHashes: z
     .record(z.string(), z.string())
     .describe('sha256 of the canonical JSON of every tool the record uses, keyed by tool name: a change marks the record stale.'),
+  statedValues: z
+    .number()
+    .int()
+    .positive()
+    .describe(
+      "How many argument values the model's request left unsaid, when there were some: the request was then rewritten by the model as text around slots that the code filled with every value the calls need (promptVersions.restate names the template), so the prompt states them all. Absent when the request already stated every value.",
+    )
+    .optional(),
   integrity: z
     .enum(['re-asked', 'repaired'])
     .describe(

@@ -23,6 +23,7 @@ import { discarded, repaired, type StageContext } from './llm/context';
 import { interpretTool, type InterpretOutcome } from './llm/interpret';
 import { DiskLedger, MemoryLedger } from './llm/ledger';
 import { mockScenario } from './llm/mock';
+import { stateValues } from './llm/statedValues';
 import type { AcceptedScenario } from './llm/scenarios';
 import { expandTurns, type TurnsMode } from './llm/turns';
 import { OFFLINE_PROVIDER } from './offline';
@@ -38,6 +39,7 @@ export const GENERATION_TEMPLATES = [
   'scenarios-simple',
   'scenarios-complex',
   'coverage-followup',
+  'restate-prompt',
   'mock',
   'turns-grounded',
   'turns-standard',
@@ -219,8 +221,16 @@ export class LlmRun {
     return made ? await this.keep(made, a) : false;
   }
 
-  /** The mock outputs, the turns (for two or more calls) and the record; undefined when the mock was lost in transport. */
-  private async makeRecord(a: AcceptedScenario): Promise<MadeRecord | undefined> {
+  /**
+   * The request restated with every value its calls need (`llm/statedValues.ts`), the mock
+   * outputs, the turns (for two or more calls) and the record; undefined when the restatement or
+   * the mock was lost (counted as a failed or discarded item).
+   */
+  private async makeRecord(accepted: AcceptedScenario): Promise<MadeRecord | undefined> {
+    // The offline generator's scenarios (a last resort for coverage) do not wait on the model.
+    const stated = accepted.source === 'llm' ? await stateValues(this.ctx, accepted.scenario) : { scenario: accepted.scenario, restated: false as const };
+    if (!stated) return undefined;
+    const a: AcceptedScenario = stated.restated ? { ...accepted, scenario: stated.scenario, depth: accepted.depth + 1 } : accepted;
     this.progress.add('mock');
     const mock = await mockScenario(this.ctx, a.scenario);
     this.progress.done('mock');
@@ -243,6 +253,7 @@ export class LlmRun {
     const interpreter = await this.interpretedBy(a.scenario.agent_workflow.map((c) => c.name));
     if (interpreter) stageProviders.interpret = interpreter;
     const promptVersions: Record<string, string> = { interpret: this.interpretVersion, scenarios: a.promptVersion, mock: mock.version };
+    if (stated.restated) promptVersions.restate = stated.version;
     if (turnsVersion) promptVersions.turns = turnsVersion;
     const record = assembleRecord(this.ctx.spec, {
       id: a.id,
@@ -259,6 +270,7 @@ export class LlmRun {
         seed: this.ctx.seed,
         promptVersions,
         ...(Object.keys(stageProviders).length ? { stageProviders } : {}),
+        ...(stated.restated ? { statedValues: stated.values } : {}),
         ...(mock.integrity !== 'consistent' ? { integrity: mock.integrity } : {}),
         ...(mock.determinacy !== 'consistent' ? { determinacy: mock.determinacy } : {}),
         ...(mock.responseGrounded ? {} : { response: 'not-grounded' as const }),

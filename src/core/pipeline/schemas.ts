@@ -102,6 +102,13 @@ export const LlmMockOutputs = z.strictObject({
 export type LlmMockOutputs = z.infer<typeof LlmMockOutputs>;
 
 /**
+ * A request rewritten as segments (`llm/statedValues.ts`): `text_<i>` free text, `value_<i>` a
+ * one-value slot the code never reads (it joins its own values between the texts).
+ */
+export const LlmPromptSegments = z.record(z.string(), z.union([z.string(), z.number()]));
+export type LlmPromptSegments = z.infer<typeof LlmPromptSegments>;
+
+/**
  * Stage 4's reply as parsed: the turns in order, each naming the workflow call it ends with
  * (the turn holds the calls after the previous turn's end up to its own), so any reply is a
  * contiguous split (see `llm/turns.ts`).

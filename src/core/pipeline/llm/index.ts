@@ -5,6 +5,8 @@
  * interpretTool        interpret.ts   stage 1, one call per tool, cached by tool hash
  * generateScenarios    scenarios.ts   stage 2: groups (grouping.ts) → simple/complex batches,
  *                                     cross-group batches, coverage follow-ups; tiers by structure
+ * stateValues          statedValues.ts after stage 2: a request that leaves argument values unsaid is
+ *                                     rewritten as text around one-value enum slots the code fills
  * mockScenario         mock.ts        stage 3: outputs with the workflow's shared state,
  *                                     integrity re-ask → plant → offline fallback
  * expandTurns          turns.ts       stage 4: grounded or standard split, single turns dropped
@@ -22,5 +24,6 @@ export * from './interpret';
 export * from './ledger';
 export * from './mock';
 export * from './scenarios';
+export * from './statedValues';
 export * from './summaries';
 export * from './turns';

@@ -10,10 +10,13 @@
  * a reply interleave turns (a later turn holding an earlier call), which no rule could repair.
  * The model decides how many turns. What the schema cannot rule out has one right answer and is
  * fixed and counted (`splitAtTurnEnds`): a turn that does not end after the one before it is
- * dropped, and the last turn is extended to the workflow's last call. The checks that remain
- * (re-asked with exact messages): no empty prompts, and no value a call needs that neither an
- * earlier output nor the prompts up to its turn contain (a split must not hide an ID the
- * original request stated), and no value the turns' messages leave undetermined that the
+ * dropped, and the last turn is extended to the workflow's last call. So is a value the request
+ * states (any class: an ID, a name, a number, a text) that the turns' messages no longer give the
+ * call that uses it: it is added to the message of that call's turn (`restateLost`,
+ * `turns:values-restated`), so the conversation view grounds every value the single-turn view
+ * does (issue 21). The checks that remain (re-asked with exact messages): no empty prompts, no
+ * value a call needs that neither an earlier output nor the prompts up to its turn contain
+ * (after the repair, a guard), and no value the turns' messages leave undetermined that the
  * request determined (`checks/determinacy.ts`: a later turn must pick a listed item as the
  * request does, and not reuse a number given for another call). A reply with a single turn is not re-asked: as in the paper, it
  * means the scenario had no natural split, and the scenario stays single-turn (counted
@@ -21,6 +24,7 @@
  */
 import type { ConversationTurn } from '../../harness/format';
 import { checkDeterminacy } from '../../checks/determinacy';
+import { groundWorkflow } from '../../checks/grounding';
 import { checkIntegrity } from '../../checks/integrity';
 import { LlmTurnEnds, type MockResult, type Scenario, type Turn } from '../schemas';
 import { checkTurns } from '../../checks/turns';
@@ -29,6 +33,41 @@ import { count, discarded, settle, STAGES, type StageContext } from './context';
 
 /** The paper's expansion rate: multi-turn records over the multi-call scenarios stage 4 may split (shown beside a run's own). */
 export const PAPER_MULTI_TURN_RATE = 0.16;
+
+/** Problem category of a value the request states that a split's messages no longer give its call. */
+export const VALUE_LOST = 'value-lost';
+/** Repair: the lost values added to the message of their call's turn. */
+export const VALUES_RESTATED = 'values-restated';
+
+/**
+ * The turns with each lost value added to the message of the turn of the call that uses it
+ * (`… (channel: C123, limit: 25)`), once per call and argument: the smallest change that gives
+ * the call back what the request said.
+ */
+export function restateLost(
+  turns: readonly Turn[],
+  lost: readonly { callIndex: number; param: string; value: string | number }[],
+  violations: readonly { callIndex: number; param: string; value: string | number }[] = [],
+): Turn[] {
+  const byTurn = new Map<number, string[]>();
+  const seen = new Set<string>();
+  for (const v of [...lost, ...violations]) {
+    const key = `${v.callIndex}|${v.param}`;
+    const k = turns.findIndex((t) => t.calls.includes(v.callIndex));
+    if (k < 0 || seen.has(key)) continue;
+    seen.add(key);
+    const leaf =
+      v.param
+        .split('.')
+        .filter((x) => !/^\d+$/.test(x))
+        .pop() ?? v.param;
+    byTurn.set(k, [...(byTurn.get(k) ?? []), `${leaf}: ${String(v.value)}`]);
+  }
+  return turns.map((t, k) => {
+    const add = byTurn.get(k);
+    return add ? { ...t, calls: [...t.calls], prompt: `${t.prompt.trimEnd()} (${add.join('; ')})` } : { ...t, calls: [...t.calls] };
+  });
+}
 
 /** How a split is asked for. */
 export type TurnsMode = 'grounded' | 'standard';
@@ -142,14 +181,41 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
   });
   // Values the single-turn record already lacks are the mock stage's problem, not the split's.
   const before = new Set(checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec }).map((v) => `${v.callIndex}|${v.param}`));
+  // Values the request states (or an earlier output holds) must stay where the call can see them: a
+  // split that moves one to a later turn, or drops it, hides it from the call (issue 21).
+  const single = [{ prompt: scenario.prompt, calls: calls.map((_, i) => i) }];
+  const groundedBefore = new Set(
+    groundWorkflow({ calls, outputs, turns: single, spec: ctx.spec })
+      .filter((g) => g.source.kind !== 'none')
+      .map((g) => `${g.callIndex}|${g.param}`),
+  );
+  const lostValues = (turns: readonly Turn[]) =>
+    groundWorkflow({ calls, outputs, turns: turns.map((t) => ({ prompt: t.prompt, calls: t.calls })), spec: ctx.spec }).filter(
+      (g) => g.source.kind === 'none' && groundedBefore.has(`${g.callIndex}|${g.param}`),
+    );
   const determinedBefore = new Set(
     checkDeterminacy({ calls, outputs, turns: [{ prompt: scenario.prompt, calls: calls.map((_, i) => i) }], spec: ctx.spec }).findings.map(
       (f) => `${f.callIndex}|${f.param}|${f.kind}`,
     ),
   );
 
-  const check = (raw: LlmTurnEnds): Problem[] => {
+  // A value the request states that a split's messages lost has one right place: the message of
+  // its call's turn. It is added there (`turns:values-restated`), as the schema cannot ask for it;
+  // a re-ask would only trade the split for another one (the schema-only adversary then mostly
+  // answers with one turn, and the conversation is lost).
+  const normalise = (raw: LlmTurnEnds): Normalised => {
     const split = splitAtTurnEnds(raw, calls.length);
+    if (split.turns.length < 2) return split;
+    const lost = lostValues(split.turns);
+    const hidden = checkIntegrity({ calls, outputs, prompt: scenario.prompt, turns: split.turns, spec: ctx.spec }).filter(
+      (v) => !before.has(`${v.callIndex}|${v.param}`),
+    );
+    if (!lost.length && !hidden.length) return split;
+    return { turns: restateLost(split.turns, lost, hidden), fixes: [...split.fixes, VALUES_RESTATED] };
+  };
+  const check = (raw: LlmTurnEnds): Problem[] => checkSplit(normalise(raw).turns);
+  const checkSplit = (turns: readonly Turn[]): Problem[] => {
+    const split = { turns };
     if (split.turns.length === 0) return [{ category: 'structure', message: `no turn ends with a call of the workflow (0–${calls.length - 1})` }];
     if (split.turns.length === 1) return [];
     const problems: Problem[] = [];
@@ -159,12 +225,23 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
       if (!t.prompt.trim()) problems.push({ category: 'empty-prompt', message: `turn ${k} has an empty prompt` });
     });
     if (problems.length) return problems;
+    const flagged = new Set<string>();
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, turns: split.turns, spec: ctx.spec })) {
       if (before.has(`${v.callIndex}|${v.param}`)) continue;
       const k = split.turns.findIndex((t) => t.calls.includes(v.callIndex));
+      flagged.add(`${v.callIndex}|${v.param}`);
       problems.push({
         category: 'integrity',
         message: `call ${v.callIndex} (${calls[v.callIndex]?.name}) in turn ${k} uses ${JSON.stringify(v.value)} as "${v.param}", but no earlier output and no prompt of turns 0–${k} contains it: the user must say it in turn ${k} or before.`,
+      });
+    }
+    // Every value, not only ID-like ones: names, numbers, dates and texts the request states.
+    for (const g of lostValues(split.turns)) {
+      if (flagged.has(`${g.callIndex}|${g.param}`)) continue;
+      const k = split.turns.findIndex((t) => t.calls.includes(g.callIndex));
+      problems.push({
+        category: VALUE_LOST,
+        message: `call ${g.callIndex} (${calls[g.callIndex]?.name}) in turn ${k} uses ${JSON.stringify(g.value)} as "${g.param}", which the request states, but no message of turns 0–${k} says it and no earlier output holds it: the employee must say it in turn ${k} or before.`,
       });
     }
     // Determinacy (issue 20): a later turn's message must pick the item a call takes from an
@@ -194,8 +271,8 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
       cacheInputs: { mode },
     },
     check,
-    accept: (raw) => splitAtTurnEnds(raw, calls.length),
-    repairs: (raw) => splitAtTurnEnds(raw, calls.length).fixes,
+    accept: normalise,
+    repairs: (raw) => normalise(raw).fixes,
   });
   count(ctx, outcome.counts);
   settle(ctx, STAGES.turns, outcome, 'discarded');

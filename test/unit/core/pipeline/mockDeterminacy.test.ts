@@ -282,7 +282,10 @@ describe('stage 3 holds the mock outputs to determinacy (issue 20)', () => {
     assert.match(text, /call 1 \(slack_get_channel_history\) in turn 1: channel_id "C07QX2M8K1P" is one item of a list of several/);
     assert.equal(res.counts.repaired['turns:undetermined'], 1);
     const rec = records.find((r) => r.title === 'Read the incident channel');
-    assert.equal(rec?.conversation[1]?.prompt, 'Read the incident-review one.');
+    // The request was restated with the limits (issue 21); the split's messages lost them, so each
+    // is given back in its call's turn.
+    assert.equal(rec?.conversation[0]?.prompt, 'Which channels do we have? (limit: 50)');
+    assert.equal(rec?.conversation[1]?.prompt, 'Read the incident-review one. (limit: 5)');
     assert.deepEqual(rec?.checks.determinacy, []);
   });
 
