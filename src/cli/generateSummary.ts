@@ -9,7 +9,7 @@ import type { StaleRegeneration } from '../core/pipeline/regenerateStale';
 import type { PipelineProgress, PipelineResult } from '../core/pipeline/runner';
 import { DEGRADED_SHARE_LIMIT } from '../core/pipeline/runHealth';
 import { multiTurnRate, PAPER_EXPANSION_RATE } from '../core/report/multiTurnRate';
-import { formatEstimateUsd, formatUsd } from '../core/llm/pricing';
+import { estimateCalls, formatEstimateUsd, formatUsd } from '../core/llm/pricing';
 import type { BatchSummary } from '../core/llm/batch';
 import { EXIT, worstExit, type Io } from './errors';
 
@@ -109,7 +109,7 @@ export function summaryText(r: PipelineResult, io: Io): string {
       `  LLM: ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits, ${r.llm.retries} retries, ${r.llm.reasks} re-asks, ${r.llm.inputTokens} tokens in, ${r.llm.outputTokens} out`,
     );
     const cost = r.manifest.cost;
-    if (cost) lines.push(`  ${costText(cost, r.manifest.model)}`);
+    if (cost) lines.push(`  ${costText(cost, r.manifest.model, r.llm.calls)}`);
   }
   lines.push(`  wall time: ${(r.wallTimeMs / 1000).toFixed(1)} s`);
   if (r.status === 'cancelled')
@@ -130,11 +130,12 @@ export function summaryText(r: PipelineResult, io: Io): string {
 }
 
 /** `cost: $0.0123 (sync; gemini-2.5-flash-lite, prices of 2026-12-02); estimated ≈$0.0150 (batch ≈$0.0075) for 46 calls` */
-export function costText(cost: NonNullable<PipelineResult['manifest']['cost']>, model: string): string {
+export function costText(cost: NonNullable<PipelineResult['manifest']['cost']>, model: string, calls?: number): string {
   const a = cost.actual;
   const prices = a.prices.source === 'built-in' ? `prices of ${a.prices.date}` : `prices of ${a.prices.date} from ${a.prices.source}`;
   const e = cost.estimate;
-  const estimate = e ? `; estimated ${formatEstimateUsd(e.usd, e.batchUsd)} for ${e.calls.toLocaleString('en-US')} calls` : '';
+  const usd = e?.high ? `${formatEstimateUsd(e.usd, null)}–${formatUsd(e.high.usd)}` : e ? formatEstimateUsd(e.usd, e.batchUsd) : '';
+  const estimate = e ? `; estimated ${usd} for ${estimateCalls(e)}${calls === undefined ? '' : `, made ${calls.toLocaleString('en-US')}`}` : '';
   return `cost: ${formatUsd(a.usd)} (${a.mode}; ${model}, ${prices})${estimate}`;
 }
 

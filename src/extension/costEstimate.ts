@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { readPriceFile } from '../core/app/priceFile';
-import { BUILT_IN, formatUsd, type CostEstimate, type CostMode, type Prices } from '../core/llm/pricing';
+import { BUILT_IN, estimateCalls, formatUsd, type CostEstimate, type CostMode, type Prices } from '../core/llm/pricing';
 import { resolveInside } from '../core/util/insideFolder';
 import { readConfig } from './config';
 import { showWarning } from './log';
@@ -62,7 +62,9 @@ export async function confirmCost(
     return true;
   }
   if (limit <= 0 || usd <= limit) return true;
-  const question = `This run is estimated at ≈${formatUsd(usd)}${mode === 'batch' ? ' in batch mode' : ''} (${estimate.calls.toLocaleString('en-US')} calls). Continue?`;
+  const high = mode === 'batch' ? estimate.high?.batchUsd : estimate.high?.usd;
+  const upTo = high !== undefined && high !== null && high > usd ? `, up to ${formatUsd(high)} with re-asks` : '';
+  const question = `This run is estimated at ≈${formatUsd(usd)}${mode === 'batch' ? ' in batch mode' : ''} (${estimateCalls(estimate)}${upTo}). Continue?`;
   const choice = answer
     ? await answer(question)
     : await vscode.window.showWarningMessage(

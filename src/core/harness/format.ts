@@ -317,8 +317,20 @@ export const RunCost = z
         outputTokens: z.number().int().nonnegative().describe('Output tokens expected.'),
         usd: z.number().nonnegative().nullable().describe('Expected USD with synchronous calls; null when the model has no price.'),
         batchUsd: z.number().nonnegative().nullable().describe('Expected USD as a batch job; null when the model has no price.'),
+        high: z
+          .object({
+            calls: z.number().int().nonnegative(),
+            inputTokens: z.number().int().nonnegative(),
+            outputTokens: z.number().int().nonnegative(),
+            usd: z.number().nonnegative().nullable(),
+            batchUsd: z.number().nonnegative().nullable(),
+          })
+          .describe(
+            'The top of the range: the same figures with the re-asks, rewrites and extra rounds a model that does not follow its schemas costs, at the rate the corpus bench measured (src/core/pipeline/estimate.ts). Absent in older manifests.',
+          )
+          .optional(),
       })
-      .describe('The estimate made before the run (absent when none was made).')
+      .describe('The estimate made before the run (absent when none was made): the figures a model that follows its schemas takes, and the top of the range.')
       .optional(),
     actual: z.object({
       usd: z

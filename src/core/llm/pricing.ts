@@ -187,6 +187,12 @@ export interface CostEstimate {
   /** Per stage (interpret, scenarios, mock, turns; judge-tc, judge-coh). */
   stages: Record<string, StageEstimate>;
   prices: PriceSource;
+  /**
+   * The top of the range, when the estimate has one: the totals above are what a model that
+   * follows its schemas takes; this adds the re-asks, rewrites and extra rounds a model that
+   * does not can cost (generation: `pipeline/estimate.ts` says at which measured rates).
+   */
+  high?: { calls: number; inputTokens: number; outputTokens: number; usd: number | null; batchUsd: number | null };
 }
 
 /** Sums stages into an estimate priced for `model`. */
@@ -220,7 +226,17 @@ function tokensPair(input: number, output: number): string {
 /** `estimate: 1,512 calls, 3.1M in / 0.4M out tokens, ≈$0.47 (batch ≈$0.24) — gemini-2.5-flash-lite, prices of 2026-12-02` */
 export function estimateLine(e: CostEstimate): string {
   const prices = e.prices.source === 'built-in' ? `prices of ${e.prices.date}` : `prices of ${e.prices.date} from ${e.prices.source}`;
-  return `estimate: ${e.calls.toLocaleString('en-US')} calls, ${tokensPair(e.inputTokens, e.outputTokens)} tokens, ${formatEstimateUsd(e.usd, e.batchUsd)} — ${e.model}, ${prices}`;
+  const h = e.high;
+  const range = h
+    ? `; up to ${h.calls.toLocaleString('en-US')} calls, ${tokensPair(h.inputTokens, h.outputTokens)} tokens, ${formatEstimateUsd(h.usd, h.batchUsd)} with re-asks`
+    : '';
+  return `estimate: ${e.calls.toLocaleString('en-US')} calls, ${tokensPair(e.inputTokens, e.outputTokens)} tokens, ${formatEstimateUsd(e.usd, e.batchUsd)}${range} — ${e.model}, ${prices}`;
+}
+
+/** `46–92 calls` or `46 calls`: an estimate's call count, as a range when it has one. */
+export function estimateCalls(e: Pick<CostEstimate, 'calls' | 'high'>): string {
+  const low = e.calls.toLocaleString('en-US');
+  return e.high && e.high.calls !== e.calls ? `${low}–${e.high.calls.toLocaleString('en-US')} calls` : `${low} calls`;
 }
 
 /** `≈$0.47 · batch ≈$0.24` (the editor's model picker). */

@@ -25,7 +25,16 @@ export function runCost(
   const e = options.estimate;
   return {
     ...(e
-      ? { estimate: { calls: e.calls, inputTokens: e.inputTokens, outputTokens: e.outputTokens, usd: roundUsd(e.usd), batchUsd: roundUsd(e.batchUsd) } }
+      ? {
+          estimate: {
+            calls: e.calls,
+            inputTokens: e.inputTokens,
+            outputTokens: e.outputTokens,
+            usd: roundUsd(e.usd),
+            batchUsd: roundUsd(e.batchUsd),
+            ...(e.high ? { high: { ...e.high, usd: roundUsd(e.high.usd), batchUsd: roundUsd(e.high.batchUsd) } } : {}),
+          },
+        }
       : {}),
     actual: { usd: roundUsd(usd), mode, prices: prices.from },
   };

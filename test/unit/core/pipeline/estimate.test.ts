@@ -52,6 +52,15 @@ describe('estimateGeneration', () => {
     const within = (estimate: number, real: number, band: number): boolean => Math.abs(estimate - real) <= band * real;
     assert.ok(within(e.stages.mock!.calls, f.stages.mock!.requests, BAND.coverage), `mock: ${all}`);
     assert.ok(within(e.stages.scenarios!.calls, f.stages.scenarios!.requests, BAND.scenarioBatches), `scenarios: ${all}`);
+    assert.ok(e.calls <= f.calls && f.calls <= e.high!.calls, `the range ${e.calls}–${e.high?.calls} holds the ${f.calls} calls made`);
+  });
+
+  it('its range holds the calls of a run with faults and argument defects injected (slack.json, 10 + 10)', async () => {
+    const e = estimateGeneration(spec('slack.json'), options);
+    const f = await measureLlmPath('slack.json', { client: 'gemini', faults: true, simple: 10, complex: 10 });
+    assert.ok(f.calls > e.calls, `faults cost re-asks: ${f.calls} calls against ${e.calls} planned`);
+    assert.ok(f.calls <= e.high!.calls, `the range ${e.calls}–${e.high?.calls} holds the ${f.calls} calls made`);
+    assert.ok(e.high!.usd! > e.usd!, 'the price has a range too');
   });
 
   it('grows with the spec: more tools never cost less', () => {
