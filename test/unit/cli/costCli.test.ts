@@ -48,7 +48,7 @@ describe('cost on the command line', () => {
     assert.match(
       r.out,
       new RegExp(
-        `^estimate: \\d+ calls, [\\d.]+k? in / [\\d.]+k? out tokens, ≈\\$[\\d.]+ \\(batch ≈\\$[\\d.]+\\) — gemini-2\\.5-flash-lite, prices of ${BUILT_IN_PRICES.date}$`,
+        `^estimate: \\d+ calls, [\\d.]+k? in / [\\d.]+k? out tokens, ≈\\$[\\d.]+ \\(batch ≈\\$[\\d.]+\\); up to \\d+ calls, [\\d.]+k? in / [\\d.]+k? out tokens, ≈\\$[\\d.]+ \\(batch ≈\\$[\\d.]+\\) with re-asks — gemini-2\\.5-flash-lite, prices of ${BUILT_IN_PRICES.date}$`,
       ),
     );
     const json = await cli(['generate', SLACK, '--provider', 'gemini', '--model', 'gemini-2.5-pro', '--estimate', '--json']);
