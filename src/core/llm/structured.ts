@@ -163,7 +163,8 @@ export class StructuredLlm {
           stored ??
           (await this.guard.call(
             this.provider,
-            { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, signal },
+            // `sample`: a new sample of the same prompt (another sample index) gets a reply of its own, in batch mode too.
+            { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, sample: key, signal },
             this.stats,
           ));
         if (stored) this.stats.recordReplayedReply();

@@ -9,9 +9,12 @@
  * discards and retries keep their meaning.
  *
  * How a call goes:
- * 1. Its item id is the content hash of the request and the model ({@link batchItemId}); the
- *    same request asked twice shares one item.
- * 2. A reply already on disk (a results file of an earlier or this run) answers at once.
+ * 1. Its item id is the content hash of the request, its sample and the model
+ *    ({@link batchItemId}); the same request of the same sample asked twice shares one item, a new
+ *    sample of it (another sample index) is an item of its own, as it is a call of its own in
+ *    synchronous mode.
+ * 2. A reply already on disk (a results file of an earlier or this run) answers at once; it is
+ *    no call (`ChatReply.modelCalls` 0: its tokens were spent when the job answered it).
  * 3. A job in the journal that holds the id and can still deliver: the call waits for that job.
  * 4. Otherwise the item waits for a quiet moment (`flushMs` without a new call): the round's
  *    items are split into jobs within `backend.limits`, each journaled as an intent (name, item
@@ -109,7 +112,9 @@ export interface BatchSummary {
     failed: number;
     /** Failed items sent once through the synchronous provider. */
     retriedSync: number;
-    /** Calls answered from results already on disk, without waiting on a job. */
+    /** Of `succeeded`, items of jobs an earlier process submitted (resumed here). */
+    fromEarlierJobs: number;
+    /** Calls answered from results already on disk, without waiting on a job: no model call. */
     fromJournal: number;
   };
   /** Tokens of the items answered by jobs, and of the synchronous retries. */
@@ -138,11 +143,20 @@ export class BatchPendingError extends LlmStopError {
 
 /**
  * The id of a request as a batch item: sha256 of the canonical request (system, messages, JSON
- * Schema, temperature) and the model. Equal requests share an item, in one run and across runs.
+ * Schema, temperature), its sample (`ChatRequest.sample`, absent from the hash when unset) and the
+ * model. Equal requests of one sample share an item, in one run and across runs.
  */
 export function batchItemId(request: Omit<ChatRequest, 'signal'>, model: string): string {
   return sha256(
-    canonicalJson({ v: 1, model, system: request.system, messages: request.messages, jsonSchema: request.jsonSchema, temperature: request.temperature }),
+    canonicalJson({
+      v: 1,
+      model,
+      system: request.system,
+      messages: request.messages,
+      jsonSchema: request.jsonSchema,
+      temperature: request.temperature,
+      sample: request.sample,
+    }),
   );
 }
 
@@ -195,8 +209,8 @@ export class BatchProvider implements ChatProvider {
   private readonly closer = new AbortController();
 
   private loaded: Promise<void> | undefined;
-  /** Replies on disk, by item id. */
-  private readonly done = new Map<string, ChatReply>();
+  /** Replies on disk, by item id; `call` while this process collected the reply and handed it to no caller yet (its first caller is its call). */
+  private readonly done = new Map<string, { reply: ChatReply; call: boolean }>();
   /** Item ids held by a journaled job that can still deliver. */
   private readonly held = new Map<string, JobRecord>();
   /** Every job this process knows. */
@@ -211,7 +225,7 @@ export class BatchProvider implements ChatProvider {
   /** Set once a `wait: false` round is journaled: every later call that needs a job fails with it. */
   private stop: BatchPendingError | undefined;
 
-  private readonly counts = { submitted: 0, resumed: 0, itemsSubmitted: 0, succeeded: 0, failed: 0, retriedSync: 0, fromJournal: 0 };
+  private readonly counts = { submitted: 0, resumed: 0, itemsSubmitted: 0, succeeded: 0, failed: 0, retriedSync: 0, fromEarlierJobs: 0, fromJournal: 0 };
   private readonly usage = { batch: { inputTokens: 0, outputTokens: 0 }, sync: { inputTokens: 0, outputTokens: 0 } };
 
   constructor(options: BatchProviderOptions) {
@@ -241,8 +255,13 @@ export class BatchProvider implements ChatProvider {
     const id = batchItemId(body, this.model);
     const stored = this.done.get(id);
     if (stored) {
+      if (stored.call) {
+        // Collected here while nobody waited for it: the provider's answer, first handed out now.
+        stored.call = false;
+        return stored.reply;
+      }
       this.counts.fromJournal++;
-      return stored;
+      return { ...stored.reply, modelCalls: 0 };
     }
     if (this.stop) throw this.stop;
     let item = this.live.get(id);
@@ -276,7 +295,14 @@ export class BatchProvider implements ChatProvider {
     const c = this.counts;
     return {
       jobs: { submitted: c.submitted, resumed: c.resumed, byState },
-      items: { submitted: c.itemsSubmitted, succeeded: c.succeeded, failed: c.failed, retriedSync: c.retriedSync, fromJournal: c.fromJournal },
+      items: {
+        submitted: c.itemsSubmitted,
+        succeeded: c.succeeded,
+        failed: c.failed,
+        retriedSync: c.retriedSync,
+        fromEarlierJobs: c.fromEarlierJobs,
+        fromJournal: c.fromJournal,
+      },
       usage: { batch: { ...this.usage.batch }, sync: { ...this.usage.sync } },
     };
   }
@@ -363,7 +389,7 @@ export class BatchProvider implements ChatProvider {
       const results = await readJobResults(this.dir, entry.displayName);
       if (results) {
         // Collected (perhaps killed before the entry said so): failed items are asked anew.
-        for (const r of results) if (r.ok) this.done.set(r.id, r.reply);
+        for (const r of results) if (r.ok) this.done.set(r.id, { reply: r.reply, call: false });
         continue;
       }
       if (entry.job === undefined) {
@@ -611,7 +637,7 @@ export class BatchProvider implements ChatProvider {
       if (result?.ok) {
         succeeded++;
         addUsage(this.usage.batch, result.reply.usage);
-        this.done.set(id, result.reply);
+        this.done.set(id, { reply: result.reply, call: !item });
         if (item) this.settle(item, (w) => w.resolve(result.reply));
         continue;
       }
@@ -628,11 +654,14 @@ export class BatchProvider implements ChatProvider {
         : new LlmHttpError({
             status: 503,
             message: `batch job ${job} ${status.state}${status.error ? ` (${status.error})` : ''} without answering this item`,
+            // The provider never ran it: no model call.
+            modelCalls: 0,
           });
       if (item) this.retry(item, error);
     }
     this.counts.succeeded += succeeded;
     this.counts.failed += failed;
+    if (record.resumed) this.counts.fromEarlierJobs += succeeded;
     this.onEvent({ type: 'ended', job, state: status.state, counts: { succeeded, failed } });
   }
 
@@ -645,12 +674,28 @@ export class BatchProvider implements ChatProvider {
       return;
     }
     this.counts.retriedSync++;
+    // The failed item was a model call, and so is its synchronous retry (unless its job never ran it).
+    const before = error.modelCalls;
     sync.complete({ ...item.request, signal: this.closer.signal }).then(
       (reply) => {
         addUsage(this.usage.sync, reply.usage);
-        this.settle(item, (w) => w.resolve(reply));
+        this.settle(item, (w) => w.resolve({ ...reply, modelCalls: before + (reply.modelCalls ?? 1) }));
       },
-      (e: unknown) => this.settle(item, (w) => w.reject(e)),
+      (e: unknown) =>
+        this.settle(item, (w) =>
+          w.reject(
+            e instanceof LlmHttpError
+              ? new LlmHttpError({
+                  status: e.status,
+                  message: e.message,
+                  ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+                  fatal: e.fatal,
+                  quotaExhausted: e.quotaExhausted,
+                  modelCalls: before + e.modelCalls,
+                })
+              : e,
+          ),
+        ),
     );
   }
 

@@ -54,6 +54,7 @@ export const BatchRequestLine = z.object({
     messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
     jsonSchema: z.record(z.string(), z.unknown()).optional(),
     temperature: z.number(),
+    sample: z.string().optional(),
   }),
 });
 

@@ -109,7 +109,7 @@ describe('batch mode over the OpenAI batch API', () => {
     assert.equal(s.fake.batch.batchItems, 20);
     const summary = provider.summary();
     assert.deepEqual(summary.jobs, { submitted: 1, resumed: 0, byState: { succeeded: 1 } });
-    assert.deepEqual(summary.items, { submitted: 20, succeeded: 20, failed: 0, retriedSync: 0, fromJournal: 0 });
+    assert.deepEqual(summary.items, { submitted: 20, succeeded: 20, failed: 0, retriedSync: 0, fromEarlierJobs: 0, fromJournal: 0 });
     assert.deepEqual(summary.usage.batch, { inputTokens: 200, outputTokens: 60 });
     assert.equal(replies[0]?.usage?.inputTokens, 10);
     const journal = await readBatchJournal(s.dir);
@@ -208,7 +208,7 @@ describe('batch mode over the OpenAI batch API', () => {
     assert.deepEqual(s.fake.batch.itemsPerJob(), [10, 2]);
     assert.equal(s.fake.batch.syncCalls, 0);
     const summary = provider.summary();
-    assert.deepEqual(summary.items, { submitted: 12, succeeded: 10, failed: 2, retriedSync: 0, fromJournal: 0 });
+    assert.deepEqual(summary.items, { submitted: 12, succeeded: 10, failed: 2, retriedSync: 0, fromEarlierJobs: 0, fromJournal: 0 });
     assert.deepEqual(summary.jobs.byState, { succeeded: 2 });
   });
 
