@@ -124,9 +124,27 @@ export function summaryText(r: PipelineResult, io: Io): string {
     lines.push(
       'Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.',
     );
-  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed))
-    lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
+  else if ((r.status === 'partial' || r.status === 'failed') && r.items) {
+    const advice = rerunAdvice(r.items);
+    if (advice !== undefined) lines.push(advice);
+  }
   return lines.join('\n');
+}
+
+const itemsText = (n: number): string => `${n} item${n === 1 ? '' : 's'}`;
+
+/**
+ * What re-running does, said as it is: failed items (transport faults, never cached) are asked
+ * again by the same command; discarded ones are cached as discarded, so the same command makes no
+ * call for them and only `--retry-discarded` asks again; with neither there is nothing to advise.
+ */
+export function rerunAdvice(items: { failed: number; discarded: number }): string | undefined {
+  const retry = `--retry-discarded asks for ${items.discarded === 1 ? 'it' : 'them'} again, each as a new sample`;
+  if (items.failed > 0)
+    return `Re-run the same command to retry the ${itemsText(items.failed)} that failed (finished replies are cached)${items.discarded > 0 ? `; the ${itemsText(items.discarded)} discarded stay discarded: ${retry}` : ''}.`;
+  if (items.discarded > 0)
+    return `Re-running the same command makes no call: the ${itemsText(items.discarded)} discarded ${items.discarded === 1 ? 'is' : 'are'} cached as discarded. ${retry.charAt(0).toUpperCase()}${retry.slice(1)}.`;
+  return undefined;
 }
 
 /** `cost: $0.0123 (sync; gemini-2.5-flash-lite, prices of 2026-12-02); estimated ≈$0.0150 (batch ≈$0.0075) for 46 calls` */

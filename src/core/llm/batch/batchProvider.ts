@@ -63,9 +63,10 @@ export interface BatchProviderOptions {
   /** Folder of the journal (the run folder's `<cacheDir>/batch`: `BATCH_DIR` in workspace/layout.ts). */
   dir: string;
   /**
-   * Wait for jobs to end (default true). false: once every call of the current round is in a
-   * journaled job, every waiting call rejects with {@link BatchPendingError} (nothing new is
-   * submitted after that).
+   * Wait for jobs to end (default true). false: at each quiet moment the jobs calls wait on are
+   * looked at once, and those that ended are collected so the run goes on; once none has ended,
+   * every waiting call rejects with {@link BatchPendingError} (nothing new is submitted after
+   * that).
    */
   wait?: boolean;
   /**
@@ -182,8 +183,6 @@ interface JobRecord {
   /** Counted in the summary (submitted here, or resumed and attached to). */
   counted: boolean;
   polling: boolean;
-  /** Polled once in this process (for `wait: false`). */
-  checked: boolean;
   /** Serialises writes of the entry. */
   saving: Promise<void>;
 }
@@ -409,7 +408,7 @@ export class BatchProvider implements ChatProvider {
   }
 
   private newRecord(entry: BatchJournalJob, resumed: boolean): JobRecord {
-    const record: JobRecord = { entry, waiting: new Map(), resumed, counted: !resumed, polling: false, checked: false, saving: Promise.resolve() };
+    const record: JobRecord = { entry, waiting: new Map(), resumed, counted: !resumed, polling: false, saving: Promise.resolve() };
     this.records.push(record);
     return record;
   }
@@ -586,7 +585,6 @@ export class BatchProvider implements ChatProvider {
   private async poll(record: JobRecord): Promise<BatchJobStatus> {
     const job = record.entry.job as string;
     const status = await this.backend.status(job, this.closer.signal);
-    record.checked = true;
     const entry = record.entry;
     if (entry.state !== status.state || JSON.stringify(entry.counts) !== JSON.stringify(status.counts) || entry.error !== status.error) {
       entry.state = status.state;
@@ -702,21 +700,36 @@ export class BatchProvider implements ChatProvider {
   // ---- wait: false
 
   /**
-   * The round is journaled: jobs that ended since are collected, and every call still waiting
-   * fails with {@link BatchPendingError}, as does every later call that would need a job.
+   * A quiet moment of a `wait: false` run: every call waits on a job (or nothing waits). Each job
+   * some call waits on is looked at once; those that ended are collected, and their replies let
+   * the run go on: the calls they lead to get a quiet window to arrive and go out as new jobs,
+   * then the round is judged again. Only when no job some call waits on has ended does every
+   * waiting call fail with {@link BatchPendingError}, as does every later call that would need a
+   * job. So one invocation goes as far as the answers allow, and a re-run is needed only for the
+   * requests that wait on the provider.
    */
   private async stopRound(): Promise<void> {
-    for (const record of this.records) {
-      if (record.waiting.size === 0 || record.checked || record.entry.job === undefined) continue;
+    let answered = false;
+    for (const record of [...this.records]) {
+      if (record.waiting.size === 0 || record.entry.job === undefined || record.entry.collected) continue;
       try {
         const status = record.entry.state !== undefined && TERMINAL_BATCH_STATES.includes(record.entry.state) ? record.entry : await this.poll(record);
-        if (status.state !== undefined && TERMINAL_BATCH_STATES.includes(status.state)) await this.collect(record, { state: status.state });
+        if (status.state !== undefined && TERMINAL_BATCH_STATES.includes(status.state)) {
+          await this.collect(record, { state: status.state, ...(status.error !== undefined ? { error: status.error } : {}) });
+          answered = true;
+        }
       } catch (e) {
         if (this.closer.signal.aborted) return;
         this.failWaiting(record, e);
+        answered = true;
       }
     }
-    if (this.live.size === 0) return;
+    if (this.live.size === 0 && !answered) return;
+    if (answered) {
+      // A quiet window for what the answers lead to; the flush after it judges the round again.
+      this.armFlush();
+      return;
+    }
     const running = this.records.filter((r) => r.entry.job !== undefined && !r.entry.collected);
     this.stop = new BatchPendingError(
       running.length,
