@@ -124,7 +124,8 @@ export function summaryText(r: PipelineResult, io: Io): string {
     lines.push(
       'Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.',
     );
-  else if ((r.status === 'partial' || r.status === 'failed') && r.items) {
+  else if ((r.status === 'partial' || r.status === 'failed' || r.status === 'complete') && r.items) {
+    // A complete run may still have lost a few items (within the degraded limit): the same advice holds.
     const advice = rerunAdvice(r.items);
     if (advice !== undefined) lines.push(advice);
   }
