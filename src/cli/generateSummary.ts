@@ -140,7 +140,7 @@ const itemsText = (n: number): string => `${n} item${n === 1 ? '' : 's'}`;
  * call for them and only `--retry-discarded` asks again; with neither there is nothing to advise.
  */
 export function rerunAdvice(items: { failed: number; discarded: number }): string | undefined {
-  const retry = `--retry-discarded asks for ${items.discarded === 1 ? 'it' : 'them'} again, each as a new sample`;
+  const retry = `--retry-discarded asks for ${items.discarded === 1 ? 'it again as a new sample' : 'them again, each as a new sample'}`;
   if (items.failed > 0)
     return `Re-run the same command to retry the ${itemsText(items.failed)} that failed (finished replies are cached)${items.discarded > 0 ? `; the ${itemsText(items.discarded)} discarded stay discarded: ${retry}` : ''}.`;
   if (items.discarded > 0)
