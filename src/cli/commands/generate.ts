@@ -132,7 +132,18 @@ function generationSettings(args: GenerateArgs, io: Io): GenerationSettings {
   const batch = checkBatchArgs(args, provider !== 'offline');
   if (batch && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
   if (args.retryDiscarded && provider === 'offline') throw new UsageError('--retry-discarded asks a model again: it needs --provider gemini or openai');
-  return { provider, simple, complex, concurrency, rpm, timeoutMs, seed, fallback: fallback as GenerationFallback, batch, retryDiscarded: args.retryDiscarded === true };
+  return {
+    provider,
+    simple,
+    complex,
+    concurrency,
+    rpm,
+    timeoutMs,
+    seed,
+    fallback: fallback as GenerationFallback,
+    batch,
+    retryDiscarded: args.retryDiscarded === true,
+  };
 }
 
 /**

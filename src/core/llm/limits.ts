@@ -281,7 +281,12 @@ export class CallGuard {
    * Any one request under the limits, retries, timeout and stops of {@link call}: `send` makes
    * one attempt with the signal it is given (e.g. a tool-calling turn of an agent).
    */
-  async run<R extends { usage?: Usage; modelCalls?: number }>(model: string, signal: AbortSignal, send: (signal: AbortSignal) => Promise<R>, stats?: LlmStats): Promise<R> {
+  async run<R extends { usage?: Usage; modelCalls?: number }>(
+    model: string,
+    signal: AbortSignal,
+    send: (signal: AbortSignal) => Promise<R>,
+    stats?: LlmStats,
+  ): Promise<R> {
     const release = await this.semaphore.acquire(signal);
     let timeouts = 0;
     try {

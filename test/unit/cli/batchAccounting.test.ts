@@ -32,7 +32,7 @@ async function startChaos(spec: string, flags: string[]): Promise<Chaos> {
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) resolve(m[1]!);
@@ -69,7 +69,18 @@ function env(c: Chaos): NodeJS.ProcessEnv {
   return e;
 }
 
-const generate = (spec: string, out: string, extra: string[] = []): string[] => ['generate', spec, '--provider', 'gemini', '--model', MODEL, '--out', out, '--batch', ...extra];
+const generate = (spec: string, out: string, extra: string[] = []): string[] => [
+  'generate',
+  spec,
+  '--provider',
+  'gemini',
+  '--model',
+  MODEL,
+  '--out',
+  out,
+  '--batch',
+  ...extra,
+];
 
 interface Summary {
   status: string;
@@ -191,9 +202,20 @@ describe('--no-wait against chaos-llm (slack.json)', () => {
     assert.equal(last.batch.items.submitted, 0);
     const fake = await stats(chaos);
     const sum = (f: (s: Summary) => number): number => perRun.reduce((n, s) => n + f(s), 0);
-    assert.equal(sum((s) => s.llm.calls), fake.requests.total, 'the calls of all invocations = the items the fake answered');
-    assert.equal(sum((s) => s.llm.inputTokens), fake.tokens.prompt);
-    assert.equal(sum((s) => s.batch.items.submitted), fake.requests.total, 'no item submitted twice');
+    assert.equal(
+      sum((s) => s.llm.calls),
+      fake.requests.total,
+      'the calls of all invocations = the items the fake answered',
+    );
+    assert.equal(
+      sum((s) => s.llm.inputTokens),
+      fake.tokens.prompt,
+    );
+    assert.equal(
+      sum((s) => s.batch.items.submitted),
+      fake.requests.total,
+      'no item submitted twice',
+    );
     assert.ok(sum((s) => s.batch.items.fromEarlierJobs) > 0, 'replies of jobs of earlier runs are said as such');
     assert.ok(perRun.length <= 8, `${perRun.length} invocations`);
   });

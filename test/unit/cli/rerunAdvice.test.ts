@@ -6,7 +6,10 @@ import { rerunAdvice } from '../../../src/cli/generateSummary';
 describe('rerunAdvice', () => {
   it('failed items: a re-run retries them; discarded ones beside them need --retry-discarded', () => {
     assert.equal(rerunAdvice({ failed: 2, discarded: 0 }), 'Re-run the same command to retry the 2 items that failed (finished replies are cached).');
-    assert.match(rerunAdvice({ failed: 1, discarded: 3 }) ?? '', /retry the 1 item that failed .*; the 3 items discarded stay discarded: --retry-discarded asks for them again/);
+    assert.match(
+      rerunAdvice({ failed: 1, discarded: 3 }) ?? '',
+      /retry the 1 item that failed .*; the 3 items discarded stay discarded: --retry-discarded asks for them again/,
+    );
   });
 
   it('only discarded items: a re-run makes no call, --retry-discarded is named', () => {

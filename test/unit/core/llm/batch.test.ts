@@ -405,7 +405,7 @@ describe('batch mode over the OpenAI batch API', () => {
     });
     const outcomes = await Promise.allSettled([chain, second.complete(batchRequest(1))]);
     for (const o of outcomes) assert.ok(o.status === 'rejected' && o.reason instanceof BatchPendingError);
-    assert.deepEqual(s.fake.batch.itemsPerJob(), [1, 1, 1], "item 2 went out in this run, not in the next one");
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [1, 1, 1], 'item 2 went out in this run, not in the next one');
     assert.equal(second.summary().items.fromEarlierJobs, 1);
   });
 
