@@ -211,8 +211,20 @@ export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusRe
   if (t.byStatus.pending)
     out.push('Pending: batch jobs are still running; run the same command again to collect them (`agent-seer status` on the output folder shows them).');
   else if (generator === 'the offline generator' && t.byStatus.cancelled) out.push(`Cancelled: ${OFFLINE_RERUN}.`);
-  else if (t.byStatus.partial || t.byStatus.failed || t.byStatus.cancelled)
-    out.push('Re-run the same command to resume or retry: finished replies are cached, and complete harnesses make no call.');
+  else if (t.byStatus.cancelled) out.push('Re-run the same command to resume: finished replies are cached, and complete harnesses make no call.');
+  else {
+    // The specs' items summed: the same advice as one run's, true to what a re-run would do.
+    const items = { failed: 0, discarded: 0 };
+    for (const o of result.outcomes)
+      if (o.kind === 'run' && o.result.items) {
+        items.failed += o.result.items.failed;
+        items.discarded += o.result.items.discarded;
+      }
+    const advice = rerunAdvice(items);
+    if (advice !== undefined) out.push(advice);
+    else if (t.byStatus.failed || t.byStatus.error)
+      out.push('Re-run the same command to retry the failed specs: finished replies are cached, and complete harnesses make no call.');
+  }
   return out.join('\n');
 }
 
