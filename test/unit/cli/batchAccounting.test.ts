@@ -87,7 +87,7 @@ interface Summary {
   llm: { calls: number; inputTokens: number; outputTokens: number };
   items: { failed: number; discarded: number };
   cost: { actual: { usd: number; mode: string } };
-  batch: { items: { submitted: number; succeeded: number; fromEarlierJobs: number; fromJournal: number } };
+  batch: { items: { submitted: number; succeeded: number; failed: number; fromEarlierJobs: number; fromJournal: number } };
 }
 
 /** Each batch item a harness's journal holds: its request (as JSON) and its reply text. */
@@ -170,6 +170,39 @@ describe('batch accounting against chaos-llm (everything.json)', () => {
     assert.ok(resent.length > 0, 'requests asked in the first run were sent again as new items');
     for (const i of resent) assert.notEqual(i.reply, earlier.get(i.request)!.reply, 'a new sample got a new reply');
   });
+});
+
+describe('batch accounting under faults against chaos-llm (slack.json)', () => {
+  let chaos: Chaos;
+  before(async () => {
+    chaos = await startChaos(SLACK, [
+      '--batch-delay-ms',
+      '0',
+      '--p-batch-item-error',
+      '0.1',
+      '--p-http-500',
+      '0.05',
+      '--p-batch-expire',
+      '0.2',
+      '--p-batch-fail',
+      '0.1',
+    ]);
+  });
+  after(() => chaos.child.kill());
+
+  for (const retry of ['batch', 'sync'] as const) {
+    it(`--batch-retry ${retry}: failed items, expired and failed jobs; the calls are the items the fake ran (an item a job never ran is none)`, async () => {
+      const root = await tempDir();
+      await reset(chaos);
+      const r = await cli([...generate(SLACK, join(root, 'h'), ['--batch-retry', retry]), '--json'], root, env(chaos));
+      const s = JSON.parse(r.out) as Summary;
+      const fake = await stats(chaos);
+      assert.ok(s.batch.items.failed > 0, 'some items failed or were never run');
+      assert.equal(s.llm.calls, fake.requests.total);
+      assert.equal(s.llm.inputTokens, fake.tokens.prompt);
+      assert.equal(s.llm.outputTokens, fake.tokens.candidates);
+    });
+  }
 });
 
 describe('--no-wait against chaos-llm (slack.json)', () => {

@@ -642,12 +642,17 @@ export class BatchProvider implements ChatProvider {
       failed++;
       // An item's own 4xx is about its content, never the account's (that would have failed the
       // upload): not fatal. An unanswered item is a transient 503, for the guard to send again.
+      // An item the job never ran took no model call. Gemini says DEADLINE_EXCEEDED (504) for the
+      // items an expired job left, as for an item that timed out: in an expired job it is taken
+      // as never run (a timed-out item of an expiring job is then not counted).
+      const ran = result && !result.ok && result.ran !== false && !(status.state === 'expired' && result.status === 504);
       const error = result
         ? new LlmHttpError({
             status: result.status,
             message: `batch item: ${result.message}`,
             fatal: false,
             quotaExhausted: namesExhaustedQuota(result.message),
+            ...(ran ? {} : { modelCalls: 0 }),
           })
         : new LlmHttpError({
             status: 503,
