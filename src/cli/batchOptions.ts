@@ -84,5 +84,9 @@ export function batchSummaryLine(s: BatchSummary): string | undefined {
     .map(([state, n]) => `${n} ${state}`)
     .join(', ');
   const retried = s.items.retriedSync ? `, ${s.items.retriedSync} retried synchronously` : '';
-  return `  batch: ${s.jobs.submitted} job${s.jobs.submitted === 1 ? '' : 's'} submitted, ${s.jobs.resumed} resumed${states ? ` (${states})` : ''}; ${s.items.submitted} items submitted, ${s.items.succeeded} succeeded, ${s.items.failed} failed${retried}, ${s.items.fromJournal} collected from earlier runs`;
+  // Only replies of jobs an earlier run submitted are "from earlier runs"; a reply read back from
+  // the journal is no call and is said apart.
+  const earlier = s.items.fromEarlierJobs ? ` (${s.items.fromEarlierJobs} from jobs of earlier runs)` : '';
+  const journal = s.items.fromJournal ? `; ${s.items.fromJournal} answered from the journal (no call)` : '';
+  return `  batch: ${s.jobs.submitted} job${s.jobs.submitted === 1 ? '' : 's'} submitted, ${s.jobs.resumed} resumed${states ? ` (${states})` : ''}; ${s.items.submitted} items submitted, ${s.items.succeeded} succeeded${earlier}, ${s.items.failed} failed${retried}${journal}`;
 }

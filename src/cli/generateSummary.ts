@@ -124,9 +124,28 @@ export function summaryText(r: PipelineResult, io: Io): string {
     lines.push(
       'Stopped: the LLM endpoint failed every recent call. Re-run the same command once it answers again; finished replies are cached and are not asked again.',
     );
-  else if (r.status === 'partial' || (r.status === 'failed' && r.items?.failed))
-    lines.push('Re-run the same command to retry the failed items (finished replies are cached).');
+  else if ((r.status === 'partial' || r.status === 'failed' || r.status === 'complete') && r.items) {
+    // A complete run may still have lost a few items (within the degraded limit): the same advice holds.
+    const advice = rerunAdvice(r.items);
+    if (advice !== undefined) lines.push(advice);
+  }
   return lines.join('\n');
+}
+
+const itemsText = (n: number): string => `${n} item${n === 1 ? '' : 's'}`;
+
+/**
+ * What re-running does, said as it is: failed items (transport faults, never cached) are asked
+ * again by the same command; discarded ones are cached as discarded, so the same command makes no
+ * call for them and only `--retry-discarded` asks again; with neither there is nothing to advise.
+ */
+export function rerunAdvice(items: { failed: number; discarded: number }): string | undefined {
+  const retry = `--retry-discarded asks for ${items.discarded === 1 ? 'it again as a new sample' : 'them again, each as a new sample'}`;
+  if (items.failed > 0)
+    return `Re-run the same command to retry the ${itemsText(items.failed)} that failed (finished replies are cached)${items.discarded > 0 ? `; the ${itemsText(items.discarded)} discarded stay discarded: ${retry}` : ''}.`;
+  if (items.discarded > 0)
+    return `Re-running the same command makes no call: the ${itemsText(items.discarded)} discarded ${items.discarded === 1 ? 'is' : 'are'} cached as discarded. ${retry.charAt(0).toUpperCase()}${retry.slice(1)}.`;
+  return undefined;
 }
 
 /** `cost: $0.0123 (sync; gemini-2.5-flash-lite, prices of 2026-12-02); estimated ≈$0.0150 (batch ≈$0.0075) for 46 calls` */
@@ -193,8 +212,20 @@ export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusRe
   if (t.byStatus.pending)
     out.push('Pending: batch jobs are still running; run the same command again to collect them (`agent-seer status` on the output folder shows them).');
   else if (generator === 'the offline generator' && t.byStatus.cancelled) out.push(`Cancelled: ${OFFLINE_RERUN}.`);
-  else if (t.byStatus.partial || t.byStatus.failed || t.byStatus.cancelled)
-    out.push('Re-run the same command to resume or retry: finished replies are cached, and complete harnesses make no call.');
+  else if (t.byStatus.cancelled) out.push('Re-run the same command to resume: finished replies are cached, and complete harnesses make no call.');
+  else {
+    // The specs' items summed: the same advice as one run's, true to what a re-run would do.
+    const items = { failed: 0, discarded: 0 };
+    for (const o of result.outcomes)
+      if (o.kind === 'run' && o.result.items) {
+        items.failed += o.result.items.failed;
+        items.discarded += o.result.items.discarded;
+      }
+    const advice = rerunAdvice(items);
+    if (advice !== undefined) out.push(advice);
+    else if (t.byStatus.failed || t.byStatus.error)
+      out.push('Re-run the same command to retry the failed specs: finished replies are cached, and complete harnesses make no call.');
+  }
   return out.join('\n');
 }
 

@@ -56,6 +56,8 @@ export interface GenerateArgs extends BatchArgs {
   onlyStale?: boolean;
   /** Print the cost estimate and exit without calling anything. */
   estimate?: boolean;
+  /** Ask again (new samples) for the items the previous run of the harness discarded. */
+  retryDiscarded?: boolean;
   /** A price table (JSON) merged over the built-in one. */
   prices?: string;
   json: boolean;
@@ -106,6 +108,8 @@ interface GenerationSettings {
   fallback: GenerationFallback;
   /** Batch mode (`--batch`) and how it waits and retries; undefined when off. */
   batch: ReturnType<typeof checkBatchArgs>;
+  /** `--retry-discarded`. */
+  retryDiscarded: boolean;
 }
 
 function generationSettings(args: GenerateArgs, io: Io): GenerationSettings {
@@ -127,7 +131,19 @@ function generationSettings(args: GenerateArgs, io: Io): GenerationSettings {
   if (provider === 'offline' && args.fallback !== undefined) io.err('agent-seer: warning: --fallback is ignored with --provider offline');
   const batch = checkBatchArgs(args, provider !== 'offline');
   if (batch && rpm !== undefined) io.err('agent-seer: warning: --rpm is not used with --batch (the provider paces its batch jobs)');
-  return { provider, simple, complex, concurrency, rpm, timeoutMs, seed, fallback: fallback as GenerationFallback, batch };
+  if (args.retryDiscarded && provider === 'offline') throw new UsageError('--retry-discarded asks a model again: it needs --provider gemini or openai');
+  return {
+    provider,
+    simple,
+    complex,
+    concurrency,
+    rpm,
+    timeoutMs,
+    seed,
+    fallback: fallback as GenerationFallback,
+    batch,
+    retryDiscarded: args.retryDiscarded === true,
+  };
 }
 
 /**
@@ -219,6 +235,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     // Batch mode: a whole round reaches the engine together, and the provider paces its jobs.
     concurrency: batch?.concurrency ?? concurrency,
     fallback,
+    ...(settings.retryDiscarded ? { retryDiscarded: true } : {}),
     ...(rpm !== undefined && !batch ? { rpm } : {}),
     ...(exampleOutputs ? { exampleOutputs } : {}),
     ...(args.force ? { force: true } : {}),
@@ -311,6 +328,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
       complex: settings.complex,
       concurrency: batch?.concurrency ?? settings.concurrency,
       fallback: settings.fallback,
+      ...(settings.retryDiscarded ? { retryDiscarded: true } : {}),
       ...(settings.rpm !== undefined && !batch ? { rpm: settings.rpm } : {}),
       ...(args.force ? { force: true } : {}),
       ...(signal ? { signal } : {}),
@@ -367,6 +385,7 @@ export const options = {
   force: { type: 'boolean', default: false },
   'only-stale': { type: 'boolean', default: false },
   estimate: { type: 'boolean', default: false },
+  'retry-discarded': { type: 'boolean', default: false },
   prices: { type: 'string' },
   json: { type: 'boolean', default: false },
   ...REQUEST_TIMEOUT_OPTION,
@@ -379,7 +398,7 @@ export const synopsis = `  agent-seer generate <spec-or-config | spec… | folde
                      [--model M] [--base-url URL] [--out DIR] [--simple N] [--complex N]
                      [--concurrency N] [--rpm N] [--request-timeout S] [--seed S] [--examples FILE]
                      [--fallback none|offline] [--batch [--no-wait] [--batch-retry R]]
-                     [--cache-dir DIR] [--force] [--only-stale] [--estimate]
+                     [--cache-dir DIR] [--force] [--only-stale] [--estimate] [--retry-discarded]
                      [--prices FILE] [--json]
                                              generate an evaluation harness (default: offline,
                                              into ${HARNESS_FOLDER}/<server>/; keys from GEMINI_API_KEY or
@@ -430,6 +449,9 @@ ${requestTimeoutHelp(23)}
                        generator's template, labelled in the record and counted; it still
                        counts as degraded)
   --cache-dir DIR      the LLM reply cache (default <out>/.cache; a corpus: <DIR>/<harness>)
+  --retry-discarded    ask again for the items the previous run of this harness discarded
+                       (a plain re-run makes no call for them: their discards are cached); each
+                       is asked as a new sample, never answered with the reply that was discarded
 ${BATCH_USAGE}
                        (a corpus: one engine, its jobs in <out>/.cache/batch, shared by the specs)
   --force              write into a folder that is not this spec's harness
@@ -480,6 +502,7 @@ export async function run({ values, positionals }: Parsed<typeof options>, io: I
     force: values.force,
     onlyStale: values['only-stale'],
     estimate: values.estimate,
+    retryDiscarded: values['retry-discarded'],
     prices: values.prices,
     json: values.json,
     ...batchArgs(values),

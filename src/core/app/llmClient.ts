@@ -27,6 +27,8 @@ export interface LlmClientOptions {
    * the guard's business (build it with {@link createCallGuard}).
    */
   guard?: CallGuard;
+  /** Ask again, as a new sample, for items an earlier run discarded (`--retry-discarded`); default: a cached discard stays one. */
+  retryDiscarded?: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export function createLlmClient(options: LlmClientOptions): { llm: StructuredLlm
     stats: options.stats ?? new LlmStats(),
     ...(options.guard ? { guard: options.guard } : { limits: callLimitsOf({ ...options, cacheDir }) }),
     ...(options.role === 'judge' ? { defaultTemperature: 0 } : {}),
+    ...(options.retryDiscarded ? { retryDiscarded: true } : {}),
   });
   return { llm, cacheDir };
 }

@@ -28,7 +28,16 @@ export interface CacheKeyParts {
 /** A stored outcome: the validated value, or a content discard (transport failures are never stored). */
 export type CacheEntry =
   | { ok: true; value: unknown; usage: Usage; attempts: number }
-  | { ok: false; reason: DiscardReason; errors: string[]; usage: Usage; attempts: number; lastReply?: string };
+  | {
+      ok: false;
+      reason: DiscardReason;
+      errors: string[];
+      usage: Usage;
+      attempts: number;
+      lastReply?: string;
+      /** How many times the discarded item was asked again (`retryDiscarded`), each a new sample: the next one is another. */
+      retries?: number;
+    };
 
 /**
  * One raw model reply of an item still being re-asked: what the model said at one point of the

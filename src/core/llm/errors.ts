@@ -24,9 +24,16 @@ export class LlmHttpError extends Error {
    * `insufficient_quota`), not that requests came too fast: waiting minutes will not help.
    */
   readonly quotaExhausted: boolean;
+  /**
+   * Model calls this answer took (the run's accounting counts them): 1, or 0 for a batch item its
+   * job never ran (the provider answered nothing), 2 for a failed batch item whose synchronous
+   * retry failed too.
+   */
+  readonly modelCalls: number;
 
-  constructor(init: { status: number; message: string; retryAfterMs?: number; fatal?: boolean; quotaExhausted?: boolean }) {
+  constructor(init: { status: number; message: string; retryAfterMs?: number; fatal?: boolean; quotaExhausted?: boolean; modelCalls?: number }) {
     super(init.message);
+    this.modelCalls = init.modelCalls ?? 1;
     this.status = init.status;
     this.retryAfterMs = init.retryAfterMs;
     this.quotaExhausted = init.status === 429 && (init.quotaExhausted ?? false);

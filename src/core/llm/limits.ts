@@ -3,7 +3,7 @@
  * timeout, cancellation, and retries with backoff for transport faults (429, 5xx, timeouts,
  * network). Retries here are separate from the structured layer's re-asks of bad content.
  */
-import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, type LlmStopError } from './errors';
+import { LlmHttpError, LlmNetworkError, LlmOutageError, LlmQuotaError, LlmTimeoutError, LlmStopError } from './errors';
 import type { LlmStats, RetryCause } from './stats';
 import type { ChatProvider, ChatReply, ChatRequest, Usage } from './types';
 import type { SharedQuota } from './sharedQuota';
@@ -199,6 +199,17 @@ export function quotaStop(e: unknown, policy: RetryPolicy): LlmQuotaError | unde
   return new LlmQuotaError(`LLM quota: ${why} (HTTP 429${wait}): ${e.message}`, e.retryAfterMs);
 }
 
+/**
+ * Model calls a failed attempt took: none when the provider stopped the run without asking the
+ * model (a batch run left pending), what an HTTP answer says (a batch item its job never ran took
+ * none), else one (sent, whatever became of it).
+ */
+function callsOf(e: unknown): number {
+  if (e instanceof LlmStopError) return 0;
+  if (e instanceof LlmHttpError) return e.modelCalls;
+  return 1;
+}
+
 /** Limits for one provider (or several sharing a `CallGuard`). */
 export interface CallLimits {
   /** Calls in flight at once. Default 4. */
@@ -270,7 +281,12 @@ export class CallGuard {
    * Any one request under the limits, retries, timeout and stops of {@link call}: `send` makes
    * one attempt with the signal it is given (e.g. a tool-calling turn of an agent).
    */
-  async run<R extends { usage?: Usage }>(model: string, signal: AbortSignal, send: (signal: AbortSignal) => Promise<R>, stats?: LlmStats): Promise<R> {
+  async run<R extends { usage?: Usage; modelCalls?: number }>(
+    model: string,
+    signal: AbortSignal,
+    send: (signal: AbortSignal) => Promise<R>,
+    stats?: LlmStats,
+  ): Promise<R> {
     const release = await this.semaphore.acquire(signal);
     let timeouts = 0;
     try {
@@ -280,14 +296,18 @@ export class CallGuard {
         await this.rateLimiter?.acquire(signal);
         await this.sharedQuota?.acquire(this.quotaLimit(), signal);
         if (this.stopError) throw this.stopError;
-        stats?.recordRequest(model);
         try {
           const reply = await this.attempt(signal, send);
           this.failedInARow = 0;
           this.timedOutInARow = 0;
-          stats?.recordUsage(model, reply.usage);
+          // Counted once the provider says what the attempt was: a reply it kept from an earlier
+          // call (the batch journal) is no call, and its tokens were spent then.
+          const calls = reply.modelCalls ?? 1;
+          stats?.recordRequest(model, calls);
+          if (calls > 0) stats?.recordUsage(model, reply.usage);
           return reply;
         } catch (e) {
+          stats?.recordRequest(model, callsOf(e));
           if (signal.aborted) throw abortReason(signal);
           const quota = quotaStop(e, this.policy);
           if (quota) throw (this.stopError ??= quota);

@@ -25,7 +25,10 @@ export interface LlmStatsSnapshot {
   succeeded: number;
   /** Items served from the disk cache (no request made). */
   cacheHits: number;
-  /** HTTP requests sent, every attempt counted (retries and re-asks included). */
+  /**
+   * Model calls made, every attempt counted (retries and re-asks included); a reply the batch
+   * engine hands out again from its journal is none, an item its job never ran is none.
+   */
   requests: number;
   /** Transport retries by cause. */
   retries: Record<RetryCause, number>;
@@ -81,10 +84,10 @@ export class LlmStats {
     return (this.s.byStage[name] ??= { items: 0, cacheHits: 0, discards: 0 });
   }
 
-  /** A request is about to be sent. */
-  recordRequest(model: string): void {
-    this.s.requests++;
-    this.model(model).requests++;
+  /** An attempt settled after `calls` model calls (0: answered from a reply kept from an earlier call). */
+  recordRequest(model: string, calls = 1): void {
+    this.s.requests += calls;
+    this.model(model).requests += calls;
   }
 
   /** A reply arrived with this usage. */

@@ -152,7 +152,11 @@ export class StructuredLlm {
     let attempts = 0;
     // Asking a discarded item again must not replay the replies that got it discarded.
     const keepRejected = request.cacheRejected !== false;
-    const replay = this.cache !== undefined && keepRejected && !(hit && !hit.ok && this.retryDiscarded);
+    const retry = hit !== undefined && !hit.ok && this.retryDiscarded ? (hit.retries ?? 0) + 1 : undefined;
+    const replay = this.cache !== undefined && keepRejected && retry === undefined;
+    // The reply asked for: the item's, or for a discarded item asked again a new sample each time
+    // (a provider that keeps replies, the batch journal, would otherwise hand back the discarded one).
+    const sample = retry === undefined ? key : `${key}#retry-${retry}`;
     while (attempts < this.maxAttempts) {
       let text: string;
       let finishReason: string | undefined;
@@ -163,7 +167,8 @@ export class StructuredLlm {
           stored ??
           (await this.guard.call(
             this.provider,
-            { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, signal },
+            // `sample`: a new sample of the same prompt (another sample index) gets a reply of its own, in batch mode too.
+            { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, sample, signal },
             this.stats,
           ));
         if (stored) this.stats.recordReplayedReply();
@@ -203,7 +208,7 @@ export class StructuredLlm {
       }
     }
 
-    const discard: CacheEntry = { ok: false, ...last, usage: { ...usage }, attempts };
+    const discard: CacheEntry = { ok: false, ...last, usage: { ...usage }, attempts, ...(retry !== undefined ? { retries: retry } : {}) };
     if (keepRejected) await this.cache?.set(key, discard, parts);
     this.stats.recordItem(request.stage, { ok: false, reason: last.reason }, false);
     return { ...discard, cached: false, ms: elapsed(), key };

@@ -33,6 +33,14 @@ export interface ChatRequest {
   /** Sampling temperature. */
   temperature: number;
   /**
+   * Which reply of this request is asked for; never sent to the model. Equal requests of
+   * different samples (a re-ask of the same prompt as a new sample, a top-up) ask for replies of
+   * their own, as they do of a synchronous provider sampling at this temperature: a provider that
+   * answers from replies it keeps (the batch journal) keys on it. The structured layer sets it to
+   * the item's cache key, which holds the sample index.
+   */
+  sample?: string;
+  /**
    * Cancels the attempt. It fires on the caller's cancellation and on the per-call timeout; the
    * layer above tells them apart, so a provider only has to stop and reject.
    */
@@ -47,6 +55,12 @@ export interface ChatReply {
   usage?: Usage;
   /** Why generation stopped, when the backend says (e.g. `MAX_TOKENS`, `length`, `SAFETY`). */
   finishReason?: string;
+  /**
+   * Model calls this reply took, when not one (the run's accounting counts them): 0 for a reply
+   * a provider kept from an earlier call and hands out again (the batch journal; its usage is not
+   * spent again), 2 for a batch item that failed and was answered by a synchronous retry.
+   */
+  modelCalls?: number;
 }
 
 /**

@@ -81,7 +81,13 @@ export async function runCorpus(entries: readonly CorpusEntry[], options: RunCor
     };
     try {
       if (provider !== 'offline') {
-        const built = createLlmClient({ chat: provider.chat, role: 'generate', cacheDir: entry.cacheDir ?? join(entry.outDir, CACHE_DIR), guard });
+        const built = createLlmClient({
+          chat: provider.chat,
+          role: 'generate',
+          cacheDir: entry.cacheDir ?? join(entry.outDir, CACHE_DIR),
+          guard,
+          ...(options.retryDiscarded ? { retryDiscarded: true } : {}),
+        });
         runOptions.provider = { llm: built.llm, cacheDir: built.cacheDir };
       }
       return { kind: 'run', result: await runPipeline(runOptions) };

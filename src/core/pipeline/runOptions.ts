@@ -58,6 +58,12 @@ export interface RunPipelineOptions {
   maxGroupTools?: number;
   /** Coverage follow-up rounds (default 2). */
   coverageRounds?: number;
+  /**
+   * Ask again for the items an earlier run of this harness discarded (their discards are cached,
+   * so a plain re-run makes no call for them): each a new sample, never the reply that was
+   * discarded. Only when the runner builds the client (`provider.chat`).
+   */
+  retryDiscarded?: boolean;
   /** Stage-4 mode: `auto` (grounded when outputs exist, always so in this runner), or forced. */
   turnsMode?: 'auto' | TurnsMode;
   /** Clock for timings (ms since epoch). Default `Date.now`. */

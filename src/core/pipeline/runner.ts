@@ -54,6 +54,7 @@ export function createPipelineLlm(options: {
   rpm?: number;
   limits?: CallLimits;
   stats?: LlmStats;
+  retryDiscarded?: boolean;
 }): {
   llm: StructuredLlm;
   cacheDir: string;
@@ -66,6 +67,7 @@ export function createPipelineLlm(options: {
     ...(options.rpm !== undefined ? { rpm: options.rpm } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.stats ? { stats: options.stats } : {}),
+    ...(options.retryDiscarded ? { retryDiscarded: true } : {}),
   });
 }
 
@@ -110,6 +112,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       concurrency: options.concurrency,
       rpm: options.rpm,
       limits: p.limits,
+      ...(options.retryDiscarded ? { retryDiscarded: true } : {}),
       // The progress and summary figures are priced from the same table as the manifest's cost.
       ...(options.cost?.prices ? { stats: new LlmStats(options.cost.prices.table) } : {}),
     });

@@ -9,9 +9,12 @@
  * discards and retries keep their meaning.
  *
  * How a call goes:
- * 1. Its item id is the content hash of the request and the model ({@link batchItemId}); the
- *    same request asked twice shares one item.
- * 2. A reply already on disk (a results file of an earlier or this run) answers at once.
+ * 1. Its item id is the content hash of the request, its sample and the model
+ *    ({@link batchItemId}); the same request of the same sample asked twice shares one item, a new
+ *    sample of it (another sample index) is an item of its own, as it is a call of its own in
+ *    synchronous mode.
+ * 2. A reply already on disk (a results file of an earlier or this run) answers at once; it is
+ *    no call (`ChatReply.modelCalls` 0: its tokens were spent when the job answered it).
  * 3. A job in the journal that holds the id and can still deliver: the call waits for that job.
  * 4. Otherwise the item waits for a quiet moment (`flushMs` without a new call): the round's
  *    items are split into jobs within `backend.limits`, each journaled as an intent (name, item
@@ -60,9 +63,10 @@ export interface BatchProviderOptions {
   /** Folder of the journal (the run folder's `<cacheDir>/batch`: `BATCH_DIR` in workspace/layout.ts). */
   dir: string;
   /**
-   * Wait for jobs to end (default true). false: once every call of the current round is in a
-   * journaled job, every waiting call rejects with {@link BatchPendingError} (nothing new is
-   * submitted after that).
+   * Wait for jobs to end (default true). false: at each quiet moment the jobs calls wait on are
+   * looked at once, and those that ended are collected so the run goes on; once none has ended,
+   * every waiting call rejects with {@link BatchPendingError} (nothing new is submitted after
+   * that).
    */
   wait?: boolean;
   /**
@@ -109,7 +113,9 @@ export interface BatchSummary {
     failed: number;
     /** Failed items sent once through the synchronous provider. */
     retriedSync: number;
-    /** Calls answered from results already on disk, without waiting on a job. */
+    /** Of `succeeded`, items of jobs an earlier process submitted (resumed here). */
+    fromEarlierJobs: number;
+    /** Calls answered from results already on disk, without waiting on a job: no model call. */
     fromJournal: number;
   };
   /** Tokens of the items answered by jobs, and of the synchronous retries. */
@@ -138,11 +144,20 @@ export class BatchPendingError extends LlmStopError {
 
 /**
  * The id of a request as a batch item: sha256 of the canonical request (system, messages, JSON
- * Schema, temperature) and the model. Equal requests share an item, in one run and across runs.
+ * Schema, temperature), its sample (`ChatRequest.sample`, absent from the hash when unset) and the
+ * model. Equal requests of one sample share an item, in one run and across runs.
  */
 export function batchItemId(request: Omit<ChatRequest, 'signal'>, model: string): string {
   return sha256(
-    canonicalJson({ v: 1, model, system: request.system, messages: request.messages, jsonSchema: request.jsonSchema, temperature: request.temperature }),
+    canonicalJson({
+      v: 1,
+      model,
+      system: request.system,
+      messages: request.messages,
+      jsonSchema: request.jsonSchema,
+      temperature: request.temperature,
+      sample: request.sample,
+    }),
   );
 }
 
@@ -168,8 +183,6 @@ interface JobRecord {
   /** Counted in the summary (submitted here, or resumed and attached to). */
   counted: boolean;
   polling: boolean;
-  /** Polled once in this process (for `wait: false`). */
-  checked: boolean;
   /** Serialises writes of the entry. */
   saving: Promise<void>;
 }
@@ -195,8 +208,8 @@ export class BatchProvider implements ChatProvider {
   private readonly closer = new AbortController();
 
   private loaded: Promise<void> | undefined;
-  /** Replies on disk, by item id. */
-  private readonly done = new Map<string, ChatReply>();
+  /** Replies on disk, by item id; `call` while this process collected the reply and handed it to no caller yet (its first caller is its call). */
+  private readonly done = new Map<string, { reply: ChatReply; call: boolean }>();
   /** Item ids held by a journaled job that can still deliver. */
   private readonly held = new Map<string, JobRecord>();
   /** Every job this process knows. */
@@ -211,7 +224,7 @@ export class BatchProvider implements ChatProvider {
   /** Set once a `wait: false` round is journaled: every later call that needs a job fails with it. */
   private stop: BatchPendingError | undefined;
 
-  private readonly counts = { submitted: 0, resumed: 0, itemsSubmitted: 0, succeeded: 0, failed: 0, retriedSync: 0, fromJournal: 0 };
+  private readonly counts = { submitted: 0, resumed: 0, itemsSubmitted: 0, succeeded: 0, failed: 0, retriedSync: 0, fromEarlierJobs: 0, fromJournal: 0 };
   private readonly usage = { batch: { inputTokens: 0, outputTokens: 0 }, sync: { inputTokens: 0, outputTokens: 0 } };
 
   constructor(options: BatchProviderOptions) {
@@ -241,8 +254,13 @@ export class BatchProvider implements ChatProvider {
     const id = batchItemId(body, this.model);
     const stored = this.done.get(id);
     if (stored) {
+      if (stored.call) {
+        // Collected here while nobody waited for it: the provider's answer, first handed out now.
+        stored.call = false;
+        return stored.reply;
+      }
       this.counts.fromJournal++;
-      return stored;
+      return { ...stored.reply, modelCalls: 0 };
     }
     if (this.stop) throw this.stop;
     let item = this.live.get(id);
@@ -276,7 +294,14 @@ export class BatchProvider implements ChatProvider {
     const c = this.counts;
     return {
       jobs: { submitted: c.submitted, resumed: c.resumed, byState },
-      items: { submitted: c.itemsSubmitted, succeeded: c.succeeded, failed: c.failed, retriedSync: c.retriedSync, fromJournal: c.fromJournal },
+      items: {
+        submitted: c.itemsSubmitted,
+        succeeded: c.succeeded,
+        failed: c.failed,
+        retriedSync: c.retriedSync,
+        fromEarlierJobs: c.fromEarlierJobs,
+        fromJournal: c.fromJournal,
+      },
       usage: { batch: { ...this.usage.batch }, sync: { ...this.usage.sync } },
     };
   }
@@ -363,7 +388,7 @@ export class BatchProvider implements ChatProvider {
       const results = await readJobResults(this.dir, entry.displayName);
       if (results) {
         // Collected (perhaps killed before the entry said so): failed items are asked anew.
-        for (const r of results) if (r.ok) this.done.set(r.id, r.reply);
+        for (const r of results) if (r.ok) this.done.set(r.id, { reply: r.reply, call: false });
         continue;
       }
       if (entry.job === undefined) {
@@ -383,7 +408,7 @@ export class BatchProvider implements ChatProvider {
   }
 
   private newRecord(entry: BatchJournalJob, resumed: boolean): JobRecord {
-    const record: JobRecord = { entry, waiting: new Map(), resumed, counted: !resumed, polling: false, checked: false, saving: Promise.resolve() };
+    const record: JobRecord = { entry, waiting: new Map(), resumed, counted: !resumed, polling: false, saving: Promise.resolve() };
     this.records.push(record);
     return record;
   }
@@ -560,7 +585,6 @@ export class BatchProvider implements ChatProvider {
   private async poll(record: JobRecord): Promise<BatchJobStatus> {
     const job = record.entry.job as string;
     const status = await this.backend.status(job, this.closer.signal);
-    record.checked = true;
     const entry = record.entry;
     if (entry.state !== status.state || JSON.stringify(entry.counts) !== JSON.stringify(status.counts) || entry.error !== status.error) {
       entry.state = status.state;
@@ -611,28 +635,36 @@ export class BatchProvider implements ChatProvider {
       if (result?.ok) {
         succeeded++;
         addUsage(this.usage.batch, result.reply.usage);
-        this.done.set(id, result.reply);
+        this.done.set(id, { reply: result.reply, call: !item });
         if (item) this.settle(item, (w) => w.resolve(result.reply));
         continue;
       }
       failed++;
       // An item's own 4xx is about its content, never the account's (that would have failed the
       // upload): not fatal. An unanswered item is a transient 503, for the guard to send again.
+      // An item the job never ran took no model call. Gemini says DEADLINE_EXCEEDED (504) for the
+      // items an expired job left, as for an item that timed out: in an expired job it is taken
+      // as never run (a timed-out item of an expiring job is then not counted).
+      const ran = result && !result.ok && result.ran !== false && !(status.state === 'expired' && result.status === 504);
       const error = result
         ? new LlmHttpError({
             status: result.status,
             message: `batch item: ${result.message}`,
             fatal: false,
             quotaExhausted: namesExhaustedQuota(result.message),
+            ...(ran ? {} : { modelCalls: 0 }),
           })
         : new LlmHttpError({
             status: 503,
             message: `batch job ${job} ${status.state}${status.error ? ` (${status.error})` : ''} without answering this item`,
+            // The provider never ran it: no model call.
+            modelCalls: 0,
           });
       if (item) this.retry(item, error);
     }
     this.counts.succeeded += succeeded;
     this.counts.failed += failed;
+    if (record.resumed) this.counts.fromEarlierJobs += succeeded;
     this.onEvent({ type: 'ended', job, state: status.state, counts: { succeeded, failed } });
   }
 
@@ -645,33 +677,64 @@ export class BatchProvider implements ChatProvider {
       return;
     }
     this.counts.retriedSync++;
+    // The failed item was a model call, and so is its synchronous retry (unless its job never ran it).
+    const before = error.modelCalls;
     sync.complete({ ...item.request, signal: this.closer.signal }).then(
       (reply) => {
         addUsage(this.usage.sync, reply.usage);
-        this.settle(item, (w) => w.resolve(reply));
+        this.settle(item, (w) => w.resolve({ ...reply, modelCalls: before + (reply.modelCalls ?? 1) }));
       },
-      (e: unknown) => this.settle(item, (w) => w.reject(e)),
+      (e: unknown) =>
+        this.settle(item, (w) =>
+          w.reject(
+            e instanceof LlmHttpError
+              ? new LlmHttpError({
+                  status: e.status,
+                  message: e.message,
+                  ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+                  fatal: e.fatal,
+                  quotaExhausted: e.quotaExhausted,
+                  modelCalls: before + e.modelCalls,
+                })
+              : e,
+          ),
+        ),
     );
   }
 
   // ---- wait: false
 
   /**
-   * The round is journaled: jobs that ended since are collected, and every call still waiting
-   * fails with {@link BatchPendingError}, as does every later call that would need a job.
+   * A quiet moment of a `wait: false` run: every call waits on a job (or nothing waits). Each job
+   * some call waits on is looked at once; those that ended are collected, and their replies let
+   * the run go on: the calls they lead to get a quiet window to arrive and go out as new jobs,
+   * then the round is judged again. Only when no job some call waits on has ended does every
+   * waiting call fail with {@link BatchPendingError}, as does every later call that would need a
+   * job. So one invocation goes as far as the answers allow, and a re-run is needed only for the
+   * requests that wait on the provider.
    */
   private async stopRound(): Promise<void> {
-    for (const record of this.records) {
-      if (record.waiting.size === 0 || record.checked || record.entry.job === undefined) continue;
+    let answered = false;
+    for (const record of [...this.records]) {
+      if (record.waiting.size === 0 || record.entry.job === undefined || record.entry.collected) continue;
       try {
         const status = record.entry.state !== undefined && TERMINAL_BATCH_STATES.includes(record.entry.state) ? record.entry : await this.poll(record);
-        if (status.state !== undefined && TERMINAL_BATCH_STATES.includes(status.state)) await this.collect(record, { state: status.state });
+        if (status.state !== undefined && TERMINAL_BATCH_STATES.includes(status.state)) {
+          await this.collect(record, { state: status.state, ...(status.error !== undefined ? { error: status.error } : {}) });
+          answered = true;
+        }
       } catch (e) {
         if (this.closer.signal.aborted) return;
         this.failWaiting(record, e);
+        answered = true;
       }
     }
-    if (this.live.size === 0) return;
+    if (this.live.size === 0 && !answered) return;
+    if (answered) {
+      // A quiet window for what the answers lead to; the flush after it judges the round again.
+      this.armFlush();
+      return;
+    }
     const running = this.records.filter((r) => r.entry.job !== undefined && !r.entry.collected);
     this.stop = new BatchPendingError(
       running.length,

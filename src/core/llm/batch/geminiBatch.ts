@@ -342,7 +342,8 @@ function itemResult(id: string, entry: ItemEntry): BatchItemResult {
   if (entry.error) {
     const message = typeof entry.error.message === 'string' ? entry.error.message : 'no message';
     const status = itemErrorStatus(entry.error);
-    return { id, ok: false, status, message: clip(`Gemini ${status}: ${message}`) };
+    // CANCELLED (1): the job was cancelled before the item ran.
+    return { id, ok: false, status, message: clip(`Gemini ${status}: ${message}`), ...(entry.error.code === 1 ? { ran: false as const } : {}) };
   }
   if (entry.response !== null && typeof entry.response === 'object') {
     // A blocked reply or one without text is still a reply: the structured layer judges it, as for a synchronous call.

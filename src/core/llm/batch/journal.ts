@@ -54,6 +54,7 @@ export const BatchRequestLine = z.object({
     messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
     jsonSchema: z.record(z.string(), z.unknown()).optional(),
     temperature: z.number(),
+    sample: z.string().optional(),
   }),
 });
 
@@ -64,7 +65,7 @@ export const BatchResultLine = z.union([
     ok: z.literal(true),
     reply: z.object({ text: z.string(), usage: UsageShape.optional(), finishReason: z.string().optional() }),
   }),
-  z.object({ id: z.string(), ok: z.literal(false), status: z.number(), message: z.string() }),
+  z.object({ id: z.string(), ok: z.literal(false), status: z.number(), message: z.string(), ran: z.literal(false).optional() }),
 ]);
 
 /** A journal file that cannot be read as one: the run stops rather than risk paying for its jobs twice. */

@@ -171,5 +171,5 @@ function resultOfLine(line: string, job: string): BatchItemResult {
   const error = isRecord(value.error) ? value.error : undefined;
   const words = [error?.code, error?.message].filter((w) => typeof w === 'string' && w !== '').join(': ');
   // Never run (the batch expired or was cancelled first): transient, a later job may run it.
-  return { id, ok: false, status: 503, message: `OpenAI batch ${job} did not run this request${words ? ` (${words})` : ''}` };
+  return { id, ok: false, status: 503, message: `OpenAI batch ${job} did not run this request${words ? ` (${words})` : ''}`, ran: false };
 }

@@ -32,7 +32,16 @@ export interface BatchJobStatus {
  * status (429, 500, 400 …): the engine turns it into an `LlmHttpError`, so the retry policy that
  * governs synchronous calls governs batch items too.
  */
-export type BatchItemResult = { id: string; ok: true; reply: ChatReply } | { id: string; ok: false; status: number; message: string };
+export type BatchItemResult =
+  | { id: string; ok: true; reply: ChatReply }
+  | {
+      id: string;
+      ok: false;
+      status: number;
+      message: string;
+      /** false: the job never ran the item (it was cancelled or expired first), so it took no model call. */
+      ran?: false;
+    };
 
 /** What one job may hold; the engine splits a round into jobs within these. */
 export interface BatchLimits {

@@ -18,6 +18,7 @@ import {
   DiskCache,
   isAbortError,
   LlmHttpError,
+  LlmStats,
   LlmStopError,
   OpenAIBatchBackend,
   OpenAICompatibleProvider,
@@ -109,7 +110,7 @@ describe('batch mode over the OpenAI batch API', () => {
     assert.equal(s.fake.batch.batchItems, 20);
     const summary = provider.summary();
     assert.deepEqual(summary.jobs, { submitted: 1, resumed: 0, byState: { succeeded: 1 } });
-    assert.deepEqual(summary.items, { submitted: 20, succeeded: 20, failed: 0, retriedSync: 0, fromJournal: 0 });
+    assert.deepEqual(summary.items, { submitted: 20, succeeded: 20, failed: 0, retriedSync: 0, fromEarlierJobs: 0, fromJournal: 0 });
     assert.deepEqual(summary.usage.batch, { inputTokens: 200, outputTokens: 60 });
     assert.equal(replies[0]?.usage?.inputTokens, 10);
     const journal = await readBatchJournal(s.dir);
@@ -208,7 +209,7 @@ describe('batch mode over the OpenAI batch API', () => {
     assert.deepEqual(s.fake.batch.itemsPerJob(), [10, 2]);
     assert.equal(s.fake.batch.syncCalls, 0);
     const summary = provider.summary();
-    assert.deepEqual(summary.items, { submitted: 12, succeeded: 10, failed: 2, retriedSync: 0, fromJournal: 0 });
+    assert.deepEqual(summary.items, { submitted: 12, succeeded: 10, failed: 2, retriedSync: 0, fromEarlierJobs: 0, fromJournal: 0 });
     assert.deepEqual(summary.jobs.byState, { succeeded: 2 });
   });
 
@@ -385,6 +386,44 @@ describe('batch mode over the OpenAI batch API', () => {
       assert.match((o.reason as Error).message, /^3 batch jobs are still running \(10 items\)/);
     }
     assert.equal((await readBatchJournal(s.dir)).jobs.filter((j) => j.job !== undefined).length, 3);
+  });
+
+  it('wait: false goes on from a job that ended: the call its reply leads to goes out before the run stops', async () => {
+    const s = await setup({ pollsPerState: 'manual' }, { maxItems: 1 });
+    // A first run leaves two jobs: item 0's and item 1's.
+    const first = s.provider({ wait: false });
+    await Promise.allSettled([0, 1].map((i) => first.complete(batchRequest(i))));
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [1, 1]);
+    // Item 0's job ends; item 1's is still running when the run is made again.
+    const [jobA] = s.fake.batch.jobs;
+    for (let i = 0; i < 4; i++) await s.fake.batch.advance(jobA!.id);
+    const second = s.provider({ wait: false });
+    // Item 2 is asked once item 0's reply is in (a dependent round).
+    const chain = second.complete(batchRequest(0)).then((r) => {
+      assert.equal(nOf(r), 0);
+      return second.complete(batchRequest(2));
+    });
+    const outcomes = await Promise.allSettled([chain, second.complete(batchRequest(1))]);
+    for (const o of outcomes) assert.ok(o.status === 'rejected' && o.reason instanceof BatchPendingError);
+    assert.deepEqual(s.fake.batch.itemsPerJob(), [1, 1, 1], 'item 2 went out in this run, not in the next one');
+    assert.equal(second.summary().items.fromEarlierJobs, 1);
+  });
+
+  it('a new sample of an equal request is an item of its own; a reply handed out again from the journal is no call', async () => {
+    const s = await setup();
+    const provider = s.provider();
+    const stats = new LlmStats();
+    const guard = batchGuard();
+    const call = (sample: string): Promise<ChatReply> => guard.call(provider, { ...batchRequest(0), sample }, stats);
+    await Promise.all([call('item-key'), call('item-key#retry-1')]);
+    assert.equal(s.fake.batch.batchItems, 2, 'two samples, two items');
+    const again = await call('item-key');
+    assert.equal(again.modelCalls, 0);
+    assert.equal(s.fake.batch.batchItems, 2);
+    const snap = stats.snapshot();
+    assert.equal(snap.requests, 2, 'the calls counted are the items the provider answered');
+    assert.deepEqual([snap.inputTokens, snap.outputTokens], [20, 6]);
+    assert.equal(provider.summary().items.fromJournal, 1);
   });
 
   it('a job created but not journaled (killed in between) is found by its name, not submitted again', async () => {

@@ -199,7 +199,7 @@ describe('LLM outages and quotas', () => {
     assert.match(text.out, /LLM items: \d+ of \d+ made by the model; \d+ failed \(\w+:http \d+/);
     // Only the doomed items are asked again (the rest are cached), and they fail again: enough
     // of them in a row stop the run as an outage; either way the text says to re-run.
-    assert.match(text.out, /Re-run the same command (to retry the failed items|once it answers again)/);
+    assert.match(text.out, /Re-run the same command (to retry the \d+ items? that failed|once it answers again)/);
   });
 
   for (const form of ['Retry-After: 3600', 'RetryInfo retryDelay 3600s', 'a daily quota']) {
