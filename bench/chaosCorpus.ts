@@ -88,7 +88,8 @@ function cliJson(args: readonly string[], env: NodeJS.ProcessEnv): { code: numbe
   return { code: r.status ?? -1, json };
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON, read loosely by a bench
+type Json = Record<string, any>;
 
 function measure(spec: string, client: string, mode: string, url: string, work: string, simple: number, complex: number): ChaosRun {
   const out = join(work, `${client}-${mode}`, spec.replace(/\.json$/, ''));
