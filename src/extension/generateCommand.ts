@@ -21,7 +21,7 @@ import { modelFor, pickProvider, runProviderFor, type ProviderChoice } from './p
 import type { BatchMode } from '../core/app/batchMode';
 import { confirmCost, timedEstimate, workspacePrices, type CostAnswer } from './costEstimate';
 import { estimateGeneration } from '../core/pipeline/estimate';
-import { formatUsd, priceEstimate, type CostEstimate, type Prices } from '../core/llm/pricing';
+import { formatUsd, repriceEstimate, type CostEstimate, type Prices } from '../core/llm/pricing';
 import { PromptLibrary } from '../core/llm/prompts';
 import type { ExtensionServices } from './services';
 import type { SnapshotOutcome } from './snapshotCommand';
@@ -150,10 +150,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
         );
   const choice =
     args.provider ??
-    (await pickProvider(
-      'generate',
-      base ? { gemini: base, openai: priceEstimate(base.stages, 'openai', modelFor('openai', 'generate', config), prices) } : {},
-    ));
+    (await pickProvider('generate', base ? { gemini: base, openai: repriceEstimate(base, 'openai', modelFor('openai', 'generate', config), prices) } : {}));
   if (!choice) return { status: 'cancelled-before-start' };
   // The setting as the user wrote it is checked first (the message names it); then the harness's
   // own folder, which a symlink inside the harness folder could still lead elsewhere.
@@ -169,7 +166,7 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   if ('status' in provider) return provider;
   // Priced for the model the provider really uses; asked about before any call is made.
   const chat = provider.provider === 'offline' || !('chat' in provider.provider) ? undefined : provider.provider.chat;
-  const estimate = chat && base ? priceEstimate(base.stages, chat.id, chat.model, prices) : undefined;
+  const estimate = chat && base ? repriceEstimate(base, chat.id, chat.model, prices) : undefined;
   if (!(await confirmCost(estimate, folder.uri, services.log, args.answerCost, provider.batch ? 'batch' : 'sync'))) return { status: 'cancelled-before-start' };
 
   services.log.info(`Generating evals for "${spec.name}" with ${choice.kind}${provider.batch ? ' in batch mode' : ''} into ${outDir}`);

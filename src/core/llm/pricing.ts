@@ -192,7 +192,15 @@ export interface CostEstimate {
    * follows its schemas takes; this adds the re-asks, rewrites and extra rounds a model that
    * does not can cost (generation: `pipeline/estimate.ts` says at which measured rates).
    */
-  high?: { calls: number; inputTokens: number; outputTokens: number; usd: number | null; batchUsd: number | null };
+  high?: { calls: number; inputTokens: number; outputTokens: number; usd: number | null; batchUsd: number | null; stages: Record<string, StageEstimate> };
+}
+
+/** The same estimate priced for another provider and model (the calls and tokens do not change), its range with it. */
+export function repriceEstimate(e: CostEstimate, provider: string, model: string, prices: Prices): CostEstimate {
+  const low = priceEstimate(e.stages, provider, model, prices);
+  if (!e.high) return low;
+  const h = priceEstimate(e.high.stages, provider, model, prices);
+  return { ...low, high: { calls: h.calls, inputTokens: h.inputTokens, outputTokens: h.outputTokens, usd: h.usd, batchUsd: h.batchUsd, stages: h.stages } };
 }
 
 /** Sums stages into an estimate priced for `model`. */

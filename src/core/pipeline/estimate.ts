@@ -176,7 +176,10 @@ export function estimateGeneration(spec: Spec, options: GenerationEstimateOption
   for (const [name, st] of Object.entries(stages)) highStages[name] = scaled(st, HIGH_RATE);
   highStages.restate = scaled({ calls: scenarios, inputTokens: scenarios * PROMPT_TOKENS.restate, outputTokens: scenarios * OUTPUT_TOKENS.restate }, HIGH_RATE);
   const high = priceEstimate(highStages, options.provider, options.model, options.prices);
-  return { ...low, high: { calls: high.calls, inputTokens: high.inputTokens, outputTokens: high.outputTokens, usd: high.usd, batchUsd: high.batchUsd } };
+  return {
+    ...low,
+    high: { calls: high.calls, inputTokens: high.inputTokens, outputTokens: high.outputTokens, usd: high.usd, batchUsd: high.batchUsd, stages: high.stages },
+  };
 }
 
 const scaled = (s: StageEstimate, k: number): StageEstimate => ({

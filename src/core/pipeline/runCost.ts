@@ -32,7 +32,17 @@ export function runCost(
             outputTokens: e.outputTokens,
             usd: roundUsd(e.usd),
             batchUsd: roundUsd(e.batchUsd),
-            ...(e.high ? { high: { ...e.high, usd: roundUsd(e.high.usd), batchUsd: roundUsd(e.high.batchUsd) } } : {}),
+            ...(e.high
+              ? {
+                  high: {
+                    calls: e.high.calls,
+                    inputTokens: e.high.inputTokens,
+                    outputTokens: e.high.outputTokens,
+                    usd: roundUsd(e.high.usd),
+                    batchUsd: roundUsd(e.high.batchUsd),
+                  },
+                }
+              : {}),
           },
         }
       : {}),
