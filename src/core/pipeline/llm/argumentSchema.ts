@@ -6,9 +6,12 @@
  * counts); an optional parameter becomes "the value or null" (strict mode wants every property
  * required) and a null is dropped on the way back; a free-form object is a list of `{key, value}`
  * entries; a union of objects is told apart by its property names; what it still cannot say (a
- * deep or huge schema, a mixed union) travels as a JSON string, parsed on the way back. The
- * arguments are then validated against the real `inputSchema` (`validateCall`), which is the
- * authority on everything the subset left out (patterns, formats, lengths).
+ * deep or huge schema, a mixed union) travels as a JSON string, parsed on the way back. What
+ * the subset has no keyword for (pattern, format, lengths, exclusive bounds, multipleOf, the
+ * parameter's description, examples and default) is said in the slot's `description`, in short
+ * words (argument schemas only; mock output schemas stay as they were). The arguments are then
+ * repaired and validated against the real `inputSchema` (`checks/repairCall.ts`,
+ * `validateCall`), which is the authority on everything the subset left out.
  */
 import { isRecord } from '../../util/isRecord';
 import { setOwn } from '../../util/ownKeys';

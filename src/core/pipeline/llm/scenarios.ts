@@ -7,8 +7,9 @@
  *    size.
  * 2. Large servers also get **cross-group** complex batches (compact summaries of two related
  *    groups; each scenario starts in one and goes on in the other).
- * 3. A batch that still falls short after its tries gets **top-up** rounds for the scenarios it
- *    is missing, until none is missing or `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent.
+ * 3. A batch that still falls short gets **top-up** rounds for the scenarios it is missing (each
+ *    told the problems of the scenario it got before), until none is missing or
+ *    `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent.
  * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
  *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
  *    global rounds (`coverageRounds` + `MAX_EXTRA_ROUNDS`, while any tool is unused).
@@ -16,14 +17,20 @@
  * ## The reply (scenarioRequest.ts)
  * A batch asks for its scenarios by position, each with the tool it must call (its focus), so the
  * count and the coverage are in the schema; call names are enums of the batch's tools and
- * arguments are the tools' own parameters.
+ * arguments are the tools' own parameters, each slot's description stating what the schema
+ * subset has no keyword for (pattern, format, lengths, examples: argumentSchema.ts).
  *
- * ## Checks (re-asked with exact messages, then salvaged)
- * Every call must name a tool of the spec and its arguments must validate against the tool's
- * inputSchema, and no call may reuse a number the request states for another call (issue 20,
- * determinacy's `reused-statement`). After the last re-ask the valid scenarios of the reply are
- * kept, a scenario whose only problem is a reused optional parameter is kept with it left out
- * (`scenarios:reused-statement-dropped`), and the invalid ones are discarded (counted by reason).
+ * ## Checks: repair at the argument, refuse by the scenario, re-ask by the slot
+ * Each call's arguments are repaired first (`checks/repairCall.ts`, counted `scenarios:<kind>`):
+ * a renamed parameter with one close declared name, an extra one dropped, a lossless slip
+ * coerced ("5" → 5), an optional value that still fails its schema left out. A scenario is
+ * refused only for what is left: an unknown tool, a missing or invalid required value
+ * (`scenarios:unknown-tool`, `missing-required`, `invalid-arguments`), or a number the request
+ * states for one call reused by another (issue 20, determinacy's `reused-statement`) when that
+ * parameter is required; an optional one is left out (`scenarios:reused-statement-dropped`).
+ * The batch's other scenarios are accepted as they came (no batch-wide re-ask): each refused
+ * scenario is a counted discard, and its slot goes to the batch's top-up with its exact problems
+ * in the prompt.
  *
  * ## After acceptance (deterministic)
  * Duplicates within a reply are dropped. Tiers are then set by structure: a "complex" scenario
