@@ -299,7 +299,9 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
     discards: (value) => [...collect(value).bad.values()].map(reason),
   });
   count(ctx, outcome.counts);
-  settle(ctx, STAGES.scenarios, outcome, 'discarded');
+  // A reply whose every scenario was refused made nothing: the batch is a discarded item, as when a reply is lost.
+  const refused = outcome.ok && !outcome.value.kept.length && outcome.value.bad.size > 0;
+  settle(ctx, STAGES.scenarios, refused ? { ok: false, reason: 'semantic' } : outcome, 'discarded');
   if (!outcome.ok) return { accepted: [], missing: batch.slots.map((slot) => ({ slot, problems: [] })) };
 
   // Duplicates (same request and workflow) within the reply.
