@@ -107,7 +107,7 @@ export function repairArguments(tool: Tool, raw: unknown): RepairedArguments {
     }
   }
   let check = validateToolArguments(tool, value);
-  if (check.ok || !isRecord(value)) return { arguments: (isRecord(value) ? value : {}) as Record<string, unknown>, repairs, check };
+  if (check.ok || !isRecord(value)) return { arguments: isRecord(value) ? value : {}, repairs, check };
   const args: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) setOwn(args, k, v);
   const shape = objectShape(tool.inputSchema ?? {}, tool.inputSchema ?? {});

@@ -78,8 +78,9 @@ const shown = (v: unknown): string => clip(typeof v === 'string' ? v : (JSON.str
  */
 export function constraintWords(node: Json, type: unknown, own = true): string {
   const words: string[] = [];
-  const num = (k: string): number | undefined => (typeof node[k] === 'number' ? (node[k] as number) : undefined);
-  if (own && typeof node.description === 'string' && node.description.trim()) words.push(sentence(clip(node.description.trim().replace(/\s+/g, ' '), MAX_DESCRIPTION)));
+  const num = (k: string): number | undefined => (typeof node[k] === 'number' ? node[k] : undefined);
+  if (own && typeof node.description === 'string' && node.description.trim())
+    words.push(sentence(clip(node.description.trim().replace(/\s+/g, ' '), MAX_DESCRIPTION)));
   if (type === 'string') {
     if (typeof node.pattern === 'string') words.push(`Must match the regular expression ${node.pattern}.`);
     if (typeof node.format === 'string') words.push(`Format: ${node.format}.`);

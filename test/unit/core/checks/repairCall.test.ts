@@ -45,7 +45,10 @@ test('lossless slips are coerced: number and boolean strings, one value for a li
   const r = repairArguments(events, { project_id: ID, limit: '5', verbose: 'true', tags: 'urgent', filter: '{"level":"error"}', name: 42 });
   assert.ok(r.check.ok, JSON.stringify(r.check.errors));
   assert.deepEqual(r.arguments, { project_id: ID, limit: 5, verbose: true, tags: ['urgent'], filter: { level: 'error' }, name: '42' });
-  assert.deepEqual(kinds(r).sort(), ['filter', 'limit', 'name', 'tags', 'verbose'].map((p) => `argument-coerced:${p}`));
+  assert.deepEqual(
+    kinds(r).sort(),
+    ['filter', 'limit', 'name', 'tags', 'verbose'].map((p) => `argument-coerced:${p}`),
+  );
 });
 
 test('a coercion that does not make the value valid is not kept: an optional value is then dropped', () => {

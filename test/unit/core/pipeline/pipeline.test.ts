@@ -224,7 +224,10 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     const topUp = fake.requests.find((r) => r.index > first.index && stageOf(r) === 'scenarios' && firstPrompt(r).includes('## Problems of an earlier answer'));
     assert.ok(topUp, 'the refused slot is asked again');
     assert.deepEqual(slotsOf(topUp), ['scenario_1'], 'only the refused slot');
-    assert.match(firstPrompt(topUp), /- scenario_1: focus_call \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/);
+    assert.match(
+      firstPrompt(topUp),
+      /- scenario_1: focus_call \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/,
+    );
     assert.equal(res.counts.discarded['scenarios:unknown-tool'], 1);
     assert.equal(res.counts.repaired['scenarios:argument-coerced'], 1);
     assert.equal(res.counts.discarded['scenarios:invalid-arguments'], undefined);
@@ -262,7 +265,11 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     // The siblings of the first reply became records.
     const siblings = Object.entries(firstBatch!).filter(([k]) => k !== 'scenario_1');
     assert.ok(siblings.length > 0);
-    for (const [, s] of siblings) assert.ok(records.some((r) => r.title === s.title && r.prompt === s.prompt), `${s.title} kept`);
+    for (const [, s] of siblings)
+      assert.ok(
+        records.some((r) => r.title === s.title && r.prompt === s.prompt),
+        `${s.title} kept`,
+      );
     // The discarded scenario's tool was re-covered by a follow-up round.
     assert.equal(res.counts.coverage.ratio, 1);
   });
