@@ -267,7 +267,7 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     assert.ok(siblings.length > 0);
     for (const [, s] of siblings)
       assert.ok(
-        records.some((r) => r.title === s.title && r.prompt === s.prompt),
+        records.some((r) => r.title === s.title && r.expected_tools.some((c) => c.name === s.focus_call.name)),
         `${s.title} kept`,
       );
     // The discarded scenario's tool was re-covered by a follow-up round.
