@@ -242,7 +242,7 @@ export function estimateLine(e: CostEstimate): string {
 }
 
 /** `46–92 calls` or `46 calls`: an estimate's call count, as a range when it has one. */
-export function estimateCalls(e: Pick<CostEstimate, 'calls' | 'high'>): string {
+export function estimateCalls(e: { calls: number; high?: { calls: number } }): string {
   const low = e.calls.toLocaleString('en-US');
   return e.high && e.high.calls !== e.calls ? `${low}–${e.high.calls.toLocaleString('en-US')} calls` : `${low} calls`;
 }

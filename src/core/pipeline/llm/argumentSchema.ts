@@ -6,9 +6,12 @@
  * counts); an optional parameter becomes "the value or null" (strict mode wants every property
  * required) and a null is dropped on the way back; a free-form object is a list of `{key, value}`
  * entries; a union of objects is told apart by its property names; what it still cannot say (a
- * deep or huge schema, a mixed union) travels as a JSON string, parsed on the way back. The
- * arguments are then validated against the real `inputSchema` (`validateCall`), which is the
- * authority on everything the subset left out (patterns, formats, lengths).
+ * deep or huge schema, a mixed union) travels as a JSON string, parsed on the way back. What
+ * the subset has no keyword for (pattern, format, lengths, exclusive bounds, multipleOf, the
+ * parameter's description, examples and default) is said in the slot's `description`, in short
+ * words (argument schemas only; mock output schemas stay as they were). The arguments are then
+ * repaired and validated against the real `inputSchema` (`checks/repairCall.ts`,
+ * `validateCall`), which is the authority on everything the subset left out.
  */
 import { isRecord } from '../../util/isRecord';
 import { setOwn } from '../../util/ownKeys';
@@ -54,6 +57,65 @@ function isJsonString(part: ArgumentSchema): boolean {
 interface Walk {
   root: Json;
   properties: number;
+  /** Whether each value's description states what the subset cannot (argument schemas; not mock outputs). */
+  describe: boolean;
+}
+
+/** Longest part of a parameter's own description carried into its slot. */
+const MAX_DESCRIPTION = 160;
+/** Longest example or default carried into a slot's description. */
+const MAX_EXAMPLE = 60;
+
+const clip = (text: string, most: number): string => (text.length > most ? `${text.slice(0, most - 1).trimEnd()}…` : text);
+const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text : `${text}.`);
+const shown = (v: unknown): string => clip(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)), MAX_EXAMPLE);
+
+/**
+ * What a node says that the shared subset has no keyword for, in short plain words for the
+ * slot's `description` ("Must match the regular expression ^\\d+[hdw]$. Format: uuid. Example:
+ * 24h."): the parameter's own description, then the constraints that apply to the slot's JSON
+ * type, then an example and the default. Empty when there is nothing to say.
+ */
+export function constraintWords(node: Json, type: unknown, own = true): string {
+  const words: string[] = [];
+  const num = (k: string): number | undefined => (typeof node[k] === 'number' ? node[k] : undefined);
+  if (own && typeof node.description === 'string' && node.description.trim())
+    words.push(sentence(clip(node.description.trim().replace(/\s+/g, ' '), MAX_DESCRIPTION)));
+  if (type === 'string') {
+    if (typeof node.pattern === 'string') words.push(`Must match the regular expression ${node.pattern}.`);
+    if (typeof node.format === 'string') words.push(`Format: ${node.format}.`);
+    const min = num('minLength');
+    const max = num('maxLength');
+    if (min !== undefined && max !== undefined) words.push(`${min} to ${max} characters.`);
+    else if (min !== undefined) words.push(`At least ${min} characters.`);
+    else if (max !== undefined) words.push(`At most ${max} characters.`);
+  }
+  if (type === 'number' || type === 'integer') {
+    // Draft-04 states exclusive bounds as booleans beside minimum/maximum.
+    const above = num('exclusiveMinimum') ?? (node.exclusiveMinimum === true ? num('minimum') : undefined);
+    const below = num('exclusiveMaximum') ?? (node.exclusiveMaximum === true ? num('maximum') : undefined);
+    if (above !== undefined) words.push(`Greater than ${above}.`);
+    if (below !== undefined) words.push(`Less than ${below}.`);
+    if (num('multipleOf') !== undefined) words.push(`A multiple of ${num('multipleOf')}.`);
+  }
+  if (type === 'array' && node.uniqueItems === true) words.push('No item twice.');
+  if (own) {
+    const examples = Array.isArray(node.examples) ? node.examples.slice(0, 2) : 'example' in node ? [node.example] : [];
+    if (examples.length) words.push(`${examples.length > 1 ? 'Examples' : 'Example'}: ${examples.map(shown).join(', ')}.`);
+    if ('default' in node && node.default !== null && node.default !== undefined) words.push(`Default: ${shown(node.default)}.`);
+  }
+  return words.join(' ');
+}
+
+/** The converted schema with the node's unsaid constraints added to its description (when the walk describes). */
+function described(walk: Walk, node: Json, result: ArgumentSchema, own: boolean): ArgumentSchema {
+  if (!walk.describe) return result;
+  const union = Array.isArray(result.schema.anyOf);
+  // A union's branches carry their own constraints; the union itself the parameter's words.
+  const words = union ? (own ? constraintWords(node, undefined) : '') : constraintWords(node, result.schema.type, own);
+  if (!words) return result;
+  const before = typeof result.schema.description === 'string' ? `${result.schema.description} ` : '';
+  return { schema: { ...result.schema, description: `${before}${words}` }, decode: result.decode };
 }
 
 function resolve(walk: Walk, node: Json, seen: number): Json | undefined {
@@ -87,11 +149,16 @@ function kindOfValue(v: unknown): string {
  * without end; met again, such a node travels as a JSON string. Cycles through object levels end
  * at `MAX_OBJECT_DEPTH`.
  */
-function convert(walk: Walk, raw: unknown, depth: number, within: ReadonlySet<Json> = new Set()): ArgumentSchema {
+function convert(walk: Walk, raw: unknown, depth: number, within: ReadonlySet<Json> = new Set(), own = true): ArgumentSchema {
   if (!isRecord(raw)) return asJsonString('The value');
   const node = resolve(walk, raw, 0);
   if (!node || within.has(node)) return asJsonString('The value');
-  const inner = new Set(within).add(node);
+  // A `$ref` with its own description (`{"$ref": …, "description": "The page"}`) keeps that description.
+  const words = node !== raw && typeof raw.description === 'string' ? { ...node, description: raw.description } : node;
+  return described(walk, words, convertNode(walk, node, depth, new Set(within).add(node)), own);
+}
+
+function convertNode(walk: Walk, node: Json, depth: number, inner: ReadonlySet<Json>): ArgumentSchema {
   if (Array.isArray(node.enum)) {
     const t = scalar(node.enum);
     return t ? { schema: { type: t, enum: [...new Set(node.enum)] }, decode: identity } : asJsonString('One of the allowed values');
@@ -105,7 +172,8 @@ function convert(walk: Walk, raw: unknown, depth: number, within: ReadonlySet<Js
   if (union || types.length > 1) {
     // A union is spelled out only when its branches need no decoding (else the branch of a value would be ambiguous).
     const branches = union ?? types.map((t) => ({ ...node, type: t }));
-    const parts = branches.map((b) => convert(walk, b, depth, inner));
+    // Branches made from a type list share the node's own words: said once, on the union.
+    const parts = branches.map((b) => convert(walk, b, depth, inner, union !== undefined));
     if (parts.every((p) => p.decode === identity)) return { schema: { anyOf: parts.map((p) => p.schema) }, decode: identity };
     // Branches of different JSON types are told apart by the value's type; objects by their property names
     // (the schema makes every property present).
@@ -218,13 +286,13 @@ function mapSchema(walk: Walk, node: Json, depth: number): ArgumentSchema {
 /** The response schema of any value a JSON Schema describes (a tool's output) and its decoder. */
 export function valueSchema(schema: unknown): ArgumentSchema {
   const root = isRecord(schema) ? schema : {};
-  return convert({ root, properties: 0 }, root, 0);
+  return convert({ root, properties: 0, describe: false }, root, 0);
 }
 
 /** The response schema of a tool's arguments and its decoder (see the module doc). */
 export function argumentSchema(inputSchema: unknown): ArgumentSchema {
   const root = isRecord(inputSchema) ? inputSchema : {};
-  const walk: Walk = { root, properties: 0 };
+  const walk: Walk = { root, properties: 0, describe: true };
   const props = isRecord(root.properties) ? root.properties : {};
   // No parameters: an empty closed object (strict mode accepts it; the model has nothing to choose).
   if (!Object.keys(props).length) return { schema: { type: 'object', properties: {}, required: [], additionalProperties: false }, decode: () => ({}) };

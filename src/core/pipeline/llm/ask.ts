@@ -39,6 +39,12 @@ export interface AskSpec<T, R> {
   salvage?: (value: T, problems: readonly Problem[]) => { value: R; counts: StepCounts } | { discard: string } | undefined;
   /** Categories of what `accept` fixed deterministically in an accepted reply (counted as repairs, one each). Must be pure. */
   repairs?: (value: T) => readonly string[];
+  /**
+   * Categories of the parts `accept` left out of an accepted reply (a batch's refused scenarios,
+   * counted as discards, one each), when a step takes the valid parts of a reply as they come
+   * instead of re-asking for the whole. Must be pure.
+   */
+  discards?: (value: T) => readonly string[];
 }
 
 /** What a step produced. */
@@ -115,6 +121,7 @@ async function askOnce<T, R>(ctx: AskContext, spec: AskSpec<T, R>): Promise<AskO
     if (r.attempts > log.length) bump(counts.repaired, `${prefix}:malformed-reply`);
     for (const category of new Set(log.slice(0, -1).flatMap((ps) => ps.map((p) => p.category)))) bump(counts.repaired, `${prefix}:${category}`);
     for (const fix of spec.repairs?.(r.value) ?? []) bump(counts.repaired, `${prefix}:${fix}`);
+    for (const lost of spec.discards?.(r.value) ?? []) bump(counts.discarded, `${prefix}:${lost}`);
     if (!isEmpty(counts)) await ctx.ledger.set(r.key, { counts });
     return { ok: true, value, counts, cached: false, salvaged: false, key: r.key };
   }

@@ -7,8 +7,9 @@
  *    size.
  * 2. Large servers also get **cross-group** complex batches (compact summaries of two related
  *    groups; each scenario starts in one and goes on in the other).
- * 3. A batch that still falls short after its tries gets **top-up** rounds for the scenarios it
- *    is missing, until none is missing or `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent.
+ * 3. A batch that still falls short gets **top-up** rounds for the scenarios it is missing (each
+ *    told the problems of the scenario it got before), until none is missing or
+ *    `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent.
  * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
  *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
  *    global rounds (`coverageRounds` + `MAX_EXTRA_ROUNDS`, while any tool is unused).
@@ -16,14 +17,20 @@
  * ## The reply (scenarioRequest.ts)
  * A batch asks for its scenarios by position, each with the tool it must call (its focus), so the
  * count and the coverage are in the schema; call names are enums of the batch's tools and
- * arguments are the tools' own parameters.
+ * arguments are the tools' own parameters, each slot's description stating what the schema
+ * subset has no keyword for (pattern, format, lengths, examples: argumentSchema.ts).
  *
- * ## Checks (re-asked with exact messages, then salvaged)
- * Every call must name a tool of the spec and its arguments must validate against the tool's
- * inputSchema, and no call may reuse a number the request states for another call (issue 20,
- * determinacy's `reused-statement`). After the last re-ask the valid scenarios of the reply are
- * kept, a scenario whose only problem is a reused optional parameter is kept with it left out
- * (`scenarios:reused-statement-dropped`), and the invalid ones are discarded (counted by reason).
+ * ## Checks: repair at the argument, refuse by the scenario, re-ask by the slot
+ * Each call's arguments are repaired first (`checks/repairCall.ts`, counted `scenarios:<kind>`):
+ * a renamed parameter with one close declared name, an extra one dropped, a lossless slip
+ * coerced ("5" → 5), an optional value that still fails its schema left out. A scenario is
+ * refused only for what is left: an unknown tool, a missing or invalid required value
+ * (`scenarios:unknown-tool`, `missing-required`, `invalid-arguments`), or a number the request
+ * states for one call reused by another (issue 20, determinacy's `reused-statement`) when that
+ * parameter is required; an optional one is left out (`scenarios:reused-statement-dropped`).
+ * The batch's other scenarios are accepted as they came (no batch-wide re-ask): each refused
+ * scenario is a counted discard, and its slot goes to the batch's top-up with its exact problems
+ * in the prompt.
  *
  * ## After acceptance (deterministic)
  * Duplicates within a reply are dropped. Tiers are then set by structure: a "complex" scenario
@@ -38,11 +45,11 @@ import { OFFLINE_PROMPT_VERSIONS, scenariosOffline } from '../offline';
 import type { PromptValues } from '../../llm/prompts';
 import type { AgentCall, Scenario } from '../schemas';
 import { planSlots, scenarioRequest, slotKey, type LlmScenarioSlots, type ScenarioSlot } from './scenarioRequest';
-import { validateCall } from '../../checks/validateCall';
+import { findTool, validateCall } from '../../checks/validateCall';
+import { repairArguments } from '../../checks/repairCall';
 import { checkDeterminacy } from '../../checks/determinacy';
 import type { DeterminacyFinding } from '../../harness/format';
 import { ask, type Problem } from './ask';
-import { bump, emptyStepCounts, type StepCounts } from './counts';
 import { count, discarded, repaired, settle, STAGES, type StageContext } from './context';
 import { tallyItem } from '../runHealth';
 import { apportion, groupPairs, groupTools, type ToolGroup } from './grouping';
@@ -100,7 +107,6 @@ export interface ScenarioStageResult {
   maxDepth: number;
 }
 
-const MAX_PROBLEMS = 30;
 /** Most scenarios a coverage batch asks for. */
 export const MAX_COVERAGE_COUNT = 10;
 /** Added to a batch's round for its top-up (a new sample, never the cached reply of the batch). */
@@ -128,29 +134,48 @@ export function stratify(requested: Tier | undefined, calls: readonly AgentCall[
 /** Category of a number the request states for one call and a later call reuses (determinacy's `reused-statement`). */
 const REUSED = 'reused-statement';
 
+/** Why a scenario is refused, most telling first (the discard is counted under the first its problems have). */
+const REASONS = ['unknown-tool', 'missing-required', 'invalid-arguments', REUSED] as const;
+
+/** A decoded scenario after the repairs: kept (with what was repaired) or refused (with its problems). */
+type Checked = { ok: true; scenario: Scenario; repairs: string[] } | { ok: false; problems: Problem[] };
+
 /**
- * One decoded scenario checked against the spec: every call a tool of the spec with valid
- * arguments, and no number the request states for one call reused by another (issue 20: "list
- * 25 channels, then all users" does not ask for 25 users; only the scenario can fix that, the
- * mock cannot).
+ * One decoded scenario checked against the spec, each call's arguments repaired first
+ * (`checks/repairCall.ts`): what is left is an unknown tool or a missing or invalid required
+ * value. Then no number the request states for one call may be reused by another (issue 20:
+ * "list 25 channels, then all users" does not ask for 25 users; only the scenario can fix that,
+ * the mock cannot); a reused optional parameter is left out (the tool's default applies).
+ * `where` names each call relative to its slot (`focus_call`), for the messages.
  */
-function checkScenario(ctx: StageContext, scenario: Scenario, where: readonly string[]): Problem[] {
+function checkScenario(ctx: StageContext, decoded: Scenario, where: readonly string[]): Checked {
   const problems: Problem[] = [];
-  const calls = scenario.agent_workflow;
-  calls.forEach((c, wi) => {
-    const at = where[wi] ?? `call ${wi}`;
-    for (const e of validateCall(ctx.spec, c).errors) {
-      problems.push({ category: e.kind === 'unknown-tool' ? 'unknown-tool' : 'invalid-arguments', message: `${at} (${c.name}): ${e.message}` });
+  const repairs: string[] = [];
+  const calls = decoded.agent_workflow.map((c, wi): AgentCall => {
+    const at = `${where[wi] ?? `call ${wi}`} (${c.name})`;
+    const tool = findTool(ctx.spec, c.name);
+    if (!tool) {
+      for (const e of validateCall(ctx.spec, c).errors) problems.push({ category: 'unknown-tool', message: `${at}: ${e.message}` });
+      return c;
     }
+    const r = repairArguments(tool, c.arguments);
+    repairs.push(...r.repairs.map((x) => x.kind));
+    const category = r.check.errors.some((e) => e.kind === 'missing-required') ? 'missing-required' : 'invalid-arguments';
+    for (const e of r.check.errors) problems.push({ category, message: `${at}: ${e.message}` });
+    return { ...c, arguments: r.arguments };
   });
-  if (problems.length || calls.length < 2) return problems;
-  for (const f of reusedStatements(ctx, scenario)) {
-    problems.push({
+  if (problems.length) return { ok: false, problems };
+  const scenario = { ...decoded, agent_workflow: calls };
+  if (calls.length < 2 || !reusedStatements(ctx, scenario).length) return { ok: true, scenario, repairs };
+  const fixed = dropReused(ctx, scenario);
+  if (fixed) return { ok: true, scenario: fixed, repairs: [...repairs, `${REUSED}-dropped`] };
+  return {
+    ok: false,
+    problems: reusedStatements(ctx, scenario).map((f) => ({
       category: REUSED,
       message: `${where[f.callIndex] ?? `call ${f.callIndex}`} (${calls[f.callIndex]?.name}): ${f.message}. Use it for this call only when the prompt asks for it ("25 of each"), else leave the parameter out (null).`,
-    });
-  }
-  return problems;
+    })),
+  };
 }
 
 /** The request's numbers reused by another call (the user's words alone decide them; no output is needed). */
@@ -201,12 +226,20 @@ interface Batch {
   depth: number;
   /** Coverage round (0 for first rounds): a repeated follow-up is a new sample, not a cache hit. */
   round: number;
+  /** Per slot of a top-up: the problems of the scenario an earlier reply gave it (relative to the slot), told to the model. */
+  earlier?: readonly (readonly string[])[];
+}
+
+/** A slot that got no scenario, with the problems of the one it got (empty when none was refused). */
+interface Missing {
+  slot: ScenarioSlot;
+  problems: string[];
 }
 
 /** What one batch gave: the accepted scenarios and the slots that got none (for a top-up). */
 interface BatchResult {
   accepted: AcceptedScenario[];
-  missing: ScenarioSlot[];
+  missing: Missing[];
 }
 
 /** The slots of a batch as the prompt lists them. */
@@ -214,66 +247,66 @@ export function slotList(slots: readonly ScenarioSlot[]): string {
   return slots.map((s, i) => `- ${slotKey(i)}: its focus_call is a call of ${s.focus}`).join('\n');
 }
 
-/** Runs one batch: request, checks, salvage, tiers. */
+/** The problems an earlier reply had in the slots of a top-up, as the prompt states them (empty when none). */
+export function earlierProblems(earlier: readonly (readonly string[])[] | undefined): string {
+  const lines = (earlier ?? []).flatMap((ps, i) => ps.slice(0, 5).map((p) => `- ${slotKey(i)}: ${p}`));
+  if (!lines.length) return '';
+  return `\n\n## Problems of an earlier answer\n\nAn earlier answer for these scenarios was refused. Do not repeat these problems:\n${lines.join('\n')}`;
+}
+
+/** Runs one batch: request, repairs and checks, tiers; a refused scenario leaves its slot missing, with its problems. */
 async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[]): Promise<BatchResult> {
   const rendered = ctx.prompts.render(batch.template, { ...batch.values, count: batch.slots.length, slots: slotList(batch.slots) });
-  promptTokens.push(estimateTokens(rendered.text));
+  const prompt = `${rendered.text}${earlierProblems(batch.earlier)}`;
+  promptTokens.push(estimateTokens(prompt));
   const request = scenarioRequest(batch.tools, batch.slots, batch.tier);
-  const collect = (value: LlmScenarioSlots): { kept: Converted[]; bad: Problem[][]; reused: { fixed: Converted; problems: Problem[] }[] } => {
-    const kept: Converted[] = [];
-    const bad: Problem[][] = [];
-    // Scenarios whose only problems are reused numbers, with those parameters left out (for the salvage).
-    const reused: { fixed: Converted; problems: Problem[] }[] = [];
+  // Each slot on its own: a refused scenario never costs the others theirs (no batch-wide re-ask);
+  // its slot is asked again in a top-up that carries its problems.
+  type Collected = { kept: (Converted & { repairs: string[] })[]; bad: Map<number, Problem[]> };
+  // accept, repairs and discards read the same reply: repaired and checked once.
+  const memo = new WeakMap<LlmScenarioSlots, Collected>();
+  const collect = (value: LlmScenarioSlots): Collected => {
+    const known = memo.get(value);
+    if (known) return known;
+    const kept: (Converted & { repairs: string[] })[] = [];
+    const bad = new Map<number, Problem[]>();
     batch.slots.forEach((_, i) => {
       const d = request.decode(value, i);
-      const problems = checkScenario(ctx, d.scenario, d.where);
-      if (problems.length) {
-        const fixed = problems.every((p) => p.category === REUSED) ? dropReused(ctx, d.scenario) : undefined;
-        if (fixed) reused.push({ fixed: { category: d.category, scenario: fixed, position: String(i), slot: i }, problems });
-        else bad.push(problems);
-      } else kept.push({ category: d.category, scenario: d.scenario, position: String(i), slot: i });
+      const prefix = `${slotKey(i)}.`;
+      const where = d.where.map((w) => (w.startsWith(prefix) ? w.slice(prefix.length) : w));
+      const c = checkScenario(ctx, d.scenario, where);
+      if (c.ok) kept.push({ category: d.category, scenario: c.scenario, position: String(i), slot: i, repairs: c.repairs });
+      else bad.set(i, c.problems);
     });
-    return { kept, bad, reused };
+    memo.set(value, { kept, bad });
+    return { kept, bad };
   };
+  const reason = (problems: readonly Problem[]): string => REASONS.find((r) => problems.some((p) => p.category === r)) ?? problems[0]?.category ?? 'invalid';
   const outcome = await ask(ctx, {
     stage: STAGES.scenarios,
     request: {
       stage: STAGES.scenarios,
       promptVersion: rendered.version,
-      prompt: rendered.text,
+      prompt,
       schema: request.schema,
       jsonSchema: request.jsonSchema,
       sampleIndex: ctx.seed,
       cacheInputs: { template: batch.template, tier: batch.tier ?? null, slots: batch.slots, round: batch.round },
     },
-    check: (value) => {
-      const { bad, reused } = collect(value);
-      // Repairable scenarios are still re-asked: the model may state the number for both calls, or drop it itself.
-      const all = [...bad.flat(), ...reused.flatMap((r) => r.problems)];
-      return all.length > MAX_PROBLEMS
-        ? [
-            ...all.slice(0, MAX_PROBLEMS),
-            { category: all[MAX_PROBLEMS]!.category, message: `…and ${all.length - MAX_PROBLEMS} more problems of the same kinds` },
-          ]
-        : all;
-    },
-    accept: (value) => collect(value).kept,
-    salvage: (value) => {
-      const { kept, bad, reused } = collect(value);
-      if (!kept.length && !reused.length) return undefined;
-      const counts: StepCounts = emptyStepCounts();
-      for (const problems of bad) bump(counts.discarded, `${STAGES.scenarios}:${problems[0]?.category ?? 'invalid'}`);
-      if (reused.length) bump(counts.repaired, `${STAGES.scenarios}:${REUSED}-dropped`, reused.length);
-      return { value: [...kept, ...reused.map((r) => r.fixed)].sort((a, b) => a.slot - b.slot), counts };
-    },
+    check: () => [],
+    accept: (value) => collect(value),
+    repairs: (value) => collect(value).kept.flatMap((k) => k.repairs),
+    discards: (value) => [...collect(value).bad.values()].map(reason),
   });
   count(ctx, outcome.counts);
-  settle(ctx, STAGES.scenarios, outcome, 'discarded');
-  if (!outcome.ok) return { accepted: [], missing: [...batch.slots] };
+  // A reply whose every scenario was refused made nothing: the batch is a discarded item, as when a reply is lost.
+  const refused = outcome.ok && !outcome.value.kept.length && outcome.value.bad.size > 0;
+  settle(ctx, STAGES.scenarios, refused ? { ok: false, reason: 'semantic' } : outcome, 'discarded');
+  if (!outcome.ok) return { accepted: [], missing: batch.slots.map((slot) => ({ slot, problems: [] })) };
 
   // Duplicates (same request and workflow) within the reply.
   const seen = new Set<string>();
-  const unique = outcome.value.filter((c) => {
+  const unique = outcome.value.kept.filter((c) => {
     const key = canonicalJson({ p: c.scenario.prompt, w: c.scenario.agent_workflow.map((x) => [x.name, x.arguments]) });
     if (seen.has(key)) {
       discarded(ctx, `${STAGES.scenarios}:duplicate`);
@@ -299,7 +332,11 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
       source: 'llm',
     };
   });
-  return { accepted, missing: batch.slots.filter((_, i) => !answered.has(i)) };
+  const bad = outcome.value.bad;
+  return {
+    accepted,
+    missing: batch.slots.flatMap((slot, i) => (answered.has(i) ? [] : [{ slot, problems: (bad.get(i) ?? []).map((p) => p.message) }])),
+  };
 }
 
 /** Tokens the template takes around its tool list (rendered with empty lists); also the cost estimate's. */
@@ -410,7 +447,8 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
       last = await runOnce({
         ...batch,
         slot: `${batch.slot}${'+'.repeat(k)}`,
-        slots: last.missing,
+        slots: last.missing.map((m) => m.slot),
+        earlier: last.missing.map((m) => m.problems),
         depth: batch.depth + k,
         round: batch.round + k * TOP_UP_ROUND,
       });

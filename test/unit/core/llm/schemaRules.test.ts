@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OpenAICompatibleProvider } from '../../../../src/core/llm';
 import { schemaRuleViolations } from '../../../../src/core/llm/schemaRules';
-import { argumentSchema } from '../../../../src/core/pipeline/llm/argumentSchema';
+import { argumentSchema, valueSchema } from '../../../../src/core/pipeline/llm/argumentSchema';
 import { runPipeline } from '../../../../src/core/pipeline/runner';
 import { loadSpecText } from '../../../../src/core/spec/snapshot';
 import { startFakeOpenAI } from '../../../fakes/fakeOpenAI';
@@ -81,6 +81,46 @@ describe('schemaRuleViolations', () => {
       meta: { k: 1 },
       result: [{ a: 'b' }],
     });
+  });
+});
+
+describe('argument slots say in words what the subset has no keyword for', () => {
+  it('pattern, format, lengths, exclusive bounds, multipleOf, the description, examples and default go into the description; the subset keywords stay keywords', () => {
+    const a = argumentSchema({
+      type: 'object',
+      properties: {
+        period: { type: 'string', pattern: '^\\d+[hdw]$', description: 'How far back to look', examples: ['24h'] },
+        id: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
+        ratio: { type: 'number', exclusiveMinimum: 0, maximum: 1, multipleOf: 0.5, default: 0.5 },
+        old: { type: 'integer', minimum: 0, exclusiveMinimum: true },
+        tags: { type: 'array', items: { type: 'string', format: 'email' }, uniqueItems: true, maxItems: 3 },
+        kind: { enum: ['a', 'b'], description: 'The kind.' },
+        either: { type: ['string', 'integer'], pattern: '^x', description: 'One or the other' },
+      },
+      required: ['id'],
+    });
+    assert.deepEqual(schemaRuleViolations(a.schema), []);
+    const props = a.schema.properties as Record<string, Record<string, unknown>>;
+    const inner = (name: string): Record<string, unknown> => {
+      const p = props[name]!;
+      return Array.isArray(p.anyOf) ? (p.anyOf as Record<string, unknown>[])[1]! : p;
+    };
+    assert.equal(inner('period').description, 'How far back to look. Must match the regular expression ^\\d+[hdw]$. Example: 24h.');
+    assert.equal(inner('id').description, 'Format: uuid. 36 to 36 characters.');
+    assert.deepEqual(inner('ratio'), { type: 'number', maximum: 1, description: 'Greater than 0. A multiple of 0.5. Default: 0.5.' });
+    assert.equal(inner('old').description, 'Greater than 0.');
+    assert.deepEqual(inner('tags'), { type: 'array', items: { type: 'string', description: 'Format: email.' }, maxItems: 3, description: 'No item twice.' });
+    assert.deepEqual(inner('kind'), { type: 'string', enum: ['a', 'b'], description: 'The kind.' });
+    // A type list: the parameter's words once, on the union; the pattern on its string branch only.
+    assert.deepEqual(inner('either'), {
+      anyOf: [{ type: 'string', description: 'Must match the regular expression ^x.' }, { type: 'integer' }],
+      description: 'One or the other.',
+    });
+  });
+
+  it('mock output schemas (valueSchema) are left without them', () => {
+    const v = valueSchema({ type: 'object', properties: { id: { type: 'string', format: 'uuid', description: 'The id' } }, required: ['id'] });
+    assert.deepEqual(v.schema, { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false });
   });
 });
 

@@ -195,8 +195,12 @@ describe('pipeline through the real Gemini client against a fake server', () => 
     await assertSoundHarness(res);
   });
 
-  it('hallucinated tool names and wrong argument types are re-asked with exact messages', async () => {
+  const slotsOf = (req: FakeRequest): string[] => Object.keys((req.jsonSchema as { properties: Record<string, unknown> }).properties);
+
+  it('a slip is repaired at the argument; an unknown tool costs only its own scenario, whose slot is asked again with the exact error', async () => {
     let original: LlmScenarioSlots | undefined;
+    let coercedAt = -1;
+    let coercedKey = '';
     const corrupt = rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple' && r.messages.length === 1,
       (req) => {
@@ -204,40 +208,68 @@ describe('pipeline through the real Gemini client against a fake server', () => 
         original = structuredClone(batch);
         const s = Object.values(batch);
         s[0]!.focus_call.name = 'slack_list_channelz';
-        const withString = s.findIndex((x, i) => i > 0 && Object.values(x.focus_call.arguments as object).some((v) => typeof v === 'string'));
-        const args = s[withString]!.focus_call.arguments as Record<string, unknown>;
-        const key = Object.keys(args).find((k) => typeof args[k] === 'string')!;
-        args[key] = 12345;
+        coercedAt = s.findIndex((x, i) => i > 0 && Object.values(x.focus_call.arguments as object).some((v) => typeof v === 'string'));
+        const args = s[coercedAt]!.focus_call.arguments as Record<string, unknown>;
+        coercedKey = Object.keys(args).find((k) => typeof args[k] === 'string')!;
+        args[coercedKey] = 12345;
         return { json: batch };
       },
     );
     serve(fake, responder, [corrupt]);
     const res = await run(fake, slack);
     assert.ok(original);
-    const text = reaskOf(fake, fake.requests[corrupt.hits[0]!]!)?.lastUserText ?? '';
-    assert.match(text, /scenario_1\.focus_call \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/);
-    assert.match(text, /scenario_\d\.focus_call \(slack_\w+\): '\w+' must be string/);
-    assert.equal(res.counts.repaired['scenarios:unknown-tool'], 1);
-    assert.equal(res.counts.repaired['scenarios:invalid-arguments'], 1);
-    await assertSoundHarness(res);
+    const first = fake.requests[corrupt.hits[0]!]!;
+    // No batch-wide re-ask: the other scenarios of the reply were accepted as they came.
+    assert.equal(reaskOf(fake, first), undefined);
+    const topUp = fake.requests.find((r) => r.index > first.index && stageOf(r) === 'scenarios' && firstPrompt(r).includes('## Problems of an earlier answer'));
+    assert.ok(topUp, 'the refused slot is asked again');
+    assert.deepEqual(slotsOf(topUp), ['scenario_1'], 'only the refused slot');
+    assert.match(
+      firstPrompt(topUp),
+      /- scenario_1: focus_call \(slack_list_channelz\): unknown tool 'slack_list_channelz'; did you mean 'slack_list_channels'\?/,
+    );
+    assert.equal(res.counts.discarded['scenarios:unknown-tool'], 1);
+    assert.equal(res.counts.repaired['scenarios:argument-coerced'], 1);
+    assert.equal(res.counts.discarded['scenarios:invalid-arguments'], undefined);
+    const records = await assertSoundHarness(res);
+    const fixed = Object.values(original)[coercedAt]!;
+    const rec = records.find((r) => r.title === fixed.title && r.expected_tools[0]?.name === fixed.focus_call.name);
+    assert.ok(rec, 'the scenario with the slip became a record');
+    assert.equal(rec.expected_tools[0]!.arguments[coercedKey], '12345');
   });
 
-  it('a scenario still invalid after three replies is discarded; its valid siblings are kept', async () => {
+  it('a scenario refused in every round is discarded alone each time; its valid siblings are kept from the first reply', async () => {
+    let firstBatch: LlmScenarioSlots | undefined;
     const persistent = rule(
       (r) => stageOf(r) === 'scenarios' && scenarioKind(firstPrompt(r)) === 'simple',
       (req) => {
         const batch = responder.batchFor(req);
         batch.scenario_1!.focus_call.name = 'post_to_teams';
+        firstBatch ??= structuredClone(batch);
         return { json: batch };
       },
-      3,
+      1 + MAX_EXTRA_ROUNDS,
     );
     serve(fake, responder, [persistent]);
     const res = await run(fake, slack);
-    assert.equal(persistent.hits.length, 3, 'asked three times');
-    assert.equal(res.counts.discarded['scenarios:unknown-tool'], 1);
+    assert.equal(persistent.hits.length, 1 + MAX_EXTRA_ROUNDS, 'the batch, then a top-up per extra round');
+    const [first, ...topUps] = persistent.hits.map((i) => fake.requests[i]!);
+    assert.ok(slotsOf(first!).length > 1);
+    for (const t of topUps) {
+      assert.deepEqual(slotsOf(t), ['scenario_1']);
+      assert.match(firstPrompt(t), /- scenario_1: focus_call \(post_to_teams\): unknown tool 'post_to_teams'/);
+    }
+    assert.equal(res.counts.discarded['scenarios:unknown-tool'], 1 + MAX_EXTRA_ROUNDS);
     const records = await assertSoundHarness(res);
     assert.ok(records.every((r) => r.expected_tools.every((c) => c.name !== 'post_to_teams')));
+    // The siblings of the first reply became records.
+    const siblings = Object.entries(firstBatch!).filter(([k]) => k !== 'scenario_1');
+    assert.ok(siblings.length > 0);
+    for (const [, s] of siblings)
+      assert.ok(
+        records.some((r) => r.title === s.title && r.expected_tools.some((c) => c.name === s.focus_call.name)),
+        `${s.title} kept`,
+      );
     // The discarded scenario's tool was re-covered by a follow-up round.
     assert.equal(res.counts.coverage.ratio, 1);
   });
