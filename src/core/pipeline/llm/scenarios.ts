@@ -9,7 +9,9 @@
  *    groups; each scenario starts in one and goes on in the other).
  * 3. A batch that still falls short gets **top-up** rounds for the scenarios it is missing (each
  *    told the problems of the scenario it got before), until none is missing or
- *    `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent.
+ *    `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent. A tier's batch also counts as missing
+ *    a slot whose scenario became no record (its mock or turn split was lost) or landed in the
+ *    other tier, so each tier ends with the records asked for, not merely the replies.
  * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
  *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
  *    global rounds (`coverageRounds` + `MAX_EXTRA_ROUNDS`, while any tool is unused).
@@ -239,6 +241,8 @@ interface Missing {
 /** What one batch gave: the accepted scenarios and the slots that got none (for a top-up). */
 interface BatchResult {
   accepted: AcceptedScenario[];
+  /** The slot each accepted scenario answered (parallel to `accepted`). */
+  answeredSlots: ScenarioSlot[];
   missing: Missing[];
 }
 
@@ -302,7 +306,7 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
   // A reply whose every scenario was refused made nothing: the batch is a discarded item, as when a reply is lost.
   const refused = outcome.ok && !outcome.value.kept.length && outcome.value.bad.size > 0;
   settle(ctx, STAGES.scenarios, refused ? { ok: false, reason: 'semantic' } : outcome, 'discarded');
-  if (!outcome.ok) return { accepted: [], missing: batch.slots.map((slot) => ({ slot, problems: [] })) };
+  if (!outcome.ok) return { accepted: [], answeredSlots: [], missing: batch.slots.map((slot) => ({ slot, problems: [] })) };
 
   // Duplicates (same request and workflow) within the reply.
   const seen = new Set<string>();
@@ -335,6 +339,7 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
   const bad = outcome.value.bad;
   return {
     accepted,
+    answeredSlots: unique.map((c) => batch.slots[c.slot]!),
     missing: batch.slots.flatMap((slot, i) => (answered.has(i) ? [] : [{ slot, problems: (bad.get(i) ?? []).map((p) => p.message) }])),
   };
 }
@@ -417,42 +422,55 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     await settleAll(list);
     return new Map(await Promise.all(ts.map(async (t, i) => [t.name, await list[i]!] as const)));
   };
-  const runOnce = async (batch: Batch): Promise<BatchResult> => {
+  const runOnce = async (batch: Batch): Promise<BatchResult & { kept: Promise<boolean>[] }> => {
     options.onBatch?.('planned');
     maxDepth = Math.max(maxDepth, batch.depth);
     try {
       const result = await runBatch(ctx, batch, promptTokens);
-      for (const a of result.accepted) {
+      const kept = result.accepted.map((a) => {
         const names = a.scenario.agent_workflow.map((c) => c.name);
-        const kept = options.onScenario(a);
-        if (kept === undefined) names.forEach((n) => covered.add(n));
-        else
-          pending.push(
-            kept.then((ok) => {
-              if (ok) names.forEach((n) => covered.add(n));
-            }),
-          );
-      }
-      return result;
+        const made = options.onScenario(a);
+        if (made === undefined) {
+          names.forEach((n) => covered.add(n));
+          return Promise.resolve(true);
+        }
+        const record = made.then((ok) => {
+          if (ok) names.forEach((n) => covered.add(n));
+          return ok;
+        });
+        pending.push(record);
+        return record;
+      });
+      return { ...result, kept };
     } finally {
       options.onBatch?.('done');
     }
   };
   // A batch that still falls short after its tries gets top-up rounds for the slots it missed,
-  // until none is missing or MAX_EXTRA_ROUNDS are spent (a top-up can hit a bad reply too).
+  // until none is missing or MAX_EXTRA_ROUNDS are spent (a top-up can hit a bad reply too). For a
+  // tier's batch, a slot whose scenario became no record (its mock or split lost) or landed in the
+  // other tier is missing too: the tier's count is the records the user asked for, not replies.
   const run = async (batch: Batch): Promise<AcceptedScenario[]> => {
     let last = await runOnce(batch);
     const accepted = [...last.accepted];
-    for (let k = 1; k <= MAX_EXTRA_ROUNDS && last.missing.length && !ctx.signal.aborted; k++) {
+    const stillMissing = async (r: typeof last): Promise<Missing[]> => {
+      if (batch.tier === undefined) return r.missing;
+      const made = await Promise.all(r.kept);
+      const lost = r.accepted.flatMap((a, i) => (made[i] && a.tier === batch.tier ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]));
+      return [...r.missing, ...lost];
+    };
+    let missing = await stillMissing(last);
+    for (let k = 1; k <= MAX_EXTRA_ROUNDS && missing.length && !ctx.signal.aborted; k++) {
       last = await runOnce({
         ...batch,
         slot: `${batch.slot}${'+'.repeat(k)}`,
-        slots: last.missing.map((m) => m.slot),
-        earlier: last.missing.map((m) => m.problems),
+        slots: missing.map((m) => m.slot),
+        earlier: missing.map((m) => m.problems),
         depth: batch.depth + k,
         round: batch.round + k * TOP_UP_ROUND,
       });
       accepted.push(...last.accepted);
+      missing = await stillMissing(last);
     }
     return accepted;
   };
