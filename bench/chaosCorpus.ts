@@ -170,8 +170,9 @@ export function chaosTable(runs: readonly ChaosRun[]): string {
     const [client, mode] = key.split('|');
     const tiers = rs.filter((r) => r.simple >= 0.9 * r.requested.simple && (r.tools < 2 || r.complex >= 0.9 * r.requested.complex)).length;
     const held = rs.filter((r) => r.estimate && r.calls >= r.estimate.low && r.calls <= r.estimate.high).length;
-    const worst = [...rs].sort((a, b) => a.modelMade - b.modelMade || (a.grounding ?? 0) - (b.grounding ?? 0))[0];
-    const minGround = Math.min(...rs.map((r) => r.grounding ?? 0));
+    const worst = [...rs].sort((a, b) => a.modelMade - b.modelMade || (a.grounding ?? 1) - (b.grounding ?? 1))[0];
+    // A spec whose tools take no argument values has no grounding rate (null): not counted.
+    const minGround = Math.min(...rs.flatMap((r) => (r.grounding === null ? [] : [r.grounding])));
     rows.push(
       `| ${client} | ${mode} | ${rs.filter((r) => r.status === 'complete').length}/${rs.length} | ${pct(Math.min(...rs.map((r) => r.modelMade)))} | ${tiers}/${rs.length} | ${rs.filter((r) => r.coverage === 1).length}/${rs.length} | ${rs.reduce((a, r) => a + r.unknownToolCalls, 0)} / ${rs.reduce((a, r) => a + r.invalidArguments, 0)} | ${minGround.toFixed(3)} | ${held}/${rs.length} | ${worst ? `${worst.spec} (${worst.status}, ${pct(worst.modelMade)} model-made, ${worst.simple}+${worst.complex} of ${worst.requested.simple}+${worst.requested.complex})` : ''} |`,
     );
