@@ -11,7 +11,8 @@
  *    told the problems of the scenario it got before), until none is missing or
  *    `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent. A tier's batch also counts as missing
  *    a slot whose scenario became no record (its mock or turn split was lost) or landed in the
- *    other tier, so each tier ends with the records asked for, not merely the replies.
+ *    other tier (where that tier is possible: a complex one needs two tools), so each tier ends
+ *    with the records asked for, not merely the replies.
  * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
  *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
  *    global rounds (`coverageRounds` + `MAX_EXTRA_ROUNDS`, while any tool is unused).
@@ -456,7 +457,9 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     const stillMissing = async (r: typeof last): Promise<Missing[]> => {
       if (batch.tier === undefined) return r.missing;
       const made = await Promise.all(r.kept);
-      const lost = r.accepted.flatMap((a, i) => (made[i] && a.tier === batch.tier ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]));
+      // The other tier counts as missing only where this tier is possible: a complex scenario needs two different tools.
+      const possible = batch.tier === 'simple' || new Set(batch.tools.map((t) => t.name)).size >= 2;
+      const lost = r.accepted.flatMap((a, i) => (made[i] && (a.tier === batch.tier || !possible) ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]));
       return [...r.missing, ...lost];
     };
     let missing = await stillMissing(last);
