@@ -10,9 +10,9 @@
  * 3. A batch that still falls short gets **top-up** rounds for the scenarios it is missing (each
  *    told the problems of the scenario it got before), until none is missing or
  *    `MAX_EXTRA_ROUNDS` (workspace/defaults.ts) are spent. A tier's batch also counts as missing
- *    a slot whose scenario became no record (its mock or turn split was lost) or landed in the
- *    other tier (where that tier is possible: a complex one needs two tools), so each tier ends
- *    with the records asked for, not merely the replies.
+ *    a slot whose scenario became no record (its restatement, mock or turn split was discarded),
+ *    so each tier ends with the records asked for, not merely the replies. (A scenario re-labelled
+ *    to the other tier is not asked again: a model that wrote it once tends to write it again.)
  * 4. After a group's batches, its unused tools get **coverage follow-up** rounds (up to
  *    `coverageRounds`, one scenario per unused tool), then tools still unused anywhere get
  *    global rounds (`coverageRounds` + `MAX_EXTRA_ROUNDS`, while any tool is unused).
@@ -448,34 +448,41 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     }
   };
   // A batch that still falls short after its tries gets top-up rounds for the slots it missed,
-  // until none is missing or MAX_EXTRA_ROUNDS are spent (a top-up can hit a bad reply too). For a
-  // tier's batch, a slot whose scenario became no record (its mock or split lost) or landed in the
-  // other tier is missing too: the tier's count is the records the user asked for, not replies.
+  // until none is missing or MAX_EXTRA_ROUNDS are spent (a top-up can hit a bad reply too).
   const run = async (batch: Batch): Promise<AcceptedScenario[]> => {
     let last = await runOnce(batch);
     const accepted = [...last.accepted];
-    const stillMissing = async (r: typeof last): Promise<Missing[]> => {
-      if (batch.tier === undefined) return r.missing;
-      const made = await Promise.all(r.kept);
-      // The other tier counts as missing only where this tier is possible: a complex scenario needs two different tools.
-      const possible = batch.tier === 'simple' || new Set(batch.tools.map((t) => t.name)).size >= 2;
-      const lost = r.accepted.flatMap((a, i) => (made[i] && (a.tier === batch.tier || !possible) ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]));
-      return [...r.missing, ...lost];
-    };
-    let missing = await stillMissing(last);
-    for (let k = 1; k <= MAX_EXTRA_ROUNDS && missing.length && !ctx.signal.aborted; k++) {
-      last = await runOnce({
-        ...batch,
-        slot: `${batch.slot}${'+'.repeat(k)}`,
-        slots: missing.map((m) => m.slot),
-        earlier: missing.map((m) => m.problems),
-        depth: batch.depth + k,
-        round: batch.round + k * TOP_UP_ROUND,
-      });
+    const rounds = [last];
+    for (let k = 1; k <= MAX_EXTRA_ROUNDS && last.missing.length && !ctx.signal.aborted; k++) {
+      last = await runOnce(topUp(batch, k, last.missing));
       accepted.push(...last.accepted);
-      missing = await stillMissing(last);
+      rounds.push(last);
     }
+    // For a tier's batch, a slot whose scenario became no record (its restatement, mock or split
+    // discarded) is asked again too: the tier's count is the records asked for, not the replies.
+    // In the background (with the records in flight), so the group's coverage rounds do not wait.
+    if (batch.tier !== undefined) pending.push(lostRecords(batch, rounds, rounds.length));
     return accepted;
+  };
+  const topUp = (batch: Batch, k: number, missing: readonly Missing[]): Batch => ({
+    ...batch,
+    slot: `${batch.slot}${'+'.repeat(k)}`,
+    slots: missing.map((m) => m.slot),
+    earlier: missing.map((m) => m.problems),
+    depth: batch.depth + k,
+    round: batch.round + k * TOP_UP_ROUND,
+  });
+  const lostRecords = async (batch: Batch, rounds: (BatchResult & { kept: Promise<boolean>[] })[], next: number): Promise<void> => {
+    let lost: Missing[] = [];
+    for (const r of rounds) {
+      const made = await Promise.all(r.kept);
+      lost.push(...r.accepted.flatMap((_, i) => (made[i] ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }])));
+    }
+    for (let k = next; k <= MAX_EXTRA_ROUNDS && lost.length && !ctx.signal.aborted; k++) {
+      const r = await runOnce(topUp(batch, k, lost));
+      const made = await Promise.all(r.kept);
+      lost = [...r.missing, ...r.accepted.flatMap((_, i) => (made[i] ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]))];
+    }
   };
   const common = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, grouped };
   const coverageBatch = (
