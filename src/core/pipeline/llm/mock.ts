@@ -37,14 +37,14 @@
  */
 import type { Grounding, IntegrityViolation } from '../../harness/format';
 import type { Tool } from '../../spec/model';
-import { checkIntegrity, containsToken, nameWords, singular } from '../../checks/integrity';
+import { checkIntegrity, containsToken } from '../../checks/integrity';
 import { mockOffline } from '../offline';
 import { chainSources } from '../offline/chain';
 import { plantValue } from '../offline/mock';
 import { analysisOf } from '../offline/scenarios';
 import { LlmMockOutputs, MockResult, type MockCall, type Scenario } from '../schemas';
 import type { ArgumentSchema } from './argumentSchema';
-import { pinnedOutputSlot, planPins, type Pin } from './pins';
+import { heldKeys, pinnedOutputSlot, planPins, squash, type Pin } from './pins';
 import { findTool, validateOutput } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
@@ -199,8 +199,6 @@ function quotable(outputs: readonly unknown[]): string[] {
   return [...new Set(leaves.filter((l) => l.length >= 3 && l.length <= 80 && !/^(true|false|null)$/.test(l)))];
 }
 
-const squashKey = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
-
 /**
  * Deterministic integrity repair: plants each missing value into an earlier output, never so that
  * the output contradicts its own call (determinacy's `output-contradicts-call`).
@@ -212,14 +210,7 @@ export function plantMissing(ctx: Pick<StageContext, 'spec'>, scenario: Scenario
   const next = [...outputs];
   const kept = new Set<string>();
   for (const v of violations) {
-    const leaf =
-      v.param
-        .split('.')
-        .filter((x) => !/^\d+$/.test(x))
-        .pop() ?? v.param;
-    const words = nameWords(leaf);
-    const last = singular(words[words.length - 1] ?? leaf);
-    const keys = [...new Set([leaf, words.join('_') || leaf, last, 'id', 'name'])];
+    const keys = heldKeys(v.param);
     const order: number[] = [];
     const src = sources[v.callIndex]?.get(v.param.split('.')[0] ?? v.param);
     if (src !== undefined) order.push(src);
@@ -236,8 +227,8 @@ export function plantMissing(ctx: Pick<StageContext, 'spec'>, scenario: Scenario
         return !contradictsOwnCall(ctx.spec, scenario, trial, i) || contradictedBefore;
       };
       // A key named like one of this call's own arguments goes last: it is the one field that must echo the call.
-      const own = new Set(Object.keys(isRecord(calls[i]?.arguments) ? calls[i].arguments : {}).map(squashKey));
-      const ordered = [...keys.filter((k) => !own.has(squashKey(k))), ...keys.filter((k) => own.has(squashKey(k)))];
+      const own = new Set(Object.keys(isRecord(calls[i]?.arguments) ? calls[i].arguments : {}).map(squash));
+      const ordered = [...keys.filter((k) => !own.has(squash(k))), ...keys.filter((k) => own.has(squash(k)))];
       // A first key already taken (by a value planted for another call) hands over to the next one.
       let planted: unknown;
       for (let k = 0; k < ordered.length && planted === undefined; k++) {

@@ -49,7 +49,8 @@ export interface Pin {
 /** The field of the no-outputSchema slot that carries the rest of the response. */
 export const DETAILS_FIELD = 'details_json';
 
-const squash = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** A field name up to case and separators (`channel_id` = `channelId`). */
+export const squash = (k: string): string => k.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** The last segment of a dotted parameter path that is a name, not an array index. */
 function leafOf(param: string): string {
@@ -62,7 +63,7 @@ function leafOf(param: string): string {
 }
 
 /** Names a reader would look under for a value a later call passes as `param`. */
-function heldKeys(param: string): string[] {
+export function heldKeys(param: string): string[] {
   const leaf = leafOf(param);
   const words = nameWords(leaf);
   const last = singular(words[words.length - 1] ?? leaf);
@@ -155,16 +156,6 @@ function pinnedObjectSlot(pins: readonly Pin[]): ArgumentSchema & { placed: Pin[
   };
 }
 
-/** The type a converted property takes, seen through an optional's `anyOf: [null, X]`. */
-function innerType(node: Json): string | undefined {
-  if (typeof node.type === 'string') return node.type;
-  if (Array.isArray(node.anyOf)) {
-    const other = node.anyOf.filter((b) => !(isRecord(b) && b.type === 'null'));
-    if (other.length === 1 && isRecord(other[0]) && typeof other[0].type === 'string') return other[0].type;
-  }
-  return undefined;
-}
-
 /**
  * Fixes pins in a converted outputSchema (works on a copy):
  * 1. the first property named like one of a pin's keys, of the value's type and not yet taken,
@@ -207,7 +198,7 @@ function pinIntoSchema(schema: Json, pins: readonly Pin[], openRoot: boolean): {
         for (const level of levels) {
           const name = Object.keys(level.props).find((k) => squash(k) === squash(key));
           const node = name !== undefined ? level.props[name] : undefined;
-          if (name === undefined || !isRecord(node) || taken.has(node) || !want.includes(innerType(node) ?? '')) continue;
+          if (name === undefined || !isRecord(node) || taken.has(node) || !want.includes(String(unwrapNull(node)?.type))) continue;
           // The root's bare id or name says what the output is about: a value for a later call goes there only when nothing else is.
           if (pin.kind === 'held' && !level.list && level.chain.length === 0 && ROOT_SUBJECT.has(squash(name)) && echoes) continue;
           return { level, name, node };

@@ -473,15 +473,14 @@ export async function generateScenarios(ctx: StageContext, tools: readonly Tool[
     round: batch.round + k * TOP_UP_ROUND,
   });
   const lostRecords = async (batch: Batch, rounds: (BatchResult & { kept: Promise<boolean>[] })[], next: number): Promise<void> => {
-    let lost: Missing[] = [];
-    for (const r of rounds) {
+    const unmade = async (r: (typeof rounds)[number]): Promise<Missing[]> => {
       const made = await Promise.all(r.kept);
-      lost.push(...r.accepted.flatMap((_, i) => (made[i] ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }])));
-    }
+      return r.accepted.flatMap((_, i) => (made[i] ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]));
+    };
+    let lost = (await Promise.all(rounds.map(unmade))).flat();
     for (let k = next; k <= MAX_EXTRA_ROUNDS && lost.length && !ctx.signal.aborted; k++) {
       const r = await runOnce(topUp(batch, k, lost));
-      const made = await Promise.all(r.kept);
-      lost = [...r.missing, ...r.accepted.flatMap((_, i) => (made[i] ? [] : [{ slot: r.answeredSlots[i]!, problems: [] }]))];
+      lost = [...r.missing, ...(await unmade(r))];
     }
   };
   const common = { server_name: ctx.spec.name, server_tool_count: ctx.spec.tools.length, grouped };
