@@ -36,10 +36,10 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** A FIFO counting semaphore. */
+/** A counting semaphore: waiters by priority (higher first), in arrival order among equals. */
 export class Semaphore {
   private active = 0;
-  private readonly queue: Array<{ grant: () => void }> = [];
+  private readonly queue: Array<{ grant: () => void; priority: number }> = [];
 
   constructor(readonly limit: number) {
     if (!(limit >= 1)) throw new RangeError(`concurrency must be >= 1, got ${limit}`);
@@ -56,7 +56,7 @@ export class Semaphore {
   }
 
   /** Waits for a slot; returns its release function (idempotent). Rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  acquire(signal?: AbortSignal, priority = 0): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const makeRelease = (): (() => void) => {
       let released = false;
@@ -74,6 +74,7 @@ export class Semaphore {
     }
     return new Promise((resolve, reject) => {
       const entry = {
+        priority,
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           this.active++;
@@ -86,7 +87,10 @@ export class Semaphore {
         reject(abortReason(signal));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(entry);
+      // Behind every waiter of the same or a higher priority (the queue stays sorted).
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.priority < priority) at--;
+      this.queue.splice(at, 0, entry);
     });
   }
 }
@@ -274,20 +278,22 @@ export class CallGuard {
    * throws that `LlmQuotaError` without sending anything: the quota is the account's.
    */
   async call(provider: ChatProvider, request: ChatRequest, stats?: LlmStats): Promise<ChatReply> {
-    return this.run(provider.model, request.signal, (signal) => provider.complete({ ...request, signal }), stats);
+    return this.run(provider.model, request.signal, (signal) => provider.complete({ ...request, signal }), stats, request.priority);
   }
 
   /**
    * Any one request under the limits, retries, timeout and stops of {@link call}: `send` makes
-   * one attempt with the signal it is given (e.g. a tool-calling turn of an agent).
+   * one attempt with the signal it is given (e.g. a tool-calling turn of an agent). `priority`:
+   * see {@link ChatRequest.priority}.
    */
   async run<R extends { usage?: Usage; modelCalls?: number }>(
     model: string,
     signal: AbortSignal,
     send: (signal: AbortSignal) => Promise<R>,
     stats?: LlmStats,
+    priority = 0,
   ): Promise<R> {
-    const release = await this.semaphore.acquire(signal);
+    const release = await this.semaphore.acquire(signal, priority);
     let timeouts = 0;
     try {
       for (let retry = 0; ; retry++) {

@@ -41,6 +41,11 @@ export interface ChatRequest {
    */
   sample?: string;
   /**
+   * Which waiting request gets the next free slot: higher first, in arrival order among equals.
+   * Never sent, not part of any cache key. Default 0.
+   */
+  priority?: number;
+  /**
    * Cancels the attempt. It fires on the caller's cancellation and on the per-call timeout; the
    * layer above tells them apart, so a provider only has to stop and reject.
    */
@@ -129,6 +134,8 @@ export interface StructuredRequest<T> {
    * judge sets false: a record it could not judge is asked afresh on every run until it is judged.
    */
   cacheRejected?: boolean;
+  /** Passed on as {@link ChatRequest.priority}: when slots are scarce, who goes first. Default 0. */
+  priority?: number;
 }
 
 /** The outcome of a structured generation. A discard is a value, not a throw; cancellation throws. */

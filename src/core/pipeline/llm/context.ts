@@ -14,6 +14,19 @@ import { tallyItem, type ItemOutcome, type ItemTally } from '../runHealth';
 /** Stage names, as they appear in cache keys, counters and progress. */
 export const STAGES = { interpret: 'interpret', scenarios: 'scenarios', mock: 'mock', turns: 'turns' } as const;
 
+/**
+ * Which waiting request gets a free slot first (`ChatRequest.priority`). A request that opens new
+ * work (a tool's interpretation, a batch of scenarios, a coverage round, a top-up) goes before
+ * the ones that make the records in flight (restatement, mock, turns); those keep their order,
+ * so records are finished, and written, in the order they were started. Without it a late
+ * group's batch waits behind every record queued before it, and the run's last chain of calls
+ * starts late (issue 25: concurrency 16 against 4). Longest-chain-first among the record steps
+ * too (restatement before mock before turns) was tried and dropped: it leaves most records
+ * unwritten until the end of the run, which a cancelled or quota-stopped run pays for (the resume
+ * test's "cancel after 5 records" found nearly every call already made).
+ */
+export const PRIORITY = { interpret: 1, scenarios: 1, restate: 0, mock: 0, turns: 0 } as const;
+
 /** The shared state of an LLM run. */
 export interface StageContext {
   spec: Spec;

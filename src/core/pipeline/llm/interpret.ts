@@ -12,7 +12,7 @@ import type { Tool } from '../../spec/model';
 import { interpretOffline } from '../offline';
 import { LlmToolInterpretation, type ToolInterpretation } from '../schemas';
 import { ask } from './ask';
-import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
+import { count, isTransportFailure, repaired, settle, STAGES, PRIORITY, type StageContext } from './context';
 
 /** Longest tool definition sent as is; longer ones lose their parameter descriptions. */
 const MAX_TOOL_JSON = 24_000;
@@ -61,6 +61,7 @@ export async function interpretTool(ctx: StageContext, tool: Tool): Promise<Inte
   const outcome = await ask(ctx, {
     stage: STAGES.interpret,
     request: {
+      priority: PRIORITY.interpret,
       stage: STAGES.interpret,
       promptVersion: rendered.version,
       prompt: rendered.text,

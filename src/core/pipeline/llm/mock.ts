@@ -48,7 +48,7 @@ import { heldKeys, pinnedOutputSlot, planPins, squash, type Pin } from './pins';
 import { findTool, validateOutput } from '../../checks/validateCall';
 import { ask, type Problem } from './ask';
 import { emptyStepCounts } from './counts';
-import { count, isTransportFailure, repaired, settle, STAGES, type StageContext } from './context';
+import { count, isTransportFailure, repaired, settle, STAGES, PRIORITY, type StageContext } from './context';
 import { clipText } from './summaries';
 import { isRecord } from '../../util/isRecord';
 import { contradictsOwnCall, determinacyProblem, mockDeterminacy, repairDeterminacy, UNDETERMINED } from './determinacy';
@@ -339,6 +339,7 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
   const outcome = await ask<LlmMockOutputs, Made>(ctx, {
     stage: STAGES.mock,
     request: {
+      priority: PRIORITY.mock,
       stage: STAGES.mock,
       promptVersion: rendered.version,
       prompt: rendered.text,

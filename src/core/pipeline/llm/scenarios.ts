@@ -53,7 +53,7 @@ import { repairArguments } from '../../checks/repairCall';
 import { checkDeterminacy } from '../../checks/determinacy';
 import type { DeterminacyFinding } from '../../harness/format';
 import { ask, type Problem } from './ask';
-import { count, discarded, repaired, settle, STAGES, type StageContext } from './context';
+import { count, discarded, repaired, settle, STAGES, PRIORITY, type StageContext } from './context';
 import { tallyItem } from '../runHealth';
 import { apportion, groupPairs, groupTools, type ToolGroup } from './grouping';
 import type { InterpretOutcome } from './interpret';
@@ -290,6 +290,7 @@ async function runBatch(ctx: StageContext, batch: Batch, promptTokens: number[])
   const outcome = await ask(ctx, {
     stage: STAGES.scenarios,
     request: {
+      priority: PRIORITY.scenarios,
       stage: STAGES.scenarios,
       promptVersion: rendered.version,
       prompt,

@@ -39,7 +39,7 @@
 import { groundWorkflow, type ValueClass } from '../../checks/grounding';
 import { LlmPromptSegments, type Scenario } from '../schemas';
 import { ask } from './ask';
-import { count, settle, STAGES, type StageContext } from './context';
+import { count, settle, STAGES, PRIORITY, type StageContext } from './context';
 import { planPins, type StateRequirement } from './pins';
 
 /** One value the user's request must state, with the calls that use it. */
@@ -184,6 +184,7 @@ export async function stateValues(ctx: StageContext, scenario: Scenario): Promis
   const outcome = await ask(ctx, {
     stage: STAGES.scenarios,
     request: {
+      priority: PRIORITY.restate,
       stage: STAGES.scenarios,
       promptVersion: rendered.version,
       prompt: rendered.text,

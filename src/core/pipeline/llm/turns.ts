@@ -29,7 +29,7 @@ import { checkIntegrity } from '../../checks/integrity';
 import { LlmTurnEnds, type MockResult, type Scenario, type Turn } from '../schemas';
 import { checkTurns } from '../../checks/turns';
 import { ask, type Problem } from './ask';
-import { count, discarded, settle, STAGES, type StageContext } from './context';
+import { count, discarded, settle, STAGES, PRIORITY, type StageContext } from './context';
 
 /** The paper's expansion rate: multi-turn records over the multi-call scenarios stage 4 may split (shown beside a run's own). */
 export const PAPER_MULTI_TURN_RATE = 0.16;
@@ -263,6 +263,7 @@ export async function expandTurns(ctx: StageContext, scenario: Scenario, mock: M
   const outcome = await ask(ctx, {
     stage: STAGES.turns,
     request: {
+      priority: PRIORITY.turns,
       stage: STAGES.turns,
       promptVersion: rendered.version,
       prompt: rendered.text,

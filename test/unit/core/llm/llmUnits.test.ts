@@ -146,6 +146,35 @@ describe('limits', () => {
     assert.equal(sem.inUse, 0);
   });
 
+  it('the semaphore grants by priority, in arrival order among equals, and an aborted waiter leaves its place', async () => {
+    const sem = new Semaphore(1);
+    const order: string[] = [];
+    const first = await sem.acquire();
+    const take = (name: string, priority: number, signal?: AbortSignal): Promise<void> =>
+      sem.acquire(signal, priority).then((release) => {
+        order.push(name);
+        release();
+      });
+    const controller = new AbortController();
+    const all = [take('turns-1', 0), take('mock-1', 1), take('turns-2', 0), take('batch', 3), take('mock-2', 1), take('interpret', 4)];
+    const dropped = take('restate', 2, controller.signal);
+    controller.abort();
+    await assert.rejects(dropped, (e) => isAbortError(e));
+    first();
+    await Promise.all(all);
+    assert.deepEqual(order, ['interpret', 'batch', 'mock-1', 'mock-2', 'turns-1', 'turns-2']);
+    assert.equal(sem.inUse, 0);
+  });
+
+  it('a structured request passes its priority to the call guard, never into the cache key', async () => {
+    const { provider, calls } = scripted([{ text: '{"n":1}' }, { text: '{"n":1}' }]);
+    const llm = new StructuredLlm({ provider });
+    const base = { stage: 's', promptVersion: 'v1', prompt: 'p', schema: z.object({ n: z.number() }) };
+    await llm.generate({ ...base, priority: 3 });
+    assert.equal(calls[0]?.priority, 3);
+    assert.equal(llm.keyOf({ ...base, priority: 3 }), llm.keyOf(base));
+  });
+
   it('the rate limiter allows N starts per sliding window (manual clock)', async () => {
     const clock = new ManualClock();
     const rl = new RateLimiter(2, 60_000, clock);
