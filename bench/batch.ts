@@ -9,7 +9,7 @@
  * answers a synchronous call after `--latency` ms (default 400, a typical Flash-Lite round trip
  * for these prompts) and ends a batch job after two polls 20 ms apart, so the batch wall time here
  * is the engine's own overhead (rounds, quiet windows, polls), not the provider's queue: real jobs
- * take minutes to hours, which the README says beside the figures.
+ * take minutes to hours, which docs/benchmarks.md says beside the figures.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * Lower bounds for runs under a provider's rate limit, the one home of the formulas the LLM benches
- * and the README use:
+ * and docs/benchmarks.md use:
  * - the sliding-window floor: N requests at R per window cannot all have started before
  *   ⌊(N−1)/R⌋ windows have passed (a window's worth go at once, then each further R waits for the
  *   window to slide), and the last one still takes a latency;

@@ -5,7 +5,7 @@
  * (`dist/cli.js`, so `npm run build` first) generates each spec through the Gemini client, the
  * OpenAI wire and `--batch`, clean and with 10% of every fault and argument defect
  * (`--vary-repeats`, so a re-ask gets a new reply), then the offline judge and `report --json`
- * read the harness. One JSON line per run on stdout; `--md FILE` writes the README's table.
+ * read the harness. One JSON line per run on stdout; `--md FILE` writes docs/benchmarks.md's table.
  *
  * `node out/bench/chaosCorpus.js [--clients gemini,openai,batch] [--modes clean,faults]
  *  [--specs a.json,b.json] [--simple 6] [--complex 6] [--md FILE]`
@@ -158,7 +158,7 @@ function measure(spec: string, client: string, mode: string, url: string, work: 
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
-/** The README's table: one row per client and mode, the worst spec named. */
+/** docs/benchmarks.md's table: one row per client and mode, the worst spec named. */
 export function chaosTable(runs: readonly ChaosRun[]): string {
   const rows = [
     '| client | faults | complete | model-made (min) | tiers ≥ 90% | coverage 100% | unknown tools / invalid args | grounding (min) | range holds | worst spec |',

@@ -2,8 +2,8 @@
  * The LLM path on real fixture specs (`test/unit/llmPath.ts` measures one run):
  * `node out/bench/llmPath.js [spec.json…] [--openai] [--faults] [--smart | --free SEED] [--simple N] [--complex N]`
  * (specs are names in the shared fixtures; `--smart` answers with the cooperative responder of
- * the unit tests instead of the schema-only model, `--free SEED` with its free-choice twin). Prints one JSON line per run; the README's
- * "Benchmarks" section records the figures.
+ * the unit tests instead of the schema-only model, `--free SEED` with its free-choice twin). Prints one JSON line per run; docs/benchmarks.md
+ * records the figures.
  */
 import { measureLlmPath } from '../test/unit/llmPath';
 

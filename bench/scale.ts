@@ -76,7 +76,7 @@ async function measure(dir: string, label: string, spec: Record<string, unknown>
   return { label, tools: (spec.tools as unknown[]).length, records, generateMs: gen.ms, judgeMs: judge.ms, rejudgeMs: rejudge.ms, generateStatus: status };
 }
 
-/** The curve as a Markdown table (what the README shows). */
+/** The curve as a Markdown table (what docs/benchmarks.md shows). */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const lines = [
     '| spec | tools | records | generate (s) | ms per tool | judge (s) | ms per record | judge re-run (s) |',

@@ -21,7 +21,8 @@ const ALLOWED = [
   /^media\/[^/]+\.svg$/,
   /^media\/scenario\/[^/]+\.css$/,
   /^media\/walkthrough\/[^/]+\.md$/,
-  /^(examples\/filesystem\.json|docs\/findings\.md)$/,
+  /^examples\/filesystem\.json$/,
+  /^docs\/[^/]+\.md$/,
   /^(package\.json|README\.md|CONTRIBUTING\.md|LICENSE)$/,
 ];
 

@@ -1,6 +1,6 @@
 /**
  * The `agent-seer` command line: the same core as the extension, for CI and scripts.
- * Output and exit codes are documented in the README. Bad input is one line on stderr, exit 2;
+ * Output and exit codes are documented in docs/cli.md. Bad input is one line on stderr, exit 2;
  * a run that fails is one line, exit 1; never a stack trace (set AGENT_SEER_DEBUG=1 for one).
  */
 import { relative } from 'node:path';

@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): AgentSeerApi {
       registerMenuContext(model),
       ...registerSourceLint(model, context.extensionUri, log),
     );
-    // The figure the README's benchmarks quote (the integration tests read it from this log).
+    // The figure docs/benchmarks.md quotes (the integration tests read it from this log).
     log.info(`Agent Seer activated in ${Date.now() - started} ms`);
     return services;
   } catch (err) {

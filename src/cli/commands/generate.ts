@@ -462,7 +462,7 @@ ${BATCH_USAGE}
                        counts follow the stale records (--simple and --complex are not used)
   --estimate           print the estimated calls, tokens and price (synchronous and batch) of
                        the run and exit 0 without calling anything (no key needed; one spec)
-  --prices FILE        a price table (JSON, USD per 1M tokens; see the README's "Cost") whose
+  --prices FILE        a price table (JSON, USD per 1M tokens; see docs/llm.md, "Cost") whose
                        models replace or add to the built-in prices
   --json               print the summary as JSON (a corpus: an object per spec and the total)
   -h, --help           this text

@@ -473,7 +473,7 @@ ${BATCH_USAGE}
   --force            judge again records already judged with the same inputs
   --estimate         print the estimated calls, tokens and price (synchronous and batch) of
                      each LLM judge and exit 0 without calling anything (no key needed)
-  --prices FILE      a price table (JSON, USD per 1M tokens; see the README's "Cost") whose
+  --prices FILE      a price table (JSON, USD per 1M tokens; see docs/llm.md, "Cost") whose
                      models replace or add to the built-in prices
   --json             print the summary as JSON
   --junit FILE       also write JUnit XML: a test case per record view (the single-turn task, and

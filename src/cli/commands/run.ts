@@ -30,7 +30,7 @@ function parseAgent(raw: string): { provider: 'gemini' | 'openai'; model?: strin
 
 const f3 = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
 
-/** The `--json` output (names as documented in the README). */
+/** The `--json` output (names as documented in docs/cli.md, `run`). */
 export function runJson(r: RunHarnessResult): Record<string, unknown> {
   return {
     agent: r.summary.agent,

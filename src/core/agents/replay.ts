@@ -3,7 +3,7 @@
  * only when it is one the oracle expects now; anything else is refused the way a real server
  * would refuse it, so the mock never improvises an answer and never hands out the answer key.
  *
- * Matching (documented in the README, "agent-seer serve"):
+ * Matching (documented in docs/cli.md, "agent-seer serve"):
  * - the tool name must be exact;
  * - arguments are compared as JSON values, key order ignored — the comparison the exact judge
  *   makes — with one tolerance: an argument the oracle sets to its schema's `default` may be left

@@ -1,6 +1,6 @@
 /**
  * The finding codes of the schema-complexity analysis: one table that diagnostics, code actions,
- * the CLI and the README all read, so a code means the same thing everywhere.
+ * the CLI and docs/findings.md all read, so a code means the same thing everywhere.
  */
 
 /** How much a finding matters: `error` breaks the tool for clients, `warning` hurts agents, `info` is advice. */

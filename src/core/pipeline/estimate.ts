@@ -32,7 +32,7 @@ import { callableTools } from './runner';
  * Output tokens per reply, measured with the cooperative responder on redis-mcp-0.5.0.json
  * (47 tools, 10 + 10): 3,893 tokens over 47 interpretations, 4,571 over 47 scenarios in 11
  * batches, 3,304 over 47 mock replies, 599 over 10 splits. A real model writes more prose than
- * that responder; the README gives the band.
+ * that responder; docs/llm.md ("Cost") gives the band.
  */
 export const OUTPUT_TOKENS = { interpretation: 83, scenario: 97, mock: 70, turns: 60, restate: 120 } as const;
 
@@ -45,9 +45,9 @@ export const PROMPT_TOKENS = { mock: 553, turns: 762, restate: 600 } as const;
 
 /**
  * Calls per planned call for re-asks. The four fault-free runs re-asked nothing (1.0); with 10%
- * of each kind of fault injected in front of the schema-only model (README, "The LLM path against
+ * of each kind of fault injected in front of the schema-only model (docs/benchmarks.md, "The LLM path against
  * an adversary") runs made 1.3–1.7× the calls. The estimate assumes a model that follows its
- * schema; the band in the README says how far a faulty one goes.
+ * schema; the band in docs/llm.md says how far a faulty one goes.
  */
 export const REASK_FACTOR = 1;
 
@@ -55,7 +55,7 @@ export const REASK_FACTOR = 1;
  * The top of the estimate's range: calls (and tokens) per planned call once re-asks, top-ups,
  * coverage rounds and rewrites are counted. Set from `bench/chaosCorpus.ts`: the schema-only
  * fake `../shared/tools/chaos-llm` on all 32 fixture specs, clean and with 10% of every fault and
- * argument defect, through the Gemini client, the OpenAI wire and `--batch`; the README's table
+ * argument defect, through the Gemini client, the OpenAI wire and `--batch`; docs/benchmarks.md's table
  * gives the measured ratios. A model that follows its schemas stays near the low end.
  */
 export const HIGH_RATE = 3;

@@ -4,7 +4,7 @@
  * the share of the last three decides the verdict, so an outage that left the offline generator
  * to write everything is never reported as a success.
  *
- * The one place for the thresholds (documented in the README, "agent-seer generate").
+ * The one place for the thresholds (documented in docs/cli.md, "agent-seer generate").
  */
 import type { ItemOutcomes } from '../harness/format';
 import { bump } from './llm/counts';

@@ -1,7 +1,7 @@
 /**
  * Masking secrets in what Agent Seer prints or stores: command lines and URLs (detect, the
  * target description, LLM endpoint messages) and server stderr (error messages). One rule set,
- * documented in the README ("Secrets in output"). Variable references (`${input:token}`,
+ * documented in docs/security.md ("Secrets in output"). Variable references (`${input:token}`,
  * `${env:X}`, `{env:X}`) only name a secret, so they stay visible.
  *
  * A stream (a server's stderr) is masked as it arrives, before anything is cut from it

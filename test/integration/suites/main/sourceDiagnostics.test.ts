@@ -105,7 +105,7 @@ describe('findings in server sources', () => {
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
     assert.match(text, /parameter density, not tool count/);
 
-    // The screenshot for the README: the finding on the name, with the Problems panel open.
+    // The screenshot for docs/editor.md: the finding on the name, with the Problems panel open.
     editor.revealRange(many.range, vscode.TextEditorRevealType.InCenter);
     editor.selection = new vscode.Selection(many.range.start, many.range.start);
     await vscode.commands.executeCommand('workbench.actions.view.problems');

@@ -3,7 +3,7 @@
  * (`measureLlmPath`) against the schema-only model through the real `@google/genai` client and
  * the fake Gemini, stage by stage. Stages 1 (interpret) and 3 (mock) are counted exactly when the
  * requested scenarios reach every tool; stage 2 (scenario batches) and the coverage scenarios are
- * allowed the band the README states.
+ * allowed the band docs/llm.md states.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ function spec(name: string): Spec {
 
 const options = { provider: 'gemini', model: 'gemini-2.5-flash-lite', prices: BUILT_IN, simple: 10, complex: 10 };
 
-/** The band stage 2 and the coverage scenarios may be off by (README, "Cost"). */
+/** The band stage 2 and the coverage scenarios may be off by (docs/llm.md, "Cost"). */
 const BAND = { scenarioBatches: 0.25, coverage: 0.1 } as const;
 
 describe('estimateGeneration', () => {

@@ -3,7 +3,7 @@
  * schema accepts and reads none of the prose (`test/fakes/schemaOnly.ts`), through the real
  * `@google/genai` client and the OpenAI wire, with and without injected faults
  * (`test/fakes/faults.ts`), on `filesystem.json` (14 tools) through the built CLI's code path.
- * The larger fixtures (64 and 197 tools) run in `bench/llmPath.ts`; its figures are in the README.
+ * The larger fixtures (64 and 197 tools) run in `bench/llmPath.ts`; its figures are in docs/benchmarks.md.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

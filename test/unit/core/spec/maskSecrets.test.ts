@@ -1,4 +1,4 @@
-/** The masking rules for secrets in printed command lines, URLs and server stderr (README "Secrets in output"). */
+/** The masking rules for secrets in printed command lines, URLs and server stderr (docs/security.md, "Secrets in output"). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
