@@ -21,9 +21,9 @@ export const STAGES = { interpret: 'interpret', scenarios: 'scenarios', mock: 'm
  * so records are finished, and written, in the order they were started. Without it a late
  * group's batch waits behind every record queued before it, and the run's last chain of calls
  * starts late (issue 25: concurrency 16 against 4). Longest-chain-first among the record steps
- * too (restatement before mock before turns) was tried and dropped: it leaves most records
- * unwritten until the end of the run, which a cancelled or quota-stopped run pays for (the resume
- * test's "cancel after 5 records" found nearly every call already made).
+ * too (restatement before mock before turns) was tried and dropped: a record is written when
+ * its last step returns, so with the last step last in line most records stay unwritten until
+ * late in the run, which a cancelled or quota-stopped run pays for.
  */
 export const PRIORITY = { interpret: 1, scenarios: 1, restate: 0, mock: 0, turns: 0 } as const;
 
