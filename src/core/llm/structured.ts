@@ -168,7 +168,15 @@ export class StructuredLlm {
           (await this.guard.call(
             this.provider,
             // `sample`: a new sample of the same prompt (another sample index) gets a reply of its own, in batch mode too.
-            { system, messages, jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined, temperature, sample, priority: request.priority, signal },
+            {
+              system,
+              messages,
+              jsonSchema: this.provider.supportsJsonSchema ? jsonSchema : undefined,
+              temperature,
+              sample,
+              priority: request.priority,
+              signal,
+            },
             this.stats,
           ));
         if (stored) this.stats.recordReplayedReply();

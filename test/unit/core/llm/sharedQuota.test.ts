@@ -123,6 +123,37 @@ describe('SharedQuota', () => {
     }
   });
 
+  it('a line of callers at once is served in order, within the limit, and each start is on file once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-seer-quota-line-'));
+    try {
+      // Time moves on only after what was granted has run (a real wait lets the granted go first).
+      const clock = { t: 2_000_000, now: () => clock.t, sleep: (ms: number) => new Promise<void>((r) => setImmediate(() => ((clock.t += ms), r()))) };
+      const quota = new SharedQuota(dir, scope, clock);
+      const limit = { limit: 4, windowMs: 1000 };
+      const granted: Array<{ i: number; at: number }> = [];
+      // Ten callers in line at once (one tick): served together while the window has room.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => quota.acquire(limit).then(() => granted.push({ i, at: clock.t - 2_000_000 }))));
+      assert.deepEqual(
+        granted.map((g) => g.i),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        'first come, first served',
+      );
+      assert.deepEqual(
+        granted.map((g) => g.at),
+        [0, 0, 0, 0, 1000, 1000, 1000, 1000, 2000, 2000],
+        'four per window, the next four when the first four leave it',
+      );
+      const file = JSON.parse(await readFile(quota.file, 'utf8')) as { starts: number[] };
+      assert.deepEqual(
+        file.starts.map((t) => t - 2_000_000),
+        [2000, 2000],
+        "the window's starts, each once (those that left it pruned)",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a lock left by a killed process does not hang anyone', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agent-seer-quota-lock-'));
     try {
