@@ -5,7 +5,15 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../core/pipeline/runner';
+import type { PipelineProgress, PipelineResult } from '../core/pipeline/runner';
+import {
+  generate,
+  generationEstimate,
+  type GenerationModel,
+  type GenerationOutcome,
+  type GenerationRequest,
+  type GenerationSettings,
+} from '../core/app/generate';
 import type { Spec } from '../core/spec/model';
 import { resolveSpecPath } from '../core/app/resolveSpec';
 import { throttleProgress } from '../core/app/throttle';
@@ -18,10 +26,8 @@ import { resolveInside } from '../core/util/insideFolder';
 import { readConfig, type Config } from './config';
 import { errorMessage, showError, showWarning } from './log';
 import { modelFor, pickProvider, runProviderFor, type ProviderChoice } from './providerChoice';
-import type { BatchMode } from '../core/app/batchMode';
 import { confirmCost, timedEstimate, workspacePrices, type CostAnswer } from './costEstimate';
-import { estimateGeneration } from '../core/pipeline/estimate';
-import { formatUsd, repriceEstimate, type CostEstimate, type Prices } from '../core/llm/pricing';
+import { formatUsd, repriceEstimate, type Prices } from '../core/llm/pricing';
 import { PromptLibrary } from '../core/llm/prompts';
 import type { ExtensionServices } from './services';
 import type { SnapshotOutcome } from './snapshotCommand';
@@ -132,21 +138,16 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   if (!found) return { status: 'no-spec' };
   const { spec, folder, harnessName } = found;
   const config = readConfig(folder.uri);
+  const promptsDir = vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath;
   // The estimate is priced per model; its calls and tokens are the run's, made once.
   const prices = await workspacePrices(folder.uri, services.log);
+  const settings = generationSettings(config);
   // Not made for a run that was told to go offline (it calls no model).
   const base =
     args.provider?.kind === 'offline'
       ? undefined
       : timedEstimate(services.log, `the generation of "${spec.name}" (${spec.tools.length} tools)`, () =>
-          estimateGeneration(spec, {
-            provider: 'gemini',
-            model: modelFor('gemini', 'generate', config),
-            prices,
-            simple: config.generation.simple,
-            complex: config.generation.complex,
-            prompts: PromptLibrary.load(vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath),
-          }),
+          generationEstimate(spec, { id: 'gemini', model: modelFor('gemini', 'generate', config) }, settings, prices, PromptLibrary.load(promptsDir)),
         );
   const choice =
     args.provider ??
@@ -162,50 +163,46 @@ export async function generateEvals(services: ExtensionServices, target: unknown
   }
   const outDir = out.path;
 
-  const provider = await pipelineProvider(services, choice, folder.uri, outDir);
-  if ('status' in provider) return provider;
+  const made = await generationModel(services, choice, folder.uri, outDir, prices);
+  if ('status' in made) return made;
   // Priced for the model the provider really uses; asked about before any call is made.
-  const chat = provider.provider === 'offline' || !('chat' in provider.provider) ? undefined : provider.provider.chat;
-  const estimate = chat && base ? repriceEstimate(base, chat.id, chat.model, prices) : undefined;
-  if (!(await confirmCost(estimate, folder.uri, services.log, args.answerCost, provider.batch ? 'batch' : 'sync'))) return { status: 'cancelled-before-start' };
-
-  services.log.info(`Generating evals for "${spec.name}" with ${choice.kind}${provider.batch ? ' in batch mode' : ''} into ${outDir}`);
-  let result: PipelineResult;
-  try {
-    result = await runWithProgress(
-      services,
-      { spec, ...provider, outDir, config, ...(chat ? { cost: { prices, ...(estimate ? { estimate } : {}) } } : {}) },
-      runPipeline,
-      `Generating evals for "${spec.name}"`,
-    );
-  } catch (err) {
-    // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
-    if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
-    void showError(services.log, `Agent Seer: ${err.message}`);
-    return { status: 'failed', message: err.message };
-  } finally {
-    await provider.batch?.chat.close();
+  const estimate = made.model && base ? repriceEstimate(base, made.model.chat.id, made.model.chat.model, prices) : undefined;
+  if (!(await confirmCost(estimate, folder.uri, services.log, args.answerCost, made.model?.batch ? 'batch' : 'sync'))) {
+    await made.model?.batch?.chat.close();
+    return { status: 'cancelled-before-start' };
   }
+
+  services.log.info(`Generating evals for "${spec.name}" with ${choice.kind}${made.model?.batch ? ' in batch mode' : ''} into ${outDir}`);
+  const model = made.model && { ...made.model, ...(estimate ? { estimate } : {}) };
+  const outcome = await runWithProgress(services, `Generating evals for "${spec.name}"`, { spec, outDir, ...(model ? { model } : {}), settings, promptsDir });
+  if ('status' in outcome) return outcome;
   await services.harnesses.reload(outDir);
-  return reportOutcome(services, result);
+  return reportOutcome(services, outcome.result);
 }
 
-/** The pipeline's provider for a model choice (trust asked, key prompted), or why there is none; in batch mode, the engine too. */
-export async function pipelineProvider(
+/** What the workspace's settings ask of a run. */
+export function generationSettings(config: Config): GenerationSettings {
+  const g = config.generation;
+  return { simple: g.simple, complex: g.complex, concurrency: g.concurrency, ...(g.rpm ? { rpm: g.rpm } : {}), fallback: g.fallback };
+}
+
+/**
+ * The model a run calls (trust asked, key prompted; in batch mode wrapped in the engine), none for
+ * the offline generator, or why there is none.
+ */
+export async function generationModel(
   services: ExtensionServices,
   choice: ProviderChoice,
   scope: vscode.Uri,
   outDir: string,
-): Promise<{ provider: RunPipelineOptions['provider']; batch?: BatchMode } | Exclude<GenerateOutcome, PipelineResult>> {
-  if (choice.kind === 'offline') return { provider: 'offline' };
+  prices: Prices,
+): Promise<{ model?: GenerationModel } | Exclude<GenerateOutcome, PipelineResult>> {
+  if (choice.kind === 'offline') return {};
   if (!requireTrust('call a language model', services.log)) return { status: 'untrusted' };
   try {
     const made = await runProviderFor(choice, services, scope, 'generate', path.join(outDir, CACHE_DIR));
     if (!made) return { status: 'cancelled-before-start' };
-    const timeoutMs = readConfig(scope).llm.timeoutMs;
-    return made.batch
-      ? { provider: { chat: made.chat, limits: made.batch.limits }, batch: made.batch }
-      : { provider: { chat: made.chat, limits: { timeoutMs } } };
+    return { model: { chat: made.chat, ...(made.batch ? { batch: made.batch } : {}), timeoutMs: readConfig(scope).llm.timeoutMs, prices } };
   } catch (err) {
     const message = errorMessage(err);
     void showError(services.log, `Agent Seer: ${message}`);
@@ -213,45 +210,36 @@ export async function pipelineProvider(
   }
 }
 
-/** Runs the pipeline (or a stale-only regeneration) under a cancellable progress notification. */
-export function runWithProgress<R extends PipelineResult>(
+/**
+ * Runs `generate` (a full run or a stale-only one) under a cancellable progress notification.
+ * A folder that must not be used, or one another run holds, is said and nothing runs.
+ */
+export async function runWithProgress(
   services: ExtensionServices,
-  run: {
-    spec: Spec;
-    provider: RunPipelineOptions['provider'];
-    batch?: BatchMode;
-    outDir: string;
-    config: Config;
-    cost?: { prices: Prices; estimate?: CostEstimate };
-  },
-  runner: (options: RunPipelineOptions) => Promise<R>,
   title: string,
-): Thenable<R> {
-  const { spec, provider, outDir, config, batch } = run;
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-    const abort = new AbortController();
-    const sub = token.onCancellationRequested(() => abort.abort());
-    try {
-      return await runner({
-        spec,
-        provider,
-        outDir,
-        promptsDir: vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath,
-        simple: config.generation.simple,
-        complex: config.generation.complex,
-        // Batch mode: a whole round reaches the engine together, and the provider paces its jobs.
-        concurrency: batch?.concurrency ?? config.generation.concurrency,
-        ...(config.generation.rpm && !batch ? { rpm: config.generation.rpm } : {}),
-        fallback: config.generation.fallback,
-        ...(run.cost ? { cost: { ...run.cost, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
-        signal: abort.signal,
-        // Progress arrives on every counter change: show at most a few updates a second.
-        onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),
-      });
-    } finally {
-      sub.dispose();
-    }
-  });
+  request: Omit<GenerationRequest, 'signal' | 'onProgress'>,
+): Promise<GenerationOutcome | { status: 'failed'; message: string }> {
+  try {
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        return await generate({
+          ...request,
+          signal: abort.signal,
+          // Progress arrives on every counter change: show at most a few updates a second.
+          onProgress: throttleProgress(EDITOR_PROGRESS_EVERY_MS, (p: PipelineProgress) => progress.report({ message: describePipelineProgress(p) })),
+        });
+      } finally {
+        sub.dispose();
+      }
+    });
+  } catch (err) {
+    // The folder was refused (not a harness of this spec) or another run holds it: nothing ran.
+    if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
+    void showError(services.log, `Agent Seer: ${err.message}`);
+    return { status: 'failed', message: err.message };
+  }
 }
 
 /** Logs a finished run and tells the user how it ended. */

@@ -4,13 +4,12 @@
  * `pipeline/regenerateStale.ts`), and the user is told what changed.
  */
 import * as vscode from 'vscode';
-import { FolderLockedError } from '../core/harness/lock';
-import { OutputFolderError } from '../core/harness/outputFolder';
 import { diffSummary } from '../core/harness/specDiff';
-import { regenerateStale, type StaleRegeneration } from '../core/pipeline/regenerateStale';
+import type { StaleRegeneration } from '../core/pipeline/regenerateStale';
 import type { PipelineResult } from '../core/pipeline/runner';
 import { readConfig } from './config';
-import { pipelineProvider, reportOutcome, runWithProgress, type GenerateArgs, type GenerateOutcome } from './generateCommand';
+import { workspacePrices } from './costEstimate';
+import { generationModel, generationSettings, reportOutcome, runWithProgress, type GenerateArgs, type GenerateOutcome } from './generateCommand';
 import type { HarnessNode } from './harnessTree';
 import { pickProvider } from './providerChoice';
 import type { ExtensionServices } from './services';
@@ -36,22 +35,21 @@ export async function regenerateStaleRecords(services: ExtensionServices, target
   const choice = args.provider ?? (await pickProvider('generate'));
   if (!choice) return { status: 'cancelled-before-start' };
   const scope = vscode.Uri.file(harness.dir);
-  const provider = await pipelineProvider(services, choice, scope, harness.dir);
-  if ('status' in provider) return provider;
+  const made = await generationModel(services, choice, scope, harness.dir, await workspacePrices(scope, services.log));
+  if ('status' in made) return made;
   const spec = entry.spec;
   services.log.info(`Regenerating the stale records of ${harness.dir} for "${spec.name}" with ${choice.kind}`);
-  let result: StaleRegeneration;
-  try {
-    const run = { spec, ...provider, outDir: harness.dir, config: readConfig(scope) };
-    result = await runWithProgress(services, run, regenerateStale, `Regenerating stale scenarios of "${spec.name}"`);
-  } catch (err) {
-    if (!(err instanceof OutputFolderError || err instanceof FolderLockedError)) throw err;
-    services.log.error(err.message);
-    void showError(services.log, `Agent Seer: ${err.message}`);
-    return { status: 'failed', message: err.message };
-  } finally {
-    await provider.batch?.chat.close();
-  }
+  const outcome = await runWithProgress(services, `Regenerating stale scenarios of "${spec.name}"`, {
+    spec,
+    outDir: harness.dir,
+    ...(made.model ? { model: made.model } : {}),
+    settings: generationSettings(readConfig(scope)),
+    promptsDir: vscode.Uri.joinPath(services.extensionUri, 'prompts').fsPath,
+    onlyStale: true,
+  });
+  if ('status' in outcome) return outcome;
+  // A stale-only run's result carries the diff it acted on.
+  const result = outcome.result as StaleRegeneration;
   await services.harnesses.reload(harness.dir);
   const changes = `Spec changes: ${diffSummary(result.diff)}; ${result.stale} stale record${result.stale === 1 ? '' : 's'}, ${result.kept} kept as they were, ${result.llm.calls} LLM calls.`;
   services.log.info(changes);

@@ -6,12 +6,11 @@ import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
 import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
 import { createProvider, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, type ChatProvider } from '../../core/llm';
-import { estimateLine, type CostEstimate, type Prices } from '../../core/llm/pricing';
-import { estimateGeneration } from '../../core/pipeline/estimate';
+import { estimateLine, type Prices } from '../../core/llm/pricing';
+import { generate, generationEstimate, modelRunOptions, type GenerationModel } from '../../core/app/generate';
 import { diffSummary } from '../../core/harness/specDiff';
-import { regenerateStale, type StaleRegeneration } from '../../core/pipeline/regenerateStale';
 import { runCorpus, type CorpusEntry } from '../../core/pipeline/corpus';
-import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../../core/pipeline/runner';
+import type { PipelineProgress } from '../../core/pipeline/runner';
 import {
   CLI_PROGRESS_EVERY_MS,
   DEFAULT_COMPLEX,
@@ -179,16 +178,6 @@ function chatProviderOf(
   return { chat: batch.chat, batch };
 }
 
-/** The estimate of a full run, before it starts (no call made). */
-function generationEstimate(
-  spec: ResolvedSpec['spec'],
-  provider: 'gemini' | 'openai',
-  model: string,
-  options: { simple: number; complex: number; prices: Prices },
-): CostEstimate {
-  return estimateGeneration(spec, { provider, model, prices: options.prices, simple: options.simple, complex: options.complex });
-}
-
 /** `--estimate`: the estimate printed, nothing called (no provider built, no key needed). */
 function printEstimate(spec: ResolvedSpec['spec'], args: GenerateArgs, settings: GenerationSettings, prices: Prices, io: Io): number {
   const provider = settings.provider;
@@ -197,7 +186,7 @@ function printEstimate(spec: ResolvedSpec['spec'], args: GenerateArgs, settings:
     return EXIT.ok;
   }
   const model = args.model ?? (provider === 'gemini' ? DEFAULT_GEMINI_MODEL : DEFAULT_OPENAI_MODEL);
-  const estimate = generationEstimate(spec, provider, model, { simple: settings.simple, complex: settings.complex, prices });
+  const estimate = generationEstimate(spec, { id: provider, model }, { simple: settings.simple, complex: settings.complex }, prices);
   io.out(args.json ? JSON.stringify({ estimate }, null, 2) : estimateLine(estimate));
   return EXIT.ok;
 }
@@ -222,52 +211,42 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     io,
   );
 
-  const onProgress = throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p)));
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
-  const pipelineOptions: RunPipelineOptions = {
-    spec,
-    // Batch calls wait as long as their job may run; the others get the request timeout.
-    provider: chat ? { chat, ...(cacheDir ? { cacheDir } : {}), limits: batch ? batch.limits : { timeoutMs: settings.timeoutMs } } : 'offline',
-    outDir,
-    seed,
-    simple,
-    complex,
-    // Batch mode: a whole round reaches the engine together, and the provider paces its jobs.
-    concurrency: batch?.concurrency ?? concurrency,
-    fallback,
-    ...(settings.retryDiscarded ? { retryDiscarded: true } : {}),
-    ...(rpm !== undefined && !batch ? { rpm } : {}),
-    ...(exampleOutputs ? { exampleOutputs } : {}),
-    ...(args.force ? { force: true } : {}),
-    ...(signal ? { signal } : {}),
-    onProgress,
-    // Batch items are billed at the batch price (retries sent synchronously at the full one).
-    ...(chat ? { cost: { prices, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
+  const model: GenerationModel | undefined = chat && {
+    chat,
+    ...(batch ? { batch } : {}),
+    ...(cacheDir ? { cacheDir } : {}),
+    timeoutMs: settings.timeoutMs,
+    prices,
   };
-  let result: PipelineResult | StaleRegeneration;
+  if (args.onlyStale) io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
+  else io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}${batch ? ' in batch mode' : ''}…`);
+  let outcome: Awaited<ReturnType<typeof generate>>;
   try {
-    if (args.onlyStale) {
-      io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
-      const r = await regenerateStale(pipelineOptions);
-      io.err(`agent-seer: spec changes: ${diffSummary(r.diff)}; ${r.stale} stale record${r.stale === 1 ? '' : 's'}, ${r.kept} kept as they were`);
-      result = r;
-    } else {
-      io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}${batch ? ' in batch mode' : ''}…`);
-      if (chat) {
-        const estimate = generationEstimate(spec, settings.provider as 'gemini' | 'openai', chat.model, { simple, complex, prices });
-        io.err(`agent-seer: ${estimateLine(estimate)}`);
-        pipelineOptions.cost = { ...pipelineOptions.cost, prices, estimate };
-      }
-      result = await runPipeline(pipelineOptions);
-    }
+    outcome = await generate({
+      spec,
+      outDir,
+      ...(model ? { model } : {}),
+      settings: { simple, complex, concurrency, ...(rpm !== undefined ? { rpm } : {}), seed, fallback, retryDiscarded: settings.retryDiscarded },
+      ...(args.onlyStale ? { onlyStale: true } : {}),
+      ...(args.force ? { force: true } : {}),
+      ...(exampleOutputs ? { exampleOutputs } : {}),
+      ...(signal ? { signal } : {}),
+      onProgress: throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p))),
+      onEstimate: (estimate) => io.err(`agent-seer: ${estimateLine(estimate)}`),
+    });
   } finally {
     stopWatch?.();
-    await batch?.chat.close();
   }
+  const result = outcome.result;
+  if ('diff' in result)
+    io.err(
+      `agent-seer: spec changes: ${diffSummary(result.diff)}; ${result.stale} stale record${result.stale === 1 ? '' : 's'}, ${result.kept} kept as they were`,
+    );
   if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
   if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
   if (result.status === 'empty') io.err(`agent-seer: generation empty: ${result.error ?? '0 records'}`);
-  const batchSummary = batch?.chat.summary();
+  const batchSummary = outcome.batch;
   const batchLine = batchSummary ? batchSummaryLine(batchSummary) : undefined;
   io.out(
     args.json
@@ -322,17 +301,15 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
   let result: Awaited<ReturnType<typeof runCorpus>>;
   try {
     result = await runCorpus(entries, {
-      provider: chat ? { chat, limits: batch ? batch.limits : { timeoutMs: settings.timeoutMs } } : 'offline',
+      // One model for every spec, limited and priced as a single run's.
+      ...modelRunOptions(chat && { chat, ...(batch ? { batch } : {}), timeoutMs: settings.timeoutMs, prices }, settings),
       seed: settings.seed,
       simple: settings.simple,
       complex: settings.complex,
-      concurrency: batch?.concurrency ?? settings.concurrency,
       fallback: settings.fallback,
       ...(settings.retryDiscarded ? { retryDiscarded: true } : {}),
-      ...(settings.rpm !== undefined && !batch ? { rpm: settings.rpm } : {}),
       ...(args.force ? { force: true } : {}),
       ...(signal ? { signal } : {}),
-      ...(chat ? { cost: { prices, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
       onProgress: (i, p) => progress[i]?.(p),
     });
   } finally {
