@@ -96,9 +96,10 @@ test('a missing or invalid required value is not repairable: the errors stay, op
     ['missing-required'],
   );
   assert.deepEqual(kinds(missing), ['optional-argument-dropped:period']);
-  const invalid = repairArguments(events, { project_id: 'prj_1' });
+  const coded: Tool = { name: 'c', inputSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } }, required: ['code'] } };
+  const invalid = repairArguments(coded, { code: 'abcd' });
   assert.equal(invalid.check.ok, false);
-  assert.match(invalid.check.errors[0]!.message, /'project_id' must be a valid uuid/);
+  assert.match(invalid.check.errors[0]!.message, /'code' must match pattern/);
   // A required value coerced losslessly is fine.
   const tool: Tool = { name: 't', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } };
   const coerced = repairArguments(tool, { n: '7' });
@@ -120,4 +121,65 @@ test('a parameter named __proto__ is an own argument throughout', () => {
   assert.ok(r.check.ok, JSON.stringify(r.check.errors));
   assert.ok(Object.hasOwn(r.arguments, '__proto__'));
   assert.equal(Object.getOwnPropertyDescriptor(r.arguments, '__proto__')!.value, 3);
+});
+
+test('a readable name for a required UUID becomes the UUID named by it: the same name the same UUID, a UUID or an optional value untouched', () => {
+  const r = repairArguments(events, { project_id: 'q3-roadmap' });
+  assert.ok(r.check.ok, JSON.stringify(r.check.errors));
+  const minted = r.arguments.project_id as string;
+  assert.match(minted, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a version-5 UUID');
+  assert.deepEqual(kinds(r), ['identifier-minted:project_id']);
+  assert.match(r.repairs[0]!.message, /"q3-roadmap" is not a UUID/);
+  // Deterministic, so a value two calls share stays one value; another name, another UUID.
+  assert.equal(repairArguments(events, { project_id: 'q3-roadmap' }).arguments.project_id, minted);
+  assert.notEqual(repairArguments(events, { project_id: 'q4-roadmap' }).arguments.project_id, minted);
+  // A real UUID is left as it is; an empty string is not a name.
+  assert.deepEqual(repairArguments(events, { project_id: ID }).repairs, []);
+  assert.equal(repairArguments(events, { project_id: '  ' }).check.ok, false);
+  // An optional uuid that fails is dropped, not minted (nothing to keep it for).
+  const optional: Tool = { name: 'o', inputSchema: { type: 'object', properties: { page_id: { type: 'string', format: 'uuid' } } } };
+  assert.deepEqual(kinds(repairArguments(optional, { page_id: 'home' })), ['optional-argument-dropped:page_id']);
+});
+
+test("names inside a required object or union branch are minted too (notion's move-page parent), and only where a UUID belongs", () => {
+  const move: Tool = {
+    name: 'move_page',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        page_id: { type: 'string', format: 'uuid' },
+        parent: {
+          anyOf: [
+            {
+              oneOf: [
+                { type: 'object', properties: { type: { const: 'page_id' }, page_id: { type: 'string', format: 'uuid' } }, required: ['type', 'page_id'] },
+                {
+                  type: 'object',
+                  properties: { type: { const: 'database_id' }, database_id: { type: 'string', format: 'uuid' } },
+                  required: ['type', 'database_id'],
+                },
+              ],
+            },
+            { type: 'string' },
+          ],
+        },
+        title: { type: 'string', pattern: '^[A-Z]' },
+      },
+      required: ['page_id', 'parent', 'title'],
+    },
+  };
+  const r = repairArguments(move, { page_id: 'roadmap', parent: { type: 'page_id', page_id: 'q3-planning' }, title: 'Roadmap' });
+  assert.ok(r.check.ok, JSON.stringify(r.check.errors));
+  assert.deepEqual(kinds(r).sort(), ['identifier-minted:page_id', 'identifier-minted:parent']);
+  const parent = r.arguments.parent as { type: string; page_id: string };
+  assert.equal(parent.type, 'page_id', 'the discriminator stays: only the name became a UUID');
+  assert.equal(
+    parent.page_id,
+    repairArguments(move, { page_id: 'q3-planning', parent: 'x', title: 'T' }).arguments.page_id,
+    'one name, one UUID, wherever it is',
+  );
+  // A required value whose failure a UUID does not cure is left alone, with its error.
+  const bad = repairArguments(move, { page_id: 'roadmap', parent: 'p', title: 'lowercase' });
+  assert.equal(bad.check.ok, false);
+  assert.equal(bad.arguments.title, 'lowercase');
 });
