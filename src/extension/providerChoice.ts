@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { batchMode, describeBatchEvent, type BatchMode } from '../core/app/batchMode';
 import { createProvider, DEFAULT_GEMINI_JUDGE_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL, type ChatProvider, type ProviderConfig } from '../core/llm';
-import { pickerCostText, type CostEstimate } from '../core/llm/pricing';
+import { estimateCalls, pickerCostText, type CostEstimate } from '../core/llm/pricing';
 import { DEFAULT_BATCH_RETRY } from '../core/workspace/defaults';
 import { readConfig, type Config } from './config';
 import { SECRET_FOR_PROVIDER } from './secrets';
@@ -25,9 +25,9 @@ export function modelFor(kind: 'gemini' | 'openai', purpose: ModelPurpose, confi
   return purpose === 'judge' ? (config.gemini.judgeModel ?? DEFAULT_GEMINI_JUDGE_MODEL) : (config.gemini.model ?? DEFAULT_GEMINI_MODEL);
 }
 
-/** The estimate's line under a model in the picker: `≈$0.47 · batch ≈$0.24 — 46 calls, gemini-2.5-flash-lite`. */
+/** The estimate's line under a model in the picker: `≈$0.47–$1.40 · batch ≈$0.24–$0.70 — 46–138 calls, gemini-2.5-flash-lite`. */
 function costDetail(e: CostEstimate | undefined): { detail?: string } {
-  return e ? { detail: `${pickerCostText(e)} — ${e.calls.toLocaleString('en-US')} calls, ${e.model}` } : {};
+  return e ? { detail: `${pickerCostText(e)} — ${estimateCalls(e)}, ${e.model}` } : {};
 }
 
 /**

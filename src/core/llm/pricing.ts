@@ -247,8 +247,9 @@ export function estimateCalls(e: { calls: number; high?: { calls: number } }): s
   return e.high && e.high.calls !== e.calls ? `${low}–${e.high.calls.toLocaleString('en-US')} calls` : `${low} calls`;
 }
 
-/** `≈$0.47 · batch ≈$0.24` (the editor's model picker). */
+/** `≈$0.47 · batch ≈$0.24`, or with a range `≈$0.47–$1.40 · batch ≈$0.24–$0.70` (the editor's model picker). */
 export function pickerCostText(e: CostEstimate): string {
-  if (e.usd === null) return `${e.calls.toLocaleString('en-US')} calls · unknown price`;
-  return `≈${formatUsd(e.usd)}${e.batchUsd === null ? '' : ` · batch ≈${formatUsd(e.batchUsd)}`}`;
+  if (e.usd === null) return `${estimateCalls(e)} · unknown price`;
+  const range = (low: number, high: number | null | undefined): string => `≈${formatUsd(low)}${high != null && high !== low ? `–${formatUsd(high)}` : ''}`;
+  return `${range(e.usd, e.high?.usd)}${e.batchUsd === null ? '' : ` · batch ${range(e.batchUsd, e.high?.batchUsd)}`}`;
 }

@@ -88,6 +88,10 @@ describe('price table', () => {
     assert.equal(unknown.usd, null);
     assert.match(estimateLine(unknown), /, unknown price — my-local-model,/);
     assert.equal(pickerCostText(unknown), '3 calls · unknown price');
+    // A generation estimate carries its range (re-asks, rewrites, extra rounds): the picker shows it.
+    const ranged = { ...e, high: { ...e, calls: 4536, usd: 1.41, batchUsd: 0.71, stages: e.stages } };
+    assert.equal(pickerCostText(ranged), '≈$0.47–$1.41 · batch ≈$0.24–$0.71');
+    assert.equal(pickerCostText({ ...unknown, high: { ...unknown, calls: 9, stages: unknown.stages } }), '3–9 calls · unknown price');
   });
 
   it('merges an override file over the built-in table, model by model', async () => {
