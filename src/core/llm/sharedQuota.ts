@@ -159,7 +159,10 @@ export class SharedQuota {
           return { wait: 0, write: granted.length > 0 };
         });
         for (const w of granted) {
-          this.line.splice(this.line.indexOf(w), 1);
+          // One cancelled since the file was read has left the line already (its start stays counted: the safe side).
+          const i = this.line.indexOf(w);
+          if (i < 0) continue;
+          this.line.splice(i, 1);
           w.grant();
         }
         if (wait > 0 && this.line.length) {
