@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { gateFailures, type Gate } from '../../core/ci/gates';
-import { scoreOption } from '../ciOutputs';
-import { relative } from 'node:path';
+import { judgedHarnessOf, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
+import { JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, type JudgedHarness } from '../../core/ci/judgeCi';
+import type { JunitSuite } from '../../core/ci/junit';
+import { storedRunSuites } from '../../core/ci/runCi';
+import { sarifLog, sarifText, type CiFinding } from '../../core/ci/sarif';
+import type { AgentRuns } from '../../core/agents/readRuns';
+import { basename, relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
@@ -47,6 +52,10 @@ export interface ReportArgs {
   specs: string[];
   seed?: string;
   resamples?: string;
+  /** `--junit FILE`: a test case per record view under each reported judge, and per stored agent scenario run. */
+  junit?: string;
+  /** `--sarif FILE`: the reported judges' findings in the record files. */
+  sarif?: string;
 }
 
 const threshold = scoreOption;
@@ -113,6 +122,43 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
 }
 
 /**
+ * `report --junit/--sarif`: the same files `judge` and `run` write, from what the report read:
+ * per harness a suite per reported judge (a case per record view) and a suite per agent of its
+ * runs/ (a case per scenario run, re-scored; runs are scored only when the spec is known); the
+ * SARIF holds the reported judges' findings, placed in the record files. No annotations here:
+ * `judge` prints them, and a CI job that runs both would see each twice.
+ */
+async function writeReportCi(
+  model: ReportModel,
+  ci: readonly { harness: JudgedHarness; runs: readonly AgentRuns[]; specHash?: string }[],
+  args: Pick<ReportArgs, 'junit' | 'sarif'>,
+  io: Io,
+): Promise<void> {
+  const judges = model.judges.map((j) => j.judge).filter((j): j is string => j !== null);
+  if (args.junit !== undefined) {
+    const suites: JunitSuite[] = [];
+    for (const { harness, runs, specHash } of ci) {
+      suites.push(...judgeJunitSuites(harness, judges));
+      if (harness.spec)
+        suites.push(
+          ...storedRunSuites({
+            harness: basename(harness.dir) || harness.dir,
+            spec: harness.spec,
+            records: harness.records,
+            agents: runs,
+            ...(specHash !== undefined ? { specHash } : {}),
+          }),
+        );
+    }
+    await writeJunitFile(args.junit, suites, io);
+  }
+  if (args.sarif !== undefined) {
+    const findings: CiFinding[] = ci.flatMap((c) => judgeCiFindings(c.harness, judges));
+    await writeCiFile('--sarif', args.sarif, sarifText(sarifLog({ tool: 'agent-seer report', rules: JUDGE_SARIF_RULES, findings, baseDir: io.cwd })), io);
+  }
+}
+
+/**
  * `agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
  * [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N] [--resamples B]`
  *
@@ -155,6 +201,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   }
   const inputs: HarnessInput[] = [];
   const warnings: string[] = [];
+  /** Per harness, what its CI files need (only read when --junit or --sarif is given). */
+  const ciInputs: { harness: JudgedHarness; runs: readonly AgentRuns[]; specHash?: string }[] = [];
+  const wantsCi = args.junit !== undefined || args.sarif !== undefined;
   // A harness a generate or judge run is writing is partial: refused (exit 2, naming the run), not reported as a result.
   for (const { dir } of dirs) await assertNotLocked(dir);
   for (const { dir, named: d } of dirs) {
@@ -195,6 +244,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
       `read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}${runCount ? `, ${runCount} runs of ${runs.agents.length} agents` : ''}`,
     );
     inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
+    if (wantsCi)
+      ciInputs.push({ harness: await judgedHarnessOf(dir, read, spec), runs: runs.agents, ...(read.manifest ? { specHash: read.manifest.spec.hash } : {}) });
   }
 
   let model: ReportModel;
@@ -215,6 +266,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   } else {
     io.out(text.replace(/\n$/, ''));
   }
+
+  if (wantsCi) await writeReportCi(model, ciInputs, args, io);
 
   // Unscored records and the leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
   for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING) || w.startsWith(UNSCORED_WARNING)) io.err(`agent-seer: warning: ${w}`);
@@ -239,12 +292,14 @@ export const options = {
   spec: { type: 'string', multiple: true, default: [] },
   seed: { type: 'string' },
   resamples: { type: 'string' },
+  junit: { type: 'string' },
+  sarif: { type: 'string' },
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--json] [--out FILE] [--judge ID]…
                      [--min-tc X] [--min-coh X] [--min-score X] [--min-exact X] [--min-determinacy X]
-                     [--spec FILE]… [--seed N] [--resamples B]
+                     [--spec FILE]… [--seed N] [--resamples B] [--junit FILE] [--sarif FILE]
                                              the paper's tables and figures for harnesses (one
                                              row per server; several --judge: agreement too),
                                              and the leaderboard of the agents in their runs/;
@@ -282,6 +337,11 @@ Options:
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling
   --resamples B          bootstrap resamples (at most ${MAX_OPTION.resamples})
+  --junit FILE           also write JUnit XML: per harness, a test case per record view under each
+                         reported judge (as judge --junit) and per scenario run of each agent in
+                         its runs/ (as run --junit, re-scored from the trajectories)
+  --sarif FILE           also write the reported judges' findings as SARIF 2.1.0, each in its
+                         record file (as judge --sarif)
   -h, --help             this text
 
 A harness that a generate or judge run is writing (it holds the folder's lock) is refused with
@@ -310,6 +370,8 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io): Pr
       specs: values.spec,
       seed: values.seed,
       resamples: values.resamples,
+      ...(values.junit !== undefined ? { junit: values.junit } : {}),
+      ...(values.sarif !== undefined ? { sarif: values.sarif } : {}),
     },
     io,
   );

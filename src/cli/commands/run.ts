@@ -1,9 +1,7 @@
 import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
-import { hostname } from 'node:os';
 import { gateFailures } from '../../core/ci/gates';
-import { renderJunit } from '../../core/ci/junit';
 import { runJunitSuite } from '../../core/ci/runCi';
-import { scoreOption, writeCiFile } from '../ciOutputs';
+import { scoreOption, writeJunitFile } from '../ciOutputs';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
@@ -210,7 +208,7 @@ async function runCommand(
       records: result.records,
       runs,
     });
-    await writeCiFile('--junit', args.junit, renderJunit([suite], { timestamp: new Date(), hostname: hostname() }), io);
+    await writeJunitFile(args.junit, [suite], io);
   }
   const gates =
     minScore === undefined
