@@ -180,6 +180,17 @@ describe('the GitHub Action (action.yml), its steps run locally', () => {
     assert.ok(action.runs.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@')));
   });
 
+  it('the example workflow (examples/github-workflow.yml) gives only inputs the action has', async () => {
+    const workflow = parse(await readFile(join(repoRoot, 'examples', 'github-workflow.yml'), 'utf8')) as {
+      jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }>;
+    };
+    const seer = Object.values(workflow.jobs)
+      .flatMap((j) => j.steps)
+      .find((s) => s.uses?.endsWith('/agent-seer@REF'));
+    assert.ok(seer?.with);
+    for (const k of Object.keys(seer.with)) assert.ok(k in action.inputs, `input ${k}`);
+  });
+
   it('offline, with a gate that holds: generates, judges, reports; the summary has the scores and JUnit totals; outputs set; uploads exist', async () => {
     const run = await runAction(action, { spec, simple: '3', complex: '2', cli: shim, 'min-exact': '0.9', out: 'held' }, workspace);
     for (const s of run.steps.filter((x) => x.ran && !x.with)) assert.equal(s.code, 0, `${s.name}: ${s.stderr}`);
