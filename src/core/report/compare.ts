@@ -71,7 +71,9 @@ export const ScenarioDiff = z.object({
 export type ScenarioDiff = z.infer<typeof ScenarioDiff>;
 
 /** The scores of one view of a scenario (a score the judge did not give is absent or null). */
-export const ViewScores = z.object(Object.fromEntries(SCORE_NAMES.map((s) => [s, z.number().nullable().optional()])) as Record<ScoreName, z.ZodOptional<z.ZodNullable<z.ZodNumber>>>);
+export const ViewScores = z.object(
+  Object.fromEntries(SCORE_NAMES.map((s) => [s, z.number().nullable().optional()])) as Record<ScoreName, z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
+);
 export type ViewScores = z.infer<typeof ViewScores>;
 
 /** A scenario as compared: what a harness record or an agent's scenario run says under one judge. */
@@ -214,12 +216,7 @@ function changedTools(a: ScenarioSnapshot | undefined, b: ScenarioSnapshot | und
   return tools.filter((t) => a.toolHashes[t] !== undefined && b.toolHashes[t] !== undefined && a.toolHashes[t] !== b.toolHashes[t]).sort(byCodeUnit);
 }
 
-function scenarioDiff(
-  a: ScenarioSnapshot | undefined,
-  b: ScenarioSnapshot | undefined,
-  matchedBy: 'id' | 'title' | null,
-  spec: SpecDiff | null,
-): ScenarioDiff {
+function scenarioDiff(a: ScenarioSnapshot | undefined, b: ScenarioSnapshot | undefined, matchedBy: 'id' | 'title' | null, spec: SpecDiff | null): ScenarioDiff {
   const changes = [...viewChanges('single-turn', a?.scores, b?.scores), ...viewChanges('conversation', a?.conversation, b?.conversation)];
   const scores = a && b ? changes : changes.map((s) => ({ ...s, direction: 'unscored' as const }));
   const worse = scores.filter((s) => s.direction === 'worse').map(scoreLabel);
