@@ -14,6 +14,9 @@ import type { StoredViewJudgment } from '../judge/schemas';
 import { recordVerdict, storedJudgments } from '../judge/verdict';
 import type { Spec } from '../spec/model';
 import { byCodeUnit } from '../util/byCodeUnit';
+import { scenarioName, scoreLabel } from './compareNames';
+
+export { scenarioName, scoreLabel } from './compareNames';
 
 /** The scores compared, in the order they are listed. */
 export const SCORE_NAMES = ['callScore', 'tc', 'coh', 'exact', 'determined', 'determinacyFindings'] as const;
@@ -189,9 +192,6 @@ export function pairScenarios<T extends { id: string; title: string }>(
 /** Deltas smaller than this are rounding, not change. */
 export const EPSILON = 1e-9;
 
-/** How a score is named in `worse`/`better` and in the texts: the conversation view's with its view. */
-export const scoreLabel = (c: { score: string; view: DiffView }): string => (c.view === 'conversation' ? `conversation ${c.score}` : c.score);
-
 function viewChanges(view: DiffView, a: ViewScores | null | undefined, b: ViewScores | null | undefined): ScoreChange[] {
   // A score neither side has (TC and Coh under the offline judge) is left out, not listed as unscored.
   const names = SCORE_NAMES.filter((s) => (a?.[s] ?? null) !== null || (b?.[s] ?? null) !== null);
@@ -273,9 +273,6 @@ export function compareScenarios(a: readonly ScenarioSnapshot[], b: readonly Sce
     scenarios: [...changed, ...added, ...vanished],
   };
 }
-
-/** A scenario's name in lines: its id, or `old → new` when the pairing changed it. */
-export const scenarioName = (s: ScenarioDiff): string => (s.idA === s.idB || s.idB === null ? (s.idA ?? '') : s.idA === null ? s.idB : `${s.idA} → ${s.idB}`);
 
 /** What `--fail-on-regression X` found: the regressions over the bar, one line each, and the one line a CI log shows. */
 export interface RegressionGate {
