@@ -6,11 +6,13 @@
  * scenario's conversation (its multi-turn view). Both comparisons must find exactly those two, each
  * under its view, and nothing else; the regression gates fail on them and hold on A against A.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- browser globals inside page.evaluate callbacks (this file compiles without the DOM lib) */
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { closeBrowser, ensureBundle, openReport } from './reportPage';
 import type { HarnessRecord } from '../../../../src/core/harness/format';
 import { readHarness } from '../../../../src/core/harness/store';
 import { DiffModel } from '../../../../src/core/report/diff';
@@ -21,6 +23,8 @@ import { cli } from '../../cliRunner';
 import { noActions } from '../../ciValidation';
 import { specsDir } from '../../fixturePaths';
 import { cohReply, cohTurns, perfectTc, perfectTcTurn, scriptJudge, turnPlan } from '../../judgeFixtures';
+
+declare const document: any;
 
 describe('diff and report --previous under an LLM judge, per view', () => {
   let root: string;
@@ -83,6 +87,7 @@ describe('diff and report --previous under an LLM judge, per view', () => {
     assert.ok(judgeId, 'the Gemini judge stored its judgment');
   });
   after(async () => {
+    await closeBrowser();
     await gemini.close();
     await rm(root, { recursive: true, force: true });
   });
@@ -159,10 +164,20 @@ describe('diff and report --previous under an LLM judge, per view', () => {
     assert.match(section, new RegExp(`\\| ${cohVictim.id} \\| .* \\| changed \\| conversation coh 1\\.000 → 0\\.\\d{3}`));
 
     const html = join(root, 'b.html');
+    // The page script the HTML report inlines, built from the sources when they are newer.
+    ensureBundle();
     assert.equal((await cli(['report', B, '--previous', old, '--format', 'html', '--out', html, '--resamples', '200'], root, env())).code, 0);
-    const since2 = (JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(await readFile(html, 'utf8'))![1]!) as ReportModel)
-      .since;
-    assert.equal(since2?.scenarios.length, 2, 'the HTML page carries the section');
+    // The page opens on the worst scenarios, then this section, then the figures.
+    const { page, log } = await openReport(await readFile(html, 'utf8'), join(root, 'opened.html'));
+    const order = await page.evaluate(() => Array.from<any>(document.querySelectorAll('main > section[id^="s-"]')).map((x) => String(x.id)));
+    const rows = await page.evaluate(() => Array.from<any>(document.querySelectorAll('#s-since tbody tr')).map((x) => String(x.textContent)));
+    await page.close();
+    assert.deepEqual(order.slice(0, 3), ['s-worst', 's-since', 's-figures']);
+    assert.ok(
+      rows.some((r) => r.includes(cohVictim.id) && r.includes('conversation coh')),
+      rows.join('\n'),
+    );
+    assert.deepEqual(log.errors, []);
 
     const gate = await cli(['report', B, '--previous', old, '--fail-on-regression', '0.1', '--format', 'json', '--resamples', '200'], root, env());
     assert.equal(gate.code, 1, gate.err);
