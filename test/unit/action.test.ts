@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -242,6 +242,37 @@ describe('the GitHub Action (action.yml), its steps run locally', () => {
     assert.match(run.summary, /\*\*A gate failed\*\*/);
     assert.match(run.summary, /^- .*--min-tc 0\.8 cannot pass$/m);
     assert.equal(run.outputs.junit, 'missed/report/junit.xml');
+  });
+
+  it('from an MCP config: snapshots the server first; a second run given the first report.json has its "Since the previous report"', async () => {
+    // A real stdio MCP server (the SDK's) in a .vscode/mcp.json, as a user's repository has it.
+    const server = join(repoRoot, 'out', 'test', 'fixtures', 'servers', 'fixtureServer.js');
+    await mkdir(join(workspace, '.vscode'), { recursive: true });
+    await writeFile(
+      join(workspace, '.vscode', 'mcp.json'),
+      JSON.stringify({ servers: { fixture: { type: 'stdio', command: process.execPath, args: [server] }, other: { command: 'false' } } }),
+    );
+    const given = { 'mcp-config': '.vscode/mcp.json', server: 'fixture', simple: '2', complex: '1', cli: shim };
+    const first = await runAction(action, { ...given, out: 'snap1' }, workspace);
+    for (const s of first.steps.filter((x) => x.ran && !x.with)) assert.equal(s.code, 0, `${s.name}: ${s.stderr}`);
+    assert.ok(step(first, /^Snapshot/).ran);
+    assert.ok(existsSync(join(workspace, 'snap1', 'spec', 'fixture.json')), 'the snapshot');
+    assert.ok(existsSync(join(workspace, 'snap1', 'harness', 'manifest.json')), 'the harness generated from it');
+    assert.doesNotMatch(first.summary, /Since the previous report/);
+
+    const second = await runAction(action, { ...given, out: 'snap2', previous: 'snap1/report/report.json', 'fail-on-regression': '0' }, workspace);
+    for (const s of second.steps.filter((x) => x.ran && !x.with)) assert.equal(s.code, 0, `${s.name}: ${s.stderr}`);
+    assert.equal(second.failed, false, 'the same offline harness again: nothing regressed');
+    assert.match(second.summary, /## Since the previous report/);
+    assert.match(second.summary, /No scenario changed/);
+    assert.match(step(second, /^Report/).stderr, /--fail-on-regression 0: no scenario dropped/);
+    const json = JSON.parse(await readFile(join(workspace, 'snap2', 'report', 'report.json'), 'utf8')) as { since?: { previous: string } };
+    assert.equal(json.since?.previous, 'snap1/report/report.json');
+
+    // The first run on a branch has no report of before: said, and nothing fails.
+    const none = await runAction(action, { ...given, out: 'snap3', previous: 'nowhere/report.json', 'fail-on-regression': '0' }, workspace);
+    assert.equal(none.failed, false);
+    assert.match(step(none, /^Report/).stdout, /^::warning::agent-seer: no previous report at nowhere\/report\.json/m);
   });
 
   it('without a spec or an MCP config, the generate step fails with one annotation and nothing after it runs', async () => {
