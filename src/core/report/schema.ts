@@ -574,7 +574,7 @@ export const ReportModel = z
     scenarios: z
       .array(ReportScenario)
       .describe(
-        "Every scenario under the primary judge, view by view, with its verdict: what a later report's --previous compares. Ids are prefixed with their server ('server/id') when the report has several servers.",
+        "Every scenario under the primary judge, view by view, with its verdict (from the record's stored checks and judgments; agent-seer diff recomputes the checks against the spec): what a later report's --previous compares. Ids are prefixed with their server ('server/id') when the report has several servers.",
       ),
     since: SinceReport.optional().describe('What changed since a previous report (report --previous FILE); absent without it.'),
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
