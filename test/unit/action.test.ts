@@ -73,12 +73,20 @@ function parseOutputFile(text: string): Record<string, string> {
   return out;
 }
 
-/** Runs action.yml's steps with the given inputs, in `workspace`. */
-async function runAction(action: Action, given: Record<string, string>, workspace: string): Promise<ActionRun> {
+/**
+ * Runs action.yml's steps with the given inputs, in `workspace`; `only` runs just the steps it
+ * names, with `outputs` as the step outputs earlier steps would have set.
+ */
+async function runAction(
+  action: Action,
+  given: Record<string, string>,
+  workspace: string,
+  o: { only?: RegExp; outputs?: Record<string, Record<string, string>> } = {},
+): Promise<ActionRun> {
   const inputs: Record<string, string> = {};
   for (const [k, v] of Object.entries(action.inputs)) inputs[k] = given[k] ?? v.default ?? '';
   for (const k of Object.keys(given)) assert.ok(k in action.inputs, `the action has an input ${k}`);
-  const outputs: Record<string, Record<string, string>> = {};
+  const outputs: Record<string, Record<string, string>> = { ...o.outputs };
   /** A context reference; anything the action may not use here is an error, so the test notices it. */
   const ref = (expr: string): string => {
     const e = expr.trim();
@@ -118,6 +126,7 @@ async function runAction(action: Action, given: Record<string, string>, workspac
   const results: StepResult[] = [];
   try {
     for (const [i, step] of action.runs.steps.entries()) {
+      if (o.only && !o.only.test(step.name)) continue;
       if (!condition(step.if)) {
         results.push({ name: step.name, ran: false, code: 0, stdout: '', stderr: '' });
         continue;
@@ -273,6 +282,22 @@ describe('the GitHub Action (action.yml), its steps run locally', () => {
     const none = await runAction(action, { ...given, out: 'snap3', previous: 'nowhere/report.json', 'fail-on-regression': '0' }, workspace);
     assert.equal(none.failed, false);
     assert.match(step(none, /^Report/).stdout, /^::warning::agent-seer: no previous report at nowhere\/report\.json/m);
+  });
+
+  it('the job summary of a report over 1 MiB is cut at a line and says so (GitHub keeps 1 MiB)', async () => {
+    const md = join(workspace, 'big.md');
+    const row = `| ${'x'.repeat(90)} |\n`;
+    await writeFile(md, `# Agent Seer report\n\n${row.repeat(20_000)}`);
+    const junit = join(workspace, 'big.xml');
+    await writeFile(junit, '<testsuites>\n  <testsuite name="s" tests="3" failures="1" errors="0" skipped="1">\n  </testsuite>\n</testsuites>\n');
+    const run = await runAction(action, { out: 'big' }, workspace, {
+      only: /^Job summary/,
+      outputs: { report: { markdown: md, junit, 'gate-exit': '0' } },
+    });
+    assert.equal(run.steps[0]?.code, 0, run.steps[0]?.stderr);
+    assert.ok(Buffer.byteLength(run.summary) < 1024 * 1024, String(Buffer.byteLength(run.summary)));
+    assert.match(run.summary, /\| 3 \| 1 \| 1 \| 1 \|/);
+    assert.match(run.summary, /\| x{90} \|\n\n_The report is cut here \(the job summary holds 1 MiB\); all of it is in the agent-seer-report artifact\._\n$/);
   });
 
   it('without a spec or an MCP config, the generate step fails with one annotation and nothing after it runs', async () => {
