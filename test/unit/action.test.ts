@@ -7,9 +7,10 @@
  * GITHUB_STEP_SUMMARY, `if:` conditions evaluated, offline, on a fixture spec.
  *
  * What it does not run: `uses:` steps (actions/setup-node, actions/upload-artifact) are recorded
- * with their inputs, and the test asserts the files the upload names exist; and the install step
- * is given the `cli` input, so it does not run `npm ci` and `npm run build`: the CLI is the
- * TypeScript-compiled one of this test build (out/src/cli/main.js), not an esbuild bundle. The
+ * with their inputs, and the test asserts the files the upload names exist; and `npm ci` and
+ * `npm run build` of the install step: the runs are given the `cli` input (the TypeScript-compiled
+ * CLI of this test build, out/src/cli/main.js, not an esbuild bundle), and one test runs the
+ * install step with a stand-in `npm` on PATH that records how it is called. The
  * HTML report still reads the page script from dist/ (`npm run build`, as `npm test` runs first).
  */
 import assert from 'node:assert/strict';
@@ -53,6 +54,8 @@ interface StepResult {
 interface ActionRun {
   steps: StepResult[];
   outputs: Record<string, string>;
+  /** Each run step's outputs, by step id. */
+  stepOutputs: Record<string, Record<string, string>>;
   summary: string;
   failed: boolean;
 }
@@ -81,7 +84,7 @@ async function runAction(
   action: Action,
   given: Record<string, string>,
   workspace: string,
-  o: { only?: RegExp; outputs?: Record<string, Record<string, string>> } = {},
+  o: { only?: RegExp; outputs?: Record<string, Record<string, string>>; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ActionRun> {
   const inputs: Record<string, string> = {};
   for (const [k, v] of Object.entries(action.inputs)) inputs[k] = given[k] ?? v.default ?? '';
@@ -143,7 +146,7 @@ async function runAction(
       await Promise.all([writeFile(outputFile, ''), writeFile(envFile, ''), writeFile(script, substitute(step.run ?? ''))]);
       const env: NodeJS.ProcessEnv = {};
       for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GITHUB_') && !/_API_KEY$/.test(k)) env[k] = v;
-      Object.assign(env, { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: outputFile, GITHUB_ENV: envFile, GITHUB_STEP_SUMMARY: summaryFile, NO_COLOR: '1' });
+      Object.assign(env, o.env, { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: outputFile, GITHUB_ENV: envFile, GITHUB_STEP_SUMMARY: summaryFile, NO_COLOR: '1' });
       for (const [k, v] of Object.entries(step.env ?? {})) env[k] = substitute(String(v));
       const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd: workspace, env, encoding: 'utf8', maxBuffer: 64 << 20 });
       const code = r.status ?? 1;
@@ -152,7 +155,7 @@ async function runAction(
       if (code !== 0) failed = true;
     }
     const actionOutputs = Object.fromEntries(Object.entries(action.outputs).map(([k, v]) => [k, substitute(v.value)]));
-    return { steps: results, outputs: actionOutputs, summary: await readFile(summaryFile, 'utf8'), failed };
+    return { steps: results, outputs: actionOutputs, stepOutputs: outputs, summary: await readFile(summaryFile, 'utf8'), failed };
   } finally {
     await rm(files, { recursive: true, force: true });
   }
@@ -282,6 +285,18 @@ describe('the GitHub Action (action.yml), its steps run locally', () => {
     const none = await runAction(action, { ...given, out: 'snap3', previous: 'nowhere/report.json', 'fail-on-regression': '0' }, workspace);
     assert.equal(none.failed, false);
     assert.match(step(none, /^Report/).stdout, /^::warning::agent-seer: no previous report at nowhere\/report\.json/m);
+  });
+
+  it('without the cli input, the install step runs npm ci and the build in the action folder and names dist/cli.js', async () => {
+    // npm itself is not run here (it would install the whole tree): a stand-in on PATH records how it is called.
+    const bin = join(workspace, 'fake-bin');
+    const log = join(workspace, 'npm.log');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'npm'), `#!/bin/sh\necho "$PWD|$*" >> ${JSON.stringify(log)}\n`, { mode: 0o755 });
+    const run = await runAction(action, {}, workspace, { only: /^Install and build/, env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    assert.equal(run.steps[0]?.code, 0, run.steps[0]?.stderr);
+    assert.deepEqual((await readFile(log, 'utf8')).trim().split('\n'), [`${repoRoot}|ci --no-audit --no-fund`, `${repoRoot}|run build`]);
+    assert.equal(run.stepOutputs.cli?.path, join(repoRoot, 'dist', 'cli.js'));
   });
 
   it('the job summary of a report over 1 MiB is cut at a line and says so (GitHub keeps 1 MiB)', async () => {
