@@ -629,14 +629,16 @@ export function renderReport(root: HTMLElement, model: ReportModel): void {
     li.append(a);
     navList.append(li);
   };
-  // The worst scenarios open the page (what to fix), before the figures; the rest follow them.
-  const [first, ...rest] = sections[0]?.id === 'worst' ? [sections[0], ...sections.slice(1)] : [undefined, ...sections];
-  if (first) link(`s-${first.id}`, first.title);
+  // The worst scenarios open the page (what to fix), then what changed since a previous report
+  // (`report --previous`), before the figures; the rest follow them.
+  const opening = sections.filter((s) => s.id === 'worst' || s.id === 'since');
+  const rest = sections.filter((s) => !opening.includes(s));
+  for (const s of opening) link(`s-${s.id}`, s.title);
   link('s-figures', 'Figures');
   for (const s of rest) link(`s-${s.id}`, s.title);
   nav.append(navList);
   root.append(nav);
-  if (first) root.append(renderSection(first));
+  for (const s of opening) root.append(renderSection(s));
 
   // Figures: corpus distributions and failure rates under the primary judge, then per server;
   // a score the judge never gave has no figure (the offline judge's exact score is no TC).

@@ -3,8 +3,14 @@
  * an Actions step, and score bars (`--min-…`). The formats themselves live in `core/ci`.
  */
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { readBoundedFile } from '../core/boundedRead';
+import type { JudgedHarness } from '../core/ci/judgeCi';
+import { renderJunit, type JunitSuite } from '../core/ci/junit';
 import { githubAnnotation, inGithubActions, type CiFinding } from '../core/ci/sarif';
+import type { HarnessRead } from '../core/harness/store';
+import type { Spec } from '../core/spec/model';
 import { writeFileAtomic } from '../core/util/writeFileAtomic';
 import { UsageError, type Io } from './errors';
 import { pathOption } from './options';
@@ -34,4 +40,19 @@ export function printAnnotations(findings: readonly CiFinding[], io: Io, o: { js
   if (!inGithubActions(io.env)) return;
   const print = o.json ? io.err : io.out;
   for (const f of findings) if (f.level !== 'note') print(githubAnnotation(f, io.cwd));
+}
+
+/** Writes `--junit FILE`: the suites as one JUnit document, stamped now on this host. */
+export function writeJunitFile(raw: string, suites: readonly JunitSuite[], io: Io): Promise<void> {
+  return writeCiFile('--junit', raw, renderJunit(suites, { timestamp: new Date(), hostname: hostname() }), io);
+}
+
+/** A harness read back for its CI outputs: its records with the text of each record file (to place findings in). */
+export async function judgedHarnessOf(dir: string, read: HarnessRead, spec: Spec | undefined): Promise<JudgedHarness> {
+  const texts = new Map<string, string>();
+  for (const file of read.files.values()) {
+    const text = await readBoundedFile(file).catch(() => undefined);
+    if (text !== undefined) texts.set(file, text);
+  }
+  return { dir, records: read.records, files: read.files, texts, ...(spec ? { spec } : {}) };
 }

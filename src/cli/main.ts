@@ -6,7 +6,7 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nearestName } from '../core/checks/validateCall';
-import { errorText } from '../core/app/errorText';
+import { errorText } from '../core/util/errorText';
 import { ContainmentError } from '../core/containment';
 import { FolderLockedError } from '../core/harness/lock';
 import { OutputFolderError } from '../core/harness/outputFolder';

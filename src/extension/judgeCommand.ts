@@ -8,7 +8,7 @@ import { lockFolder } from '../core/harness/lock';
 import { writeRecord } from '../core/harness/store';
 import { findHarnessSpec } from '../core/harness/specLookup';
 import { judgeHarness, judgeRecord, judgeIdOf, OFFLINE_JUDGE_ID, type JudgeHarnessResult } from '../core/judge';
-import { createLlmClient } from '../core/app/llmClient';
+import { createLlmClient } from '../core/llm/client';
 import type { StructuredLlm } from '../core/llm';
 import { CACHE_DIR } from '../core/workspace/layout';
 import { PromptLibrary } from '../core/llm/prompts';

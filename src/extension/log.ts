@@ -6,7 +6,7 @@ export function createLog(): vscode.LogOutputChannel {
 }
 
 /** A one-line message from anything thrown, without a stack (the shared helper, under the name the extension uses). */
-export { errorText as errorMessage } from '../core/app/errorText';
+export { errorText as errorMessage } from '../core/util/errorText';
 
 /** The action every error and warning toast offers. */
 export const SHOW_LOG = 'Show Log';

@@ -58,9 +58,10 @@ judged again) or two agent runs (<harness-dir>/runs/<agent>/<run> folders, as ag
 writes them). Scenarios are paired by record id, then by title (ids change when a harness is
 regenerated); the output says which were paired how.
 
-For harnesses, per scenario: TC and Coh (when an LLM judge ran), the exact score, the share of
-argument values the user's words and outputs determine and the count of determinacy findings,
-and the pass/fail verdict; the tools added, removed and changed between the two specs, and per
+For harnesses, per scenario and per view (the single-turn task, and the conversation of a
+scenario that has one: its scores are named "conversation tc", …): TC and Coh (when an LLM judge
+ran), the exact score, the share of argument values the user's words and outputs determine and
+the count of determinacy findings; and the pass/fail verdict; the tools added, removed and changed between the two specs, and per
 scenario the changed tools it calls. For runs: the call score, pass/fail and the failing calls.
 Changed scenarios are listed worst regression first, then scenarios new in B and vanished from A.
 

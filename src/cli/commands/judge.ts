@@ -4,7 +4,7 @@ import { MAX_OPTION } from '../../core/bounds';
 import { findHarnessSpec } from '../../core/harness/specLookup';
 import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
-import { createLlmClient } from '../../core/app/llmClient';
+import { createLlmClient } from '../../core/llm/client';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 import { throttleProgress } from '../../core/app/throttle';
 import {
@@ -28,14 +28,11 @@ import { renderTable } from '../table';
 import { EXACT_CANNOT_SEE, EXACT_COVERS } from '../../core/report/exactScope';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { BatchProvider } from '../../core/llm/batch';
-import { readBoundedFile } from '../../core/boundedRead';
-import { determinacyRate, JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, meanExactScore, type JudgedHarness } from '../../core/ci/judgeCi';
+import { determinacyRate, JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, meanExactScore } from '../../core/ci/judgeCi';
 import { gateFailures, type Gate } from '../../core/ci/gates';
-import { renderJunit } from '../../core/ci/junit';
 import { inGithubActions, sarifLog, sarifText } from '../../core/ci/sarif';
 import type { Spec } from '../../core/spec/model';
-import { hostname } from 'node:os';
-import { printAnnotations, scoreOption, writeCiFile } from '../ciOutputs';
+import { judgedHarnessOf, printAnnotations, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
 export interface JudgeArgs extends BatchArgs {
@@ -78,14 +75,8 @@ interface JudgeCi {
  */
 async function judgeCiOutputs(dir: string, spec: Spec, judgeIds: readonly string[], ci: JudgeCi, io: Io, json: boolean): Promise<string[]> {
   const read = await readHarness(dir);
-  const texts = new Map<string, string>();
-  for (const file of read.files.values()) {
-    const text = await readBoundedFile(file).catch(() => undefined);
-    if (text !== undefined) texts.set(file, text);
-  }
-  const h: JudgedHarness = { dir, records: read.records, files: read.files, texts, spec };
-  if (ci.junit !== undefined)
-    await writeCiFile('--junit', ci.junit, renderJunit(judgeJunitSuites(h, judgeIds), { timestamp: new Date(), hostname: hostname() }), io);
+  const h = await judgedHarnessOf(dir, read, spec);
+  if (ci.junit !== undefined) await writeJunitFile(ci.junit, judgeJunitSuites(h, judgeIds), io);
   if (ci.sarif !== undefined || inGithubActions(io.env)) {
     const findings = judgeCiFindings(h, judgeIds);
     if (ci.sarif !== undefined)

@@ -1,7 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { gateFailures, type Gate } from '../../core/ci/gates';
-import { scoreOption } from '../ciOutputs';
-import { relative } from 'node:path';
+import { judgedHarnessOf, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
+import { JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, type JudgedHarness } from '../../core/ci/judgeCi';
+import type { JunitSuite } from '../../core/ci/junit';
+import { storedRunSuites } from '../../core/ci/runCi';
+import { sarifLog, sarifText, type CiFinding } from '../../core/ci/sarif';
+import type { AgentRuns } from '../../core/agents/readRuns';
+import { regressionGate } from '../../core/report/compare';
+import { parsePreviousReport, PreviousReportError, sinceReport, type PreviousReport } from '../../core/report/since';
+import { basename, relative } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
@@ -47,6 +54,14 @@ export interface ReportArgs {
   specs: string[];
   seed?: string;
   resamples?: string;
+  /** `--junit FILE`: a test case per record view under each reported judge, and per stored agent scenario run. */
+  junit?: string;
+  /** `--sarif FILE`: the reported judges' findings in the record files. */
+  sarif?: string;
+  /** `--previous FILE`: a report JSON to compare with ("Since the previous report"). */
+  previous?: string;
+  /** `--fail-on-regression X`: gate on the scenarios that regressed since `--previous`. */
+  failOnRegression?: string;
 }
 
 const threshold = scoreOption;
@@ -113,6 +128,43 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
 }
 
 /**
+ * `report --junit/--sarif`: the same files `judge` and `run` write, from what the report read:
+ * per harness a suite per reported judge (a case per record view) and a suite per agent of its
+ * runs/ (a case per scenario run, re-scored; runs are scored only when the spec is known); the
+ * SARIF holds the reported judges' findings, placed in the record files. No annotations here:
+ * `judge` prints them, and a CI job that runs both would see each twice.
+ */
+async function writeReportCi(
+  model: ReportModel,
+  ci: readonly { harness: JudgedHarness; runs: readonly AgentRuns[]; specHash?: string }[],
+  args: Pick<ReportArgs, 'junit' | 'sarif'>,
+  io: Io,
+): Promise<void> {
+  const judges = model.judges.map((j) => j.judge).filter((j): j is string => j !== null);
+  if (args.junit !== undefined) {
+    const suites: JunitSuite[] = [];
+    for (const { harness, runs, specHash } of ci) {
+      suites.push(...judgeJunitSuites(harness, judges));
+      if (harness.spec)
+        suites.push(
+          ...storedRunSuites({
+            harness: basename(harness.dir) || harness.dir,
+            spec: harness.spec,
+            records: harness.records,
+            agents: runs,
+            ...(specHash !== undefined ? { specHash } : {}),
+          }),
+        );
+    }
+    await writeJunitFile(args.junit, suites, io);
+  }
+  if (args.sarif !== undefined) {
+    const findings: CiFinding[] = ci.flatMap((c) => judgeCiFindings(c.harness, judges));
+    await writeCiFile('--sarif', args.sarif, sarifText(sarifLog({ tool: 'agent-seer report', rules: JUDGE_SARIF_RULES, findings, baseDir: io.cwd })), io);
+  }
+}
+
+/**
  * `agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
  * [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N] [--resamples B]`
  *
@@ -134,6 +186,20 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const minDeterminacy = threshold('--min-determinacy', args.minDeterminacy);
   const seed = intOption('seed', args.seed, undefined, 0);
   const resamples = intOption('resamples', args.resamples, undefined, 1, MAX_OPTION.resamples);
+  const regressionBar = args.failOnRegression === undefined ? undefined : scoreOption('--fail-on-regression', args.failOnRegression);
+  if (regressionBar !== undefined && args.previous === undefined)
+    throw new UsageError('--fail-on-regression compares with a previous report: give it --previous FILE (a report --format json of before)');
+  // Read before the work, so a bad file is said at once.
+  let previous: PreviousReport | undefined;
+  if (args.previous !== undefined) {
+    const { text } = await readInputFile('--previous', args.previous, io.cwd);
+    try {
+      previous = parsePreviousReport(text, args.previous);
+    } catch (e) {
+      if (e instanceof PreviousReportError) throw new UsageError(e.message);
+      throw e;
+    }
+  }
   // Checked before the work, so a bad --out is not found only after the report is computed.
   const outFile = args.out !== undefined ? await outputFileOption('--out', args.out, io.cwd) : undefined;
   const rel = (f: string) => relative(io.cwd, f) || f;
@@ -155,6 +221,9 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   }
   const inputs: HarnessInput[] = [];
   const warnings: string[] = [];
+  /** Per harness, what its CI files need (only read when --junit or --sarif is given). */
+  const ciInputs: { harness: JudgedHarness; runs: readonly AgentRuns[]; specHash?: string }[] = [];
+  const wantsCi = args.junit !== undefined || args.sarif !== undefined;
   // A harness a generate or judge run is writing is partial: refused (exit 2, naming the run), not reported as a result.
   for (const { dir } of dirs) await assertNotLocked(dir);
   for (const { dir, named: d } of dirs) {
@@ -195,6 +264,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
       `read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}${runCount ? `, ${runCount} runs of ${runs.agents.length} agents` : ''}`,
     );
     inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
+    if (wantsCi)
+      ciInputs.push({ harness: await judgedHarnessOf(dir, read, spec), runs: runs.agents, ...(read.manifest ? { specHash: read.manifest.spec.hash } : {}) });
   }
 
   let model: ReportModel;
@@ -206,6 +277,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     throw e;
   }
 
+  if (previous) model.since = sinceReport(previous, model, args.previous ?? '');
+
   const text = format === 'json' ? `${JSON.stringify(model, null, 2)}\n` : format === 'md' ? renderMarkdown(model) : renderHtml(model);
   if (outFile) {
     const file = outFile;
@@ -216,9 +289,18 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     io.out(text.replace(/\n$/, ''));
   }
 
+  if (wantsCi) await writeReportCi(model, ciInputs, args, io);
+
   // Unscored records and the leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
   for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING) || w.startsWith(UNSCORED_WARNING)) io.err(`agent-seer: warning: ${w}`);
   const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore), ...offlineGateFailures(model, minExact, minDeterminacy)];
+  if (regressionBar !== undefined && model.since) {
+    // diff's gate, on the scenarios since the previous report: each offender a line, then the bar's line.
+    const gate = regressionGate(model.since.scenarios, regressionBar);
+    for (const o of gate.offenders) io.err(`agent-seer:   ${o}`);
+    if (gate.failed) failures.push(gate.line);
+    else io.err(`agent-seer: ${gate.line}`);
+  }
   for (const f of failures) io.err(`agent-seer: ${f}`);
   const empty = inputs.every((i) => i.records.length === 0);
   if (empty) io.err(`agent-seer: nothing to report: 0 records in ${inputs.length === 1 ? inputs[0]!.dir : `${inputs.length} harnesses`} (exit ${EXIT.empty})`);
@@ -239,12 +321,17 @@ export const options = {
   spec: { type: 'string', multiple: true, default: [] },
   seed: { type: 'string' },
   resamples: { type: 'string' },
+  junit: { type: 'string' },
+  sarif: { type: 'string' },
+  previous: { type: 'string' },
+  'fail-on-regression': { type: 'string' },
 } as const satisfies OptionTable;
 
 /** Its lines in the top-level help. */
 export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|json] [--json] [--out FILE] [--judge ID]…
                      [--min-tc X] [--min-coh X] [--min-score X] [--min-exact X] [--min-determinacy X]
-                     [--spec FILE]… [--seed N] [--resamples B]
+                     [--spec FILE]… [--seed N] [--resamples B] [--junit FILE] [--sarif FILE]
+                     [--previous FILE [--fail-on-regression X]]
                                              the paper's tables and figures for harnesses (one
                                              row per server; several --judge: agreement too),
                                              and the leaderboard of the agents in their runs/;
@@ -282,15 +369,26 @@ Options:
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling
   --resamples B          bootstrap resamples (at most ${MAX_OPTION.resamples})
+  --junit FILE           also write JUnit XML: per harness, a test case per record view under each
+                         reported judge (as judge --junit) and per scenario run of each agent in
+                         its runs/ (as run --junit, re-scored from the trajectories)
+  --sarif FILE           also write the reported judges' findings as SARIF 2.1.0, each in its
+                         record file (as judge --sarif)
+  --previous FILE        a previous report's JSON (report --format json): adds "Since the previous
+                         report", the corpus scores then and now and the scenarios worse, better,
+                         new and vanished (as agent-seer diff compares them)
+  --fail-on-regression X with --previous: exit 1 when a scenario's score (0–1, either view) dropped
+                         by more than X, or a scenario that passed fails now (diff's gate)
   -h, --help             this text
 
 A harness that a generate or judge run is writing (it holds the folder's lock) is refused with
 the run's pid, purpose and start time: report it when the run has finished. A harness with a
 symbolic link in its records/, runs/ or .cache/ (or as its manifest) is refused, naming the link.
 
-Exit 0; 1 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy gate fails (each
-missed bar is one line on stderr, saying by how much for the new ones); 2 on bad input, a link inside a
-harness, or a harness being written; 5 when the harnesses hold 0 records (nothing to report:
+Exit 0; 1 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy or
+--fail-on-regression gate fails (each missed bar is one line on stderr, saying by how much for
+the new ones); 2 on bad input (a --previous that is not a report JSON of this version too), a
+link inside a harness, or a harness being written; 5 when the harnesses hold 0 records (nothing to report:
 the report is still written, and says so).`;
 
 /** Runs `report` on parsed arguments. */
@@ -310,6 +408,10 @@ export function run({ values, positionals }: Parsed<typeof options>, io: Io): Pr
       specs: values.spec,
       seed: values.seed,
       resamples: values.resamples,
+      ...(values.junit !== undefined ? { junit: values.junit } : {}),
+      ...(values.sarif !== undefined ? { sarif: values.sarif } : {}),
+      ...(values.previous !== undefined ? { previous: values.previous } : {}),
+      ...(values['fail-on-regression'] !== undefined ? { failOnRegression: values['fail-on-regression'] } : {}),
     },
     io,
   );

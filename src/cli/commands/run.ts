@@ -1,9 +1,7 @@
 import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
-import { hostname } from 'node:os';
 import { gateFailures } from '../../core/ci/gates';
-import { renderJunit } from '../../core/ci/junit';
 import { runJunitSuite } from '../../core/ci/runCi';
-import { scoreOption, writeCiFile } from '../ciOutputs';
+import { scoreOption, writeJunitFile } from '../ciOutputs';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
@@ -11,7 +9,7 @@ import { createProvider, isToolCallingProvider, LlmConfigError, LlmStopError, sh
 import { MAX_OPTION } from '../../core/bounds';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../../core/workspace/defaults';
 import { agentRunsDir, CACHE_DIR } from '../../core/workspace/layout';
-import { createLlmClient } from '../../core/app/llmClient';
+import { createLlmClient } from '../../core/llm/client';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 import type { TrajectoryJudge } from '../../core/agents/judgeTrajectory';
 import { basename, join } from 'node:path';
@@ -210,7 +208,7 @@ async function runCommand(
       records: result.records,
       runs,
     });
-    await writeCiFile('--junit', args.junit, renderJunit([suite], { timestamp: new Date(), hostname: hostname() }), io);
+    await writeJunitFile(args.junit, [suite], io);
   }
   const gates =
     minScore === undefined

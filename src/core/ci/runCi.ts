@@ -3,7 +3,10 @@
  * expected call not right the first time, or a call refused) fails with its call score and, call
  * by call, what was expected and what the agent sent. Pure.
  */
-import type { ScenarioScore, ScoredCall } from '../agents/score';
+import { runsByClient, type AgentRuns } from '../agents/readRuns';
+import { scoreTrajectory, type ScenarioScore, type ScoredCall } from '../agents/score';
+import type { HarnessRecord } from '../harness/format';
+import type { Spec } from '../spec/model';
 import type { JunitCase, JunitSuite } from './junit';
 
 /** What a run's JUnit needs: the agent, the harness, and each scored scenario run. */
@@ -56,4 +59,35 @@ export function runJunitSuite(r: RunForJunit): JunitSuite {
     };
   });
   return { name: `${r.harness} run by ${r.agent}`, cases, properties: { agent: r.agent, harness: r.harness, callScore: r.callScore.toFixed(4) } };
+}
+
+/**
+ * The runs kept in a harness's `runs/` as JUnit, one suite per agent (as the leaderboard groups
+ * them: `runsByClient`), each trajectory re-scored against its record with `scoreTrajectory`, so
+ * `report --junit` says what `run --junit` said. Trajectories of a scenario the harness does not
+ * hold, or made against another spec (`specHash` given), are left out, as the leaderboard does.
+ */
+export function storedRunSuites(h: {
+  harness: string;
+  spec: Spec;
+  specHash?: string;
+  records: readonly HarnessRecord[];
+  agents: readonly AgentRuns[];
+}): JunitSuite[] {
+  const byId = new Map(h.records.map((r) => [r.id, r]));
+  const suites: JunitSuite[] = [];
+  for (const a of runsByClient(h.agents)) {
+    const records: (ScenarioScore & { run: number })[] = [];
+    a.runs.forEach((run, i) => {
+      for (const t of run.trajectories) {
+        const record = byId.get(t.scenarioId);
+        if (!record || (h.specHash !== undefined && t.specHash !== h.specHash)) continue;
+        records.push({ ...scoreTrajectory(h.spec, record, t), run: i + 1 });
+      }
+    });
+    if (!records.length) continue;
+    const callScore = records.reduce((s, r) => s + r.callScore, 0) / records.length;
+    suites.push(runJunitSuite({ agent: a.agent, harness: h.harness, callScore, records, runs: a.runs.length }));
+  }
+  return suites;
 }

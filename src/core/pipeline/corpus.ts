@@ -13,7 +13,7 @@
  * throws, comes back as that spec's `refused` or `error` outcome while the rest run on.
  */
 import { join } from 'node:path';
-import { createCallGuard, createLlmClient } from '../app/llmClient';
+import { createCallGuard, createLlmClient } from '../llm/client';
 import { ContainmentError } from '../containment';
 import { FolderLockedError } from '../harness/lock';
 import { OutputFolderError } from '../harness/outputFolder';

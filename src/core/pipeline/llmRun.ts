@@ -11,7 +11,7 @@ import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
 import { FORMAT_VERSION, type HarnessManifest, type HarnessRecord, type ManifestCounts, type SkippedTool } from '../harness/format';
 import { specHash, toolHashes as specToolHashes } from '../harness/hash';
-import { errorText } from '../app/errorText';
+import { errorText } from '../util/errorText';
 import { DEFAULT_COMPLEX, DEFAULT_FALLBACK, DEFAULT_SEED, DEFAULT_SIMPLE } from '../workspace/defaults';
 import { isAbortError, LlmQuotaError, LlmStopError, type StructuredLlm } from '../llm';
 import { BatchPendingError, BatchProvider } from '../llm/batch';

@@ -20,7 +20,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { SkippedTool } from '../harness/format';
-import { createLlmClient } from '../app/llmClient';
+import { createLlmClient } from '../llm/client';
 import { CACHE_DIR } from '../workspace/layout';
 import { LlmStats, type CallLimits, type ChatProvider, type StructuredLlm } from '../llm';
 import type { Spec, Tool } from '../spec/model';
@@ -45,7 +45,7 @@ export type { PipelineLlmProvider, PipelineResult, RunPipelineOptions } from './
 import { DEFAULT_COVERAGE_ROUNDS } from '../workspace/defaults';
 export { DEFAULT_COVERAGE_ROUNDS };
 
-/** Builds a client for the pipeline (the shared recipe in app/llmClient.ts): its cache under `<cacheDir or outDir/.cache>/llm`. */
+/** Builds a client for the pipeline (the shared recipe in llm/client.ts): its cache under `<cacheDir or outDir/.cache>/llm`. */
 export function createPipelineLlm(options: {
   chat: ChatProvider;
   outDir: string;

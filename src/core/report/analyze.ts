@@ -39,12 +39,14 @@ import {
   type GraphEdge,
   type JudgeReport,
   type ReportModel,
+  type ReportScenario,
   type ServerReport,
   type ServerStructure,
   type ToolScore,
 } from './schema';
 import { DEFAULT_RESAMPLES, gini, harmonicMean, minimum, pearson, sd, spearman, type Correlation } from './stats';
 import { byCodeUnit } from '../util/byCodeUnit';
+import { recordSnapshot } from './compare';
 
 /** One harness to report on. */
 export interface HarnessInput {
@@ -173,6 +175,25 @@ interface ServerInput {
 }
 
 export { PAPER_EXPANSION_RATE } from './multiTurnRate';
+
+/**
+ * Every scenario under the primary judge, as a later report's `--previous` compares them
+ * (`compare.ts`); over several servers an id is prefixed with its server, so two harnesses'
+ * records of one id stay apart.
+ */
+function reportScenarios(inputs: readonly HarnessInput[], servers: readonly ServerInput[], judge: string | null): ReportScenario[] {
+  const many = servers.length > 1;
+  return inputs.flatMap((input, i) => {
+    const server = servers[i]?.name ?? '';
+    return input.records.map((r) => {
+      // The verdict from the record's stored checks, not recomputed against the spec (as diff does):
+      // that was most of the analysis time (1–3 ms a record on a 200-record harness), and a report is of
+      // the harness as judged.
+      const s = recordSnapshot(r, undefined, judge);
+      return { server, ...s, id: many ? `${server}/${s.id}` : s.id };
+    });
+  });
+}
 
 /** The paper's mock outputs by grounding tier (Appendix A.4, the section of Table 9): all 871 low. */
 export const PAPER_MOCK_GROUNDING = { outputs: 871, high: 0, medium: 0, low: 871 } as const;
@@ -683,6 +704,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     leaderboard: board.rows,
     specChanges: inputs.flatMap((input, i) => (input.manifest?.drift ? [{ server: servers[i]?.name ?? '', ...input.manifest.drift }] : [])),
     cost: inputs.flatMap((input, i) => costRowsOf(servers[i]?.name ?? '', input.manifest, input.records)),
+    scenarios: reportScenarios(inputs, servers, perJudge[0]?.report.judge ?? null),
     warnings,
   };
 }

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { SpecDrift } from '../harness/format';
+import { ScenarioDiff, ScenarioSnapshot } from './compare';
 import { AGGREGATIONS, ARGUMENT_SUBDIMENSIONS, REPORT_ASPECT_ORDER, type ArgumentSubdimension, type CohAspect } from '../vocabulary';
 
 /** Version of this report format. */
@@ -492,6 +493,51 @@ export const WorstScenarios = z
   .meta({ id: 'WorstScenarios' });
 export type WorstScenarios = z.infer<typeof WorstScenarios>;
 
+/** A scenario of the report under the primary judge, as `--previous` compares it (`compare.ts`). */
+export const ReportScenario = ScenarioSnapshot.extend({
+  server: z.string().describe('Server (spec) name, as in structure.'),
+}).meta({ id: 'ReportScenario' });
+export type ReportScenario = z.infer<typeof ReportScenario>;
+
+/** The corpus figures the previous-report section sets side by side. */
+export const SINCE_SCORES = ['tc', 'coh', 'exact', 'determined'] as const;
+
+/** "Since the previous report": this report against the JSON of an earlier one (`report --previous`). */
+export const SinceReport = z
+  .object({
+    previous: z.string().describe('The previous report JSON, as given to --previous.'),
+    judge: z
+      .object({ before: z.string().nullable(), after: z.string().nullable() })
+      .describe("Each report's primary judge: scores of two different judges are set side by side, but not on one scale."),
+    scores: z
+      .array(
+        z.object({
+          score: z.enum(SINCE_SCORES).describe("tc, coh, exact: corpus means under the primary judge; determined: the corpus's determined share of values."),
+          before: Num,
+          after: Num,
+          delta: Num.describe('after − before; null when either is missing.'),
+        }),
+      )
+      .describe('The corpus scores then and now, every score either report has.'),
+    counts: z
+      .object({
+        matchedById: Count,
+        matchedByTitle: Count,
+        new: Count,
+        vanished: Count,
+        worse: Count,
+        better: Count,
+        unchanged: Count,
+      })
+      .nullable()
+      .describe('Scenario counts; null when the previous report lists no scenarios (written before reports did).'),
+    scenarios: z
+      .array(ScenarioDiff)
+      .describe('Scenarios that changed or were paired by title, worst regressions first, then new, then vanished ones (as agent-seer diff lists them).'),
+  })
+  .meta({ id: 'SinceReport' });
+export type SinceReport = z.infer<typeof SinceReport>;
+
 /** The whole report. */
 export const ReportModel = z
   .object({
@@ -525,6 +571,12 @@ export const ReportModel = z
       .describe(
         "What the LLM work on each harness cost: its last generation run (from the manifest's cost) and each LLM judge (the tokens its stored judgments record, at the built-in prices); empty when no model was used.",
       ),
+    scenarios: z
+      .array(ReportScenario)
+      .describe(
+        "Every scenario under the primary judge, view by view, with its verdict (from the record's stored checks and judgments; agent-seer diff recomputes the checks against the spec): what a later report's --previous compares. Ids are prefixed with their server ('server/id') when the report has several servers.",
+      ),
+    since: SinceReport.optional().describe('What changed since a previous report (report --previous FILE); absent without it.'),
     warnings: z.array(z.string()).describe('Things the reader should know (missing specs, unjudged records, unreadable files).'),
   })
   .describe("Agent Seer report: the paper's tables and figures for one or more harnesses.");

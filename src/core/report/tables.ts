@@ -31,8 +31,10 @@ import type {
   ScoreSummary,
   ServerReport,
   ServerStructure,
+  SinceReport,
   WorstScenarios,
 } from './schema';
+import { scenarioName, scoreLabel } from './compareNames';
 
 /** One table. */
 export interface ReportTable {
@@ -752,6 +754,64 @@ function worstSection(w: WorstScenarios): ReportSection {
   return { ...base, tables: [{ ...t, links: w.scenarios.map((x) => x.file) }] };
 }
 
+/** Scenarios the previous-report section lists at most (the JSON has them all). */
+const SINCE_SHOWN = 50;
+
+/** "Since the previous report" (`report --previous`): the corpus scores then and now, and the scenarios that changed, worst first. */
+function sinceSection(since: SinceReport): ReportSection {
+  const notes = [`Compared with the previous report ${since.previous}.`];
+  if (since.judge.before !== since.judge.after)
+    notes.push(
+      `Its primary judge was ${since.judge.before ?? '(none)'}, this report's is ${since.judge.after ?? '(none)'}: their scores are side by side, not on one scale.`,
+    );
+  if (!since.counts) notes.push('The previous report lists no scenarios (an older agent-seer wrote it): only the scores are compared.');
+  const scores = table(
+    'since-scores',
+    'Scores then and now',
+    "Corpus figures of each report's primary judge: mean TC and Coh (an LLM judge's), the exact score, and the determined share of argument values.",
+    ['Score', 'Then', 'Now', 'Change'],
+    since.scores.map((x) => [
+      x.score === 'determined' ? 'determined share' : x.score === 'tc' ? 'TC' : x.score === 'coh' ? 'Coh' : 'exact',
+      f3(x.before),
+      f3(x.after),
+      signed(x.delta),
+    ]),
+  );
+  const tables = [scores];
+  const c = since.counts;
+  if (c) {
+    const change = (names: readonly string[], s: SinceReport['scenarios'][number]): string =>
+      names
+        .map((n) => {
+          if (n === 'verdict') return `verdict ${s.verdict.before} → ${s.verdict.after}`;
+          const sc = s.scores.find((x) => scoreLabel(x) === n);
+          return sc ? `${n} ${f3(sc.before)} → ${f3(sc.after)}` : n;
+        })
+        .join('; ') || '—';
+    const shownRows = since.scenarios.slice(0, SINCE_SHOWN);
+    tables.push(
+      table(
+        'since-scenarios',
+        'Scenarios since the previous report',
+        `${c.worse} worse, ${c.better} better, ${c.unchanged} unchanged; ${c.new} new, ${c.vanished} vanished (paired by id, ${c.matchedByTitle} by title). Worse first (a pass turned fail, then the largest drop), then new, then vanished${since.scenarios.length > SINCE_SHOWN ? `; the first ${SINCE_SHOWN} of ${since.scenarios.length} shown (the JSON has all)` : ''}. Scores of the conversation view are named so.`,
+        ['Scenario', 'Title', 'Change', 'Worse', 'Better', 'Verdict', 'Fails now because'],
+        shownRows.map((s) => [
+          scenarioName(s),
+          s.title,
+          s.status === 'matched' ? (s.matchedBy === 'title' ? 'paired by title' : 'changed') : s.status,
+          change(s.worse, s),
+          change(s.better, s),
+          `${s.verdict.before ?? '—'} → ${s.verdict.after ?? '—'}`,
+          s.failures.slice(0, 2).join('; ') + (s.failures.length > 2 ? `; and ${s.failures.length - 2} more` : '') || '—',
+        ]),
+        [L, L, L, L, L, L, L],
+        'No scenario changed: every scenario of the previous report is here, with the same scores and verdict.',
+      ),
+    );
+  }
+  return { id: 'since', title: 'Since the previous report', notes, tables };
+}
+
 /** What changed in the spec of harnesses regenerated with --only-stale (from their manifests). */
 function specChangesSection(model: ReportModel): ReportSection {
   const names = (xs: readonly string[]): string => xs.join(', ') || '—';
@@ -834,6 +894,8 @@ function allSections(model: ReportModel): ReportSection[] {
   return [
     // What to fix first: the report opens on it.
     worstSection(model.worst),
+    // A CI reader's next question: what this change made worse.
+    ...(model.since ? [sinceSection(model.since)] : []),
     // The leaderboard first when agents were run: it is what a report over runs is for.
     ...(model.leaderboard.length ? [leaderboardSection(model)] : []),
     // Then, for a corpus, its servers side by side: a single harness's report is unchanged.

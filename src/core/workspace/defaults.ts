@@ -52,7 +52,7 @@ export const BATCH_CALL_TIMEOUT_MS = 48 * 3600_000;
 export const DEFAULT_RPM: number | undefined = undefined;
 /** Seconds to wait for a server to start, and again for it to list its tools (`--timeout`, `agentSeer.serverTimeoutSeconds`). */
 export const DEFAULT_SERVER_TIMEOUT_SECONDS = 30;
-/** The rate-limit window of every LLM client: a minute plus a second of margin (see app/llmClient.ts). */
+/** The rate-limit window of every LLM client: a minute plus a second of margin (see llm/client.ts). */
 export const RPM_WINDOW_MS = 61_000;
 /**
  * Seconds an LLM request may go without an answer before it fails as a timeout (`--request-timeout`,

@@ -5,19 +5,14 @@
  * gates (`--min-exact`, `--min-determinacy`, `inspect --fail-on`, `run --min-score`) failing and
  * passing as they should, each with one line.
  *
- * The schemas are vendored in test/fixtures/ci/ (see its README.md for where each came from):
- * `sarif-schema-2.1.0.json` from oasis-tcs/sarif-spec (sarif-2.1/prose/, the draft-07 text
- * published at https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/), and
- * `junit.xsd`, the Apache Ant JUnit schema from windyroad/JUnit-Schema (JUnit.xsd).
+ * The schemas are vendored in test/fixtures/ci/ (see its README.md for where each came from) and
+ * read by ../ciValidation.ts.
  */
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
-import { validateXML } from 'xmllint-wasm';
 import { escapeData, escapeProperty, githubAnnotation } from '../../../src/core/ci/sarif';
 import type { HarnessRecord } from '../../../src/core/harness/format';
 import { StoredJudgment } from '../../../src/core/judge/schemas';
@@ -25,53 +20,9 @@ import { readHarness } from '../../../src/core/harness/store';
 import { startFakeGemini } from '../../fakes/fakeGemini';
 import type { FakeLlmServer } from '../../fakes/fakeLlmServer';
 import { geminiAgent, oraclePlan } from '../../fakes/scriptedAgent';
+import { junitCases, junitErrors, noActions, sarifErrors } from '../ciValidation';
 import { cli } from '../cliRunner';
-import { localFixturesDir, specsDir } from '../fixturePaths';
-
-const CI_FIXTURES = join(localFixturesDir, 'ci');
-
-/** The XSD's errors for a JUnit text (none when it is valid). */
-async function junitErrors(xml: string): Promise<string[]> {
-  const xsd = await readFile(join(CI_FIXTURES, 'junit.xsd'), 'utf8');
-  const r = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [{ fileName: 'junit.xsd', contents: xsd }] });
-  return r.errors.map((e) => e.rawMessage);
-}
-
-let sarifValidator: ReturnType<Ajv['compile']> | undefined;
-/** The SARIF schema's errors for a log (none when it is valid). */
-async function sarifErrors(log: unknown): Promise<string[]> {
-  if (!sarifValidator) {
-    // The published schema has a pattern (`^[a-zA-Z]{2}|…]?$`) that is invalid under the `u` flag ajv uses by default.
-    const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
-    addFormats(ajv);
-    sarifValidator = ajv.compile(JSON.parse(await readFile(join(CI_FIXTURES, 'sarif-schema-2.1.0.json'), 'utf8')) as object);
-  }
-  return sarifValidator(log) ? [] : (sarifValidator.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
-}
-
-/** Test cases of a JUnit text: name, and the failure's message and body when it failed. */
-function junitCases(xml: string): { name: string; failure?: { message: string; body: string } }[] {
-  const decode = (s: string) =>
-    s
-      .replace(/&#10;/g, '\n')
-      .replace(/&quot;/g, '"')
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
-  return [
-    ...xml.matchAll(/<testcase name="([^"]*)"[^>]*?(?:\/>|>\s*(?:<failure message="([^"]*)"[^>]*>([\s\S]*?)<\/failure>|<skipped[^>]*\/>)\s*<\/testcase>)/g),
-  ].map((m) => ({
-    name: decode(m[1] ?? ''),
-    ...(m[2] !== undefined ? { failure: { message: decode(m[2]), body: decode(m[3] ?? '') } } : {}),
-  }));
-}
-
-/** The environment of a run outside GitHub Actions (the test process's may be inside it). */
-const noActions = (): NodeJS.ProcessEnv => {
-  const env = { ...process.env };
-  delete env.GITHUB_ACTIONS;
-  return env;
-};
+import { specsDir } from '../fixturePaths';
 
 interface SarifLog {
   runs: {
@@ -370,6 +321,44 @@ describe('CI outputs and offline gates', () => {
       assert.ok(expected, f.body);
       assert.notEqual(expected[1], expected[2]);
       assert.match(expected[2]!, /-x"/);
+    });
+
+    it('report --junit/--sarif: from the stored judgments and runs, the same cases judge and run write; both validate', async () => {
+      // The planted harness (judged offline above) with the wrong-arguments run of the test before in its runs/.
+      const withRuns = join(root, 'with-runs');
+      await cp(planted, withRuns, { recursive: true });
+      await cp(join(root, 'runs-bad'), join(withRuns, 'runs', 'gemini-bad'), { recursive: true });
+      const junit = join(root, 'out', 'report.xml');
+      const sarif = join(root, 'out', 'report.sarif');
+      const r = await cli(['report', withRuns, '--junit', junit, '--sarif', sarif, '--out', join(root, 'out', 'report.md')], root, noActions());
+      assert.equal(r.code, 0, r.err);
+      const xml = await readFile(junit, 'utf8');
+      assert.deepEqual(await junitErrors(xml), []);
+      const suites = [...xml.matchAll(/<testsuite [^>]* name="([^"]*)"/g)].map((m) => m[1]);
+      assert.deepEqual(suites, ['with-runs judged by offline', 'with-runs run by gemini-bad']);
+      const cases = junitCases(xml);
+      const views = records.reduce((n, rec) => n + (rec.conversation.length >= 2 ? 2 : 1), 0);
+      assert.equal(cases.length, views + records.length, 'a case per record view, then one per scenario run');
+      const judged = cases.slice(0, views);
+      assert.deepEqual(
+        judged.filter((c) => c.failure).map((c) => c.name),
+        [`${defect.id} (single-turn)`],
+      );
+      assert.match(judged.find((c) => c.failure)!.failure!.body, new RegExp(`argument ${defect.param}`));
+      const runCases = cases.slice(views);
+      assert.deepEqual(
+        runCases.map((c) => c.name),
+        records.map((rec) => rec.id),
+      );
+      assert.ok(
+        runCases.some((c) => c.failure && /^call score \d\.\d{3}/.test(c.failure.message)),
+        'the wrong-arguments run fails its scenarios',
+      );
+      const log = JSON.parse(await readFile(sarif, 'utf8')) as SarifLog;
+      assert.deepEqual(await sarifErrors(log), []);
+      const results = log.runs[0]!.results;
+      assert.ok(results.length > 0);
+      assert.ok(results.every((x) => x.locations[0]!.physicalLocation.artifactLocation.uri === `with-runs/records/${defect.file.split(/[\\/]/).pop()}`));
     });
   });
 });

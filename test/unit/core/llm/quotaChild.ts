@@ -4,7 +4,7 @@
  * `node quotaChild.js --quota-child <baseUrl> <cacheDir> <n> <rpm> <windowMs>` prints
  * `{replies, retries}` as JSON. Imported, it does nothing.
  */
-import { createCallGuard } from '../../../../src/core/app/llmClient';
+import { createCallGuard } from '../../../../src/core/llm/client';
 import { createProvider } from '../../../../src/core/llm/factory';
 import { LlmStats } from '../../../../src/core/llm/stats';
 

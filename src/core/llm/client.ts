@@ -4,7 +4,12 @@
  * limits with the rate-limit window's margin, and the role's temperature.
  */
 import { join, resolve } from 'node:path';
-import { CallGuard, DiskCache, LlmStats, sharedQuotaFor, StructuredLlm, type CallLimits, type ChatProvider } from '../llm';
+import { DiskCache } from './cache';
+import { CallGuard, type CallLimits } from './limits';
+import { sharedQuotaFor } from './sharedQuota';
+import { LlmStats } from './stats';
+import { StructuredLlm } from './structured';
+import type { ChatProvider } from './types';
 import { DEFAULT_CONCURRENCY, RPM_WINDOW_MS } from '../workspace/defaults';
 import { LLM_CACHE_DIR } from '../workspace/layout';
 
