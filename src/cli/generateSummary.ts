@@ -2,7 +2,7 @@
  * What `agent-seer generate` prints: the progress line, the summary of one run (text and JSON)
  * and the summary of a corpus run (a line per spec and the corpus's total).
  */
-import { relative } from 'node:path';
+import { shownPath } from './format';
 import type { CorpusOutcome, CorpusResult } from '../core/pipeline/corpus';
 import { corpusTotals } from '../core/pipeline/corpus';
 import type { StaleRegeneration } from '../core/pipeline/regenerateStale';
@@ -17,16 +17,66 @@ function kTokens(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-/** One progress line: stages, records, retries, tokens; `label` names the spec in a corpus run. */
-export function progressLine(p: PipelineProgress, label?: string): string {
-  const llmStages = (['interpret', 'scenarios', 'mock', 'turns'] as const).filter((s) => p.stages[s].total > 0);
-  // Offline runs have no LLM stages: show the writing instead.
-  const stages = (llmStages.length ? llmStages : (['write'] as const)).map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
-  const llm =
-    p.llm.calls || p.llm.cacheHits
-      ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out`
-      : '';
-  return `generate${label !== undefined ? ` ${label}` : ''}: ${[...stages, ...(llmStages.length ? [`records ${p.records}`] : [])].join(' · ')}${llm}`;
+/** What a progress display shows of a run: the stage under way, its count, then records and the LLM's calls. */
+export interface ProgressView {
+  stage: string;
+  done: number;
+  total: number;
+  detail: string;
+}
+
+const STAGE_ORDER = ['interpret', 'scenarios', 'mock', 'turns', 'write'] as const;
+
+/** The LLM's work so far, for a progress line: calls, cache hits, retries, tokens. */
+function llmDetail(llm: PipelineProgress['llm']): string[] {
+  if (!llm.calls && !llm.cacheHits) return [];
+  return [
+    `calls ${llm.calls}${llm.cacheHits ? ` (+${llm.cacheHits} cached)` : ''}`,
+    ...(llm.retries ? [`retries ${llm.retries}`] : []),
+    `tokens ${kTokens(llm.inputTokens)} in / ${kTokens(llm.outputTokens)} out`,
+  ];
+}
+
+/**
+ * A run's progress as a display shows it: the first stage still under way (the stages overlap;
+ * the earliest is what holds the run up), else the stage that moved; records and LLM calls after.
+ */
+export function pipelineProgressView(p: PipelineProgress): ProgressView {
+  const active = STAGE_ORDER.find((s) => p.stages[s].done < p.stages[s].total) ?? p.stage;
+  const { done, total } = p.stages[active];
+  const detail = [...(active === 'write' ? [] : [`records ${p.records}`]), ...llmDetail(p.llm)].join(' · ');
+  return { stage: active, done, total, detail };
+}
+
+/**
+ * A corpus's progress as one count: every stage's items over every spec (totals grow as
+ * scenarios are accepted), with the records written and the LLM's calls summed.
+ */
+export function corpusProgressView(latest: readonly (PipelineProgress | undefined)[], specs: number): ProgressView {
+  let done = 0;
+  let total = 0;
+  let records = 0;
+  let finished = 0;
+  const llm = { calls: 0, cacheHits: 0, retries: 0, reasks: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  for (const p of latest) {
+    if (!p) continue;
+    let specDone = 0;
+    let specTotal = 0;
+    for (const s of STAGE_ORDER) {
+      specDone += p.stages[s].done;
+      specTotal += p.stages[s].total;
+    }
+    done += specDone;
+    total += specTotal;
+    if (p.stages.write.total > 0 && specDone >= specTotal) finished++;
+    records += p.records;
+    llm.calls += p.llm.calls;
+    llm.cacheHits += p.llm.cacheHits;
+    llm.retries += p.llm.retries;
+    llm.inputTokens += p.llm.inputTokens;
+    llm.outputTokens += p.llm.outputTokens;
+  }
+  return { stage: 'corpus', done, total, detail: [`specs ${finished}/${specs}`, `records ${records}`, ...llmDetail(llm)].join(' · ') };
 }
 
 const percent = (x: number): string => `${Math.round(x * 100)}%`;
@@ -86,7 +136,7 @@ const OFFLINE_RERUN =
 /** The text summary. */
 export function summaryText(r: PipelineResult, io: Io): string {
   const c = r.counts;
-  const where = relative(io.cwd, r.outputDir) || r.outputDir;
+  const where = shownPath(io.cwd, r.outputDir);
   const lines = [
     `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
     `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
@@ -196,7 +246,7 @@ function corpusSpecLine(line: CorpusLine): string {
 /** The text summary of a corpus run: a line per spec, then the total. */
 export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusResult, outRoot: string, generator: string, io: Io): string {
   const t = corpusTotals(result.outcomes);
-  const where = relative(io.cwd, outRoot) || outRoot;
+  const where = shownPath(io.cwd, outRoot);
   const statuses = Object.entries(t.byStatus)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`)

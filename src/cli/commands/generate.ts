@@ -1,9 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { BatchMode } from '../../core/app/batchMode';
 import { resolveCorpus } from '../../core/app/resolveCorpus';
 import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
-import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
 import { createProvider, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, type ChatProvider } from '../../core/llm';
 import { estimateLine, type CostEstimate, type Prices } from '../../core/llm/pricing';
@@ -13,7 +12,6 @@ import { regenerateStale, type StaleRegeneration } from '../../core/pipeline/reg
 import { runCorpus, type CorpusEntry } from '../../core/pipeline/corpus';
 import { runPipeline, type PipelineProgress, type PipelineResult, type RunPipelineOptions } from '../../core/pipeline/runner';
 import {
-  CLI_PROGRESS_EVERY_MS,
   DEFAULT_COMPLEX,
   DEFAULT_CONCURRENCY,
   DEFAULT_FALLBACK,
@@ -26,8 +24,9 @@ import { CACHE_DIR, HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, refusalText, UsageError, worstExit, type Io } from '../errors';
-import { formatProblem } from '../format';
-import { corpusSummaryJson, corpusSummaryText, outcomeExit, progressLine, runExit, summaryJson, summaryText, type CorpusLine } from '../generateSummary';
+import { formatProblem, relativeTo, shownPath } from '../format';
+import { corpusProgressView, corpusSummaryJson, corpusSummaryText, outcomeExit, pipelineProgressView, runExit, summaryJson, summaryText, type CorpusLine } from '../generateSummary';
+import { startProgress } from '../progress';
 import { intOption, outputFolderOption, pathOption, pricesOption, readInputFile } from '../options';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 
@@ -66,7 +65,7 @@ export interface GenerateArgs extends BatchArgs {
 /** The spec named on the command line (app/resolveSpec.ts), with the CLI's ways out added to its problems. */
 async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<ResolvedSpec> {
   const file = pathOption('input', input, io.cwd);
-  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const r = await resolveSpecPath(file, { ...(server !== undefined ? { server } : {}), workspaceRoots: [io.cwd] });
   if (r.ok) {
     for (const w of r.warnings) io.err(`agent-seer: warning: ${w}`);
@@ -218,11 +217,15 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const { chat, batch, stopWatch } = chatProviderOf(
     args,
     settings,
-    { cacheDir: cacheDir ?? join(outDir, CACHE_DIR), statusFolder: relative(io.cwd, outDir) || outDir },
+    { cacheDir: cacheDir ?? join(outDir, CACHE_DIR), statusFolder: shownPath(io.cwd, outDir) },
     io,
   );
 
-  const onProgress = throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p)));
+  const progress = startProgress(io, 'generate');
+  const onProgress = (p: PipelineProgress): void => {
+    const v = pipelineProgressView(p);
+    progress.update(v.stage, v.done, v.total, v.detail);
+  };
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const pipelineOptions: RunPipelineOptions = {
     spec,
@@ -247,7 +250,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   let result: PipelineResult | StaleRegeneration;
   try {
     if (args.onlyStale) {
-      io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
+      io.err(`agent-seer: regenerating the stale records of ${shownPath(io.cwd, outDir)} for "${spec.name}" with ${generator}…`);
       const r = await regenerateStale(pipelineOptions);
       io.err(`agent-seer: spec changes: ${diffSummary(r.diff)}; ${r.stale} stale record${r.stale === 1 ? '' : 's'}, ${r.kept} kept as they were`);
       result = r;
@@ -261,6 +264,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
       result = await runPipeline(pipelineOptions);
     }
   } finally {
+    progress.end();
     stopWatch?.();
     await batch?.chat.close();
   }
@@ -288,7 +292,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
   if (args.onlyStale) throw new UsageError('--only-stale regenerates one harness: run it for each spec');
   if (args.examples !== undefined) throw new UsageError("--examples names one spec's tools: generate that spec alone");
   if (args.estimate) throw new UsageError('--estimate estimates one spec: run it for each spec');
-  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const resolution = await resolveCorpus(
     inputs.map((i) => pathOption('input', i, io.cwd)),
     { workspaceRoots: [io.cwd] },
@@ -315,7 +319,13 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
     // Each spec's cache stays its own, as in a single run: under --cache-dir, a folder per harness.
     ...(cacheRoot ? { cacheDir: join(cacheRoot, s.harnessName) } : {}),
   }));
-  const progress = specs.map((s) => throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p, s.harnessName))));
+  const progress = startProgress(io, 'generate');
+  const latest: (PipelineProgress | undefined)[] = specs.map(() => undefined);
+  const onProgress = (i: number, p: PipelineProgress): void => {
+    latest[i] = p;
+    const v = corpusProgressView(latest, specs.length);
+    progress.update(v.stage, v.done, v.total, v.detail);
+  };
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const tools = specs.reduce((n, s) => n + s.spec.tools.length, 0);
   io.err(`agent-seer: generating for ${specs.length} specs (${tools} tools) into ${rel(outRoot)} with ${generator}${batch ? ' in batch mode' : ''}…`);
@@ -333,9 +343,10 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
       ...(args.force ? { force: true } : {}),
       ...(signal ? { signal } : {}),
       ...(chat ? { cost: { prices, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
-      onProgress: (i, p) => progress[i]?.(p),
+      onProgress,
     });
   } finally {
+    progress.end();
     stopWatch?.();
     await batch?.chat.close();
   }

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { gateFailures, type Gate } from '../../core/ci/gates';
-import { scoreOption } from '../ciOutputs';
-import { relative } from 'node:path';
+import { gateExit, scoreOption } from '../ciOutputs';
+import { relativeTo } from '../format';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
@@ -116,7 +116,7 @@ export function scoreFailures(model: ReportModel, minScore: number | undefined):
  * `agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
  * [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N] [--resamples B]`
  *
- * Output on stdout (or --out), progress and warnings on stderr. Exit 1 when a server's mean under
+ * Output on stdout (or --out), progress and warnings on stderr. Exit 6 when a server's mean under
  * the primary judge, or an agent's call score, is below a threshold (a CI gate), 2 on bad
  * input (no harness, unknown judge), 5 when every harness holds 0 records (nothing to report).
  */
@@ -136,7 +136,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   const resamples = intOption('resamples', args.resamples, undefined, 1, MAX_OPTION.resamples);
   // Checked before the work, so a bad --out is not found only after the report is computed.
   const outFile = args.out !== undefined ? await outputFileOption('--out', args.out, io.cwd) : undefined;
-  const rel = (f: string) => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const progress = (s: string) => io.err(`agent-seer: ${s}`);
 
   const specs = await loadSpecs(args.specs, io.cwd);
@@ -219,10 +219,10 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   // Unscored records and the leaderboard's own warnings (runs left out) are degraded results: said on stderr too.
   for (const w of model.warnings) if (w.startsWith(LEADERBOARD_WARNING) || w.startsWith(UNSCORED_WARNING)) io.err(`agent-seer: warning: ${w}`);
   const failures = [...thresholdFailures(model, minTc, minCoh), ...scoreFailures(model, minScore), ...offlineGateFailures(model, minExact, minDeterminacy)];
-  for (const f of failures) io.err(`agent-seer: ${f}`);
+  const gateCode = gateExit(io, failures);
   const empty = inputs.every((i) => i.records.length === 0);
   if (empty) io.err(`agent-seer: nothing to report: 0 records in ${inputs.length === 1 ? inputs[0]!.dir : `${inputs.length} harnesses`} (exit ${EXIT.empty})`);
-  return worstExit([failures.length ? EXIT.failed : EXIT.ok, empty ? EXIT.empty : EXIT.ok]);
+  return worstExit([gateCode, empty ? EXIT.empty : EXIT.ok]);
 }
 
 /** The option table of `agent-seer report`. */
@@ -248,7 +248,7 @@ export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|
                                              the paper's tables and figures for harnesses (one
                                              row per server; several --judge: agreement too),
                                              and the leaderboard of the agents in their runs/;
-                                             --min-tc/--min-coh: exit 1 when a server's mean
+                                             --min-tc/--min-coh: exit 6 when a server's mean
                                              under the first judge is below (a CI gate);
                                              --min-score: when an agent's call score is
                                              below; --min-exact/--min-determinacy: offline
@@ -271,13 +271,13 @@ Options:
   --out FILE             write to FILE (default: stdout)
   --judge ID             the judge whose scores to report (repeatable; several: agreement too)
   --min-tc X, --min-coh X
-                         exit 1 when a server's mean TC / Coh under the first judge is below X
+                         exit 6 when a server's mean TC / Coh under the first judge is below X
                          (between 0 and 1): a CI gate
-  --min-score X          exit 1 when any agent's call score (the leaderboard's headline) is below X
+  --min-score X          exit 6 when any agent's call score (the leaderboard's headline) is below X
                          (between 0 and 1), or when no harness has scored runs
-  --min-exact X          exit 1 when the exact score (all servers pooled, under the first judge;
+  --min-exact X          exit 6 when the exact score (all servers pooled, under the first judge;
                          the offline judge gives it without a key) is below X
-  --min-determinacy X    exit 1 when the share of checked values the user's words and outputs pin
+  --min-determinacy X    exit 6 when the share of checked values the user's words and outputs pin
                          down (exactArguments.determinacy.rate, all servers pooled) is below X
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling
@@ -288,7 +288,7 @@ A harness that a generate or judge run is writing (it holds the folder's lock) i
 the run's pid, purpose and start time: report it when the run has finished. A harness with a
 symbolic link in its records/, runs/ or .cache/ (or as its manifest) is refused, naming the link.
 
-Exit 0; 1 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy gate fails (each
+Exit 0; 6 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy gate fails (each
 missed bar is one line on stderr, saying by how much for the new ones); 2 on bad input, a link inside a
 harness, or a harness being written; 5 when the harnesses hold 0 records (nothing to report:
 the report is still written, and says so).`;
