@@ -31,5 +31,5 @@ export interface CliCommand<O extends OptionTable = OptionTable> {
 export function tableEntry<O extends OptionTable>(command: CliCommand<O>): CliCommand {
   // Every command's help ends with the options all commands take (globalOptions.ts).
   const entry: CliCommand<O> = { ...command, usage: `${command.usage}\n\n${GLOBAL_OPTIONS_HELP}` };
-  return entry as CliCommand;
+  return entry;
 }

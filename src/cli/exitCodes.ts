@@ -10,5 +10,7 @@
 export const EXIT = { ok: 0, failed: 1, badInput: 2, partial: 3, pending: 4, empty: 5, gate: 6 } as const;
 
 /** The exit codes as the help and the README state them, one line each. */
-export const EXIT_HELP =
-  'Exit codes: 0 success, 1 the run failed, 2 bad input, 3 partial (some LLM work failed), 4 pending (batch jobs still running), 5 empty (nothing to show), 6 a gate missed its bar.';
+export const EXIT_HELP = [
+  'Exit codes: 0 success, 1 the run failed, 2 bad input, 3 partial (some LLM work failed),',
+  '4 pending (batch jobs still running), 5 empty (nothing to show), 6 a gate missed its bar.',
+].join('\n');

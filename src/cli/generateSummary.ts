@@ -11,7 +11,8 @@ import { DEGRADED_SHARE_LIMIT } from '../core/pipeline/runHealth';
 import { multiTurnRate, PAPER_EXPANSION_RATE } from '../core/report/multiTurnRate';
 import { estimateCalls, formatEstimateUsd, formatUsd } from '../core/llm/pricing';
 import type { BatchSummary } from '../core/llm/batch';
-import { EXIT, worstExit, type Io } from './errors';
+import { EXIT, outPaint, worstExit, type Io } from './errors';
+import { statusTone, type Paint } from './colour';
 
 function kTokens(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
@@ -136,9 +137,10 @@ const OFFLINE_RERUN =
 /** The text summary. */
 export function summaryText(r: PipelineResult, io: Io): string {
   const c = r.counts;
+  const paint = outPaint(io);
   const where = shownPath(io.cwd, r.outputDir);
   const lines = [
-    `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
+    `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${paint.tone(statusTone(r.status), r.status)}; ${r.manifest.provider} ${r.manifest.model})`,
     `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
     multiTurnLine(c.multiTurn, c.records, c.multiCall),
     `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
@@ -232,15 +234,15 @@ const llmText = (l: PipelineResult['llm']): string =>
   `${l.calls} calls, ${l.cacheHits} cache hits, ${l.retries} retries, ${l.reasks} re-asks, ${l.inputTokens} tokens in, ${l.outputTokens} out${l.costUsd !== undefined ? `, ~$${l.costUsd.toFixed(4)}` : ''}`;
 
 /** One line for a spec of a corpus. */
-function corpusSpecLine(line: CorpusLine): string {
+function corpusSpecLine(line: CorpusLine, paint: Paint): string {
   const o = line.outcome;
-  if (o.kind === 'refused') return `  ${line.harness}: not written (bad input): ${o.error.message}`;
-  if (o.kind === 'error') return `  ${line.harness}: failed: ${o.message}`;
+  if (o.kind === 'refused') return `  ${line.harness}: ${paint.bad('not written')} (bad input): ${o.error.message}`;
+  if (o.kind === 'error') return `  ${line.harness}: ${paint.bad('failed')}: ${o.message}`;
   const r = o.result;
   const c = r.counts;
   const llm = r.manifest.provider !== 'offline' ? `; LLM ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits` : '';
   const why = r.status !== 'complete' && r.error ? ` (${r.error})` : '';
-  return `  ${line.harness}: ${r.status}${why}, ${c.records} record${c.records === 1 ? '' : 's'} (${c.byTier.simple} simple, ${c.byTier.complex} complex), tool coverage ${c.coverage.covered}/${c.coverage.tools}${llm}`;
+  return `  ${line.harness}: ${paint.tone(statusTone(r.status), r.status)}${why}, ${c.records} record${c.records === 1 ? '' : 's'} (${c.byTier.simple} simple, ${c.byTier.complex} complex), tool coverage ${c.coverage.covered}/${c.coverage.tools}${llm}`;
 }
 
 /** The text summary of a corpus run: a line per spec, then the total. */
@@ -251,7 +253,7 @@ export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusRe
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`)
     .join(', ');
-  const out = [`Corpus of ${t.specs} spec${t.specs === 1 ? '' : 's'} in ${where} (${generator}):`, ...lines.map(corpusSpecLine)];
+  const out = [`Corpus of ${t.specs} spec${t.specs === 1 ? '' : 's'} in ${where} (${generator}):`, ...lines.map((l) => corpusSpecLine(l, outPaint(io)))];
   out.push(`  total: ${t.records} record${t.records === 1 ? '' : 's'} over ${t.specs} spec${t.specs === 1 ? '' : 's'}; ${statuses}`);
   if (generator !== 'the offline generator') out.push(`  LLM: ${llmText(t.llm)}`);
   out.push(`  wall time: ${(result.wallTimeMs / 1000).toFixed(1)} s`);

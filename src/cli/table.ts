@@ -107,7 +107,7 @@ export function wrapLine(text: string, width: number, indent = 4): string[] {
   if (text.length <= width) return [text];
   const lead = /^\s*/.exec(text)?.[0] ?? '';
   const words = text.slice(lead.length).split(' ');
-  const pad = ' '.repeat(Math.min(indent, Math.max(0, width - 10)));
+  const pad = ' '.repeat(Math.min(indent, Math.floor(width / 2)));
   const lines: string[] = [];
   let current = lead;
   const push = (): void => {

@@ -23,9 +23,19 @@ import {
 import { CACHE_DIR, HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { OptionTable, Parsed } from '../command';
-import { EXIT, refusalText, UsageError, worstExit, type Io } from '../errors';
+import { errPaint, EXIT, refusalText, UsageError, worstExit, type Io } from '../errors';
 import { formatProblem, relativeTo, shownPath } from '../format';
-import { corpusProgressView, corpusSummaryJson, corpusSummaryText, outcomeExit, pipelineProgressView, runExit, summaryJson, summaryText, type CorpusLine } from '../generateSummary';
+import {
+  corpusProgressView,
+  corpusSummaryJson,
+  corpusSummaryText,
+  outcomeExit,
+  pipelineProgressView,
+  runExit,
+  summaryJson,
+  summaryText,
+  type CorpusLine,
+} from '../generateSummary';
 import { startProgress } from '../progress';
 import { intOption, outputFolderOption, pathOption, pricesOption, readInputFile } from '../options';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
@@ -268,9 +278,10 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     stopWatch?.();
     await batch?.chat.close();
   }
-  if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
-  if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
-  if (result.status === 'empty') io.err(`agent-seer: generation empty: ${result.error ?? '0 records'}`);
+  const paint = errPaint(io);
+  if (result.status === 'failed') io.err(`agent-seer: generation ${paint.bad('failed')}: ${result.error ?? 'unknown error'}`);
+  if (result.status === 'partial') io.err(`agent-seer: generation ${paint.warn('partial')}: ${result.error ?? 'unknown reason'}`);
+  if (result.status === 'empty') io.err(`agent-seer: generation ${paint.warn('empty')}: ${result.error ?? '0 records'}`);
   const batchSummary = batch?.chat.summary();
   const batchLine = batchSummary ? batchSummaryLine(batchSummary) : undefined;
   io.out(

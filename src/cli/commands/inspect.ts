@@ -100,7 +100,12 @@ export async function inspectCommand(args: { paths: string[]; json: boolean; cli
         for (const g of groupFindings(s.findings)) {
           const f = g.first;
           // A tool name may be a megabyte long: the line shows its start and its length.
-          const where = g.tools.length > 1 ? `${f.param} in ${g.tools.length} tools: ${toolList(g.tools)}` : f.tool ? `${shownName(f.tool)}${f.param ? `.${f.param}` : ''}` : '(server)';
+          const where =
+            g.tools.length > 1
+              ? `${f.param} in ${g.tools.length} tools: ${toolList(g.tools)}`
+              : f.tool
+                ? `${shownName(f.tool)}${f.param ? `.${f.param}` : ''}`
+                : '(server)';
           // The table says what; why each code matters is printed once, below.
           const why = FINDING_CODES[f.code].explanation;
           const what = f.message.endsWith(why) ? f.message.slice(0, -why.length).trim() : f.message;
@@ -232,7 +237,8 @@ With GITHUB_ACTIONS=true, each error and warning is also printed as a GitHub ann
 (::error file=…,line=…,col=…::message; on stderr with --json).
 
 A finding about a parameter many tools share (same code, name and message) is printed once with
-the tools listed; --json and --sarif keep one entry per tool.
+the tools listed; --json keeps one entry per tool (--sarif, as the editor, one result per
+parameter with the other tools as related locations).
 
 Exit 0; 6 when --fail-on found findings at its level; 2 when a path was bad input.`;
 

@@ -195,7 +195,12 @@ async function runCommand(
       signal: abort,
       onScenario: (e) => {
         finished++;
-        progress.update('scenarios', finished, total, `${e.scenarioId}${runs > 1 ? ` (run ${e.run})` : ''} · ${e.skipped ? 'done before' : e.score.passed ? 'passed' : 'failed'}`);
+        progress.update(
+          'scenarios',
+          finished,
+          total,
+          `${e.scenarioId}${runs > 1 ? ` (run ${e.run})` : ''} · ${e.skipped ? 'done before' : e.score.passed ? 'passed' : 'failed'}`,
+        );
       },
     });
   } catch (e) {
