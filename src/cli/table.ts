@@ -22,6 +22,9 @@ export function tableLook(io: Io, tone?: TableLook['tone']): TableLook {
   return { width: outputWidth(io), paint: io.paint?.out ?? PLAIN, ...(tone ? { tone } : {}) };
 }
 
+/** The characters of a row's name (the first column) kept before the other columns are cut further. */
+const NAME_FLOOR = 24;
+
 /** A cell that is a path (no spaces, a separator): cut so that its file name stays. */
 const PATH_LIKE = /^[^\s]*[/\\][^\s]*$/;
 
@@ -45,14 +48,16 @@ export function cutMiddle(text: string, width: number): string {
  * Plain-text tables for terminal output: columns padded, numbers right-aligned. A cell is one
  * line: a newline or control character in a name from a spec is shown escaped. The table fits
  * `look.width` (default {@link TEXT_WIDTH}): the widest columns shrink first, their long cells
- * cut in the middle; no column shrinks below its header, and numbers are never cut.
+ * cut in the middle; no column shrinks below its header (the first, the row's name, below 24
+ * characters), and numbers are never cut.
  */
 export function renderTable(headers: string[], rows: (string | number)[][], look: TableLook = {}): string {
   const paint = look.paint ?? PLAIN;
   const body = rows.map((r) => headers.map((_, i) => terminalSafe(String(r[i] ?? ''), { newlines: false })));
   const natural = headers.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
   const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || /^-?\d+(\.\d+)?$/.test(String(r[i]))));
-  const floor = headers.map((h, i) => (numeric[i] ? (natural[i] ?? 0) : h.length));
+  // The first column names the row: it keeps up to NAME_FLOOR characters before it is cut.
+  const floor = headers.map((h, i) => (numeric[i] ? (natural[i] ?? 0) : i === 0 ? Math.max(h.length, Math.min(natural[i] ?? 0, NAME_FLOOR)) : h.length));
   const widths = fitWidths(natural, floor, look.width ?? TEXT_WIDTH);
   const line = (r: string[], style?: (col: number, padded: string, raw: string) => string) =>
     r
