@@ -8,12 +8,13 @@
  * tenth of it is done and at least {@link PLAIN_EVERY_MS} have passed since the last line, so a
  * long run writes a dozen lines a stage, never hundreds.
  */
+import { CLI_PROGRESS_PLAIN_EVERY_MS, CLI_PROGRESS_REDRAW_MS } from '../core/workspace/defaults';
 import type { Io } from './errors';
 
 /** The least time between two plain progress lines of one stage (but its first and last). */
-export const PLAIN_EVERY_MS = 5000;
+export const PLAIN_EVERY_MS = CLI_PROGRESS_PLAIN_EVERY_MS;
 /** How often the terminal line may be redrawn. */
-const REDRAW_EVERY_MS = 100;
+const REDRAW_EVERY_MS = CLI_PROGRESS_REDRAW_MS;
 /** Items that must have finished in a stage before its time left is guessed. */
 const ETA_AFTER = 3;
 const BAR_WIDTH = 20;
