@@ -50,26 +50,14 @@ export function pipelineProgressView(p: PipelineProgress): ProgressView {
 }
 
 /**
- * A corpus's progress as one count: every stage's items over every spec (totals grow as
- * scenarios are accepted), with the records written and the LLM's calls summed.
+ * A corpus's progress: specs ended of all specs, with the records written and the LLM's calls
+ * summed over the specs' latest progress.
  */
-export function corpusProgressView(latest: readonly (PipelineProgress | undefined)[], specs: number): ProgressView {
-  let done = 0;
-  let total = 0;
+export function corpusProgressView(latest: readonly (PipelineProgress | undefined)[], ended: number): ProgressView {
   let records = 0;
-  let finished = 0;
   const llm = { calls: 0, cacheHits: 0, retries: 0, reasks: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   for (const p of latest) {
     if (!p) continue;
-    let specDone = 0;
-    let specTotal = 0;
-    for (const s of STAGE_ORDER) {
-      specDone += p.stages[s].done;
-      specTotal += p.stages[s].total;
-    }
-    done += specDone;
-    total += specTotal;
-    if (p.stages.write.total > 0 && specDone >= specTotal) finished++;
     records += p.records;
     llm.calls += p.llm.calls;
     llm.cacheHits += p.llm.cacheHits;
@@ -77,7 +65,7 @@ export function corpusProgressView(latest: readonly (PipelineProgress | undefine
     llm.inputTokens += p.llm.inputTokens;
     llm.outputTokens += p.llm.outputTokens;
   }
-  return { stage: 'corpus', done, total, detail: [`specs ${finished}/${specs}`, `records ${records}`, ...llmDetail(llm)].join(' · ') };
+  return { stage: 'specs', done: ended, total: latest.length, detail: [`records ${records}`, ...llmDetail(llm)].join(' · ') };
 }
 
 const percent = (x: number): string => `${Math.round(x * 100)}%`;

@@ -1,7 +1,8 @@
 /**
  * The `agent-seer` command line: the same core as the extension, for CI and scripts.
  * Output and exit codes are documented in the README. Bad input is one line on stderr, exit 2;
- * a run that fails is one line, exit 1; never a stack trace (set AGENT_SEER_DEBUG=1 for one).
+ * a run that fails is one line, exit 1; a missed gate, exit 6; never a stack trace (set
+ * AGENT_SEER_DEBUG=1 for one). `--no-color` (globalOptions.ts) is taken off the line here.
  */
 import { parseArgs } from 'node:util';
 import { nearestName } from '../core/checks/validateCall';
@@ -61,10 +62,10 @@ export function topLevelHelp(): string {
 const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const satisfies OptionTable;
 
 /** Runs the CLI with arguments; returns the exit code. Exported for tests. */
-export async function run(argv: string[], io0: Io, signal?: AbortSignal): Promise<number> {
+export async function run(argv: string[], given: Io, signal?: AbortSignal): Promise<number> {
   const global = withoutGlobalOptions(argv);
   // --no-color: every stream plain, whatever it is connected to.
-  const io: Io = global.noColor ? { ...io0, paint: undefined } : io0;
+  const io: Io = global.noColor ? { ...given, paint: undefined } : given;
   const [name, ...rest] = global.args;
   const fail = (message: string): void => io.err(`${errPaint(io).bad('agent-seer:')} ${message}`);
   if (!name || name === '--help' || name === '-h' || name === 'help') {

@@ -332,10 +332,18 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
   }));
   const progress = startProgress(io, 'generate');
   const latest: (PipelineProgress | undefined)[] = specs.map(() => undefined);
+  let ended = 0;
+  const show = (): void => {
+    const v = corpusProgressView(latest, ended);
+    progress.update(v.stage, v.done, v.total, v.detail);
+  };
   const onProgress = (i: number, p: PipelineProgress): void => {
     latest[i] = p;
-    const v = corpusProgressView(latest, specs.length);
-    progress.update(v.stage, v.done, v.total, v.detail);
+    show();
+  };
+  const onSpecEnd = (): void => {
+    ended++;
+    show();
   };
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const tools = specs.reduce((n, s) => n + s.spec.tools.length, 0);
@@ -355,6 +363,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
       ...(signal ? { signal } : {}),
       ...(chat ? { cost: { prices, ...(batch ? { mode: 'batch' as const } : {}) } } : {}),
       onProgress,
+      onSpecEnd,
     });
   } finally {
     progress.end();
