@@ -194,7 +194,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     progress(
       `read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}${runCount ? `, ${runCount} runs of ${runs.agents.length} agents` : ''}`,
     );
-    inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
+    // The harness's folder as shown; the current folder itself by its path, whose last name can name a server without one.
+    inputs.push({ dir: dir === io.cwd ? dir : rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
   }
 
   let model: ReportModel;
