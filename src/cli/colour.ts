@@ -115,12 +115,14 @@ export function severityTone(severity: string): Tone | undefined {
 }
 
 /**
- * A line for stderr with its leading word coloured: `agent-seer: warning:` yellow, a gate's
- * missed bar (`--min-exact 0.95 failed: …`) red. Other lines are returned as they are.
+ * A line for stderr with its leading word coloured: `agent-seer: warning:` yellow, a run that
+ * ended early (`agent-seer: stopped: …`, `agent-seer: cancelled; …`) red. Other lines (a gate's
+ * missed bar is painted where it is printed, `gateExit`) are returned as they are.
  */
 export function paintErrLine(line: string, paint: Paint): string {
   if (!paint.enabled) return line;
-  const warning = /^(agent-seer: )(warning:)/.exec(line);
-  if (warning) return `${warning[1]}${paint.warn(warning[2]!)}${line.slice(warning[0].length)}`;
-  return line;
+  const lead = /^(agent-seer: )(warning|stopped|cancelled)(?=[:;])/.exec(line);
+  if (!lead) return line;
+  const word = lead[2]!;
+  return `${lead[1]}${word === 'warning' ? paint.warn(word) : paint.bad(word)}${line.slice(lead[0].length)}`;
 }
