@@ -12,7 +12,7 @@ import { githubAnnotation, inGithubActions, type CiFinding } from '../core/ci/sa
 import type { HarnessRead } from '../core/harness/store';
 import type { Spec } from '../core/spec/model';
 import { writeFileAtomic } from '../core/util/writeFileAtomic';
-import { UsageError, type Io } from './errors';
+import { EXIT, errPaint, UsageError, type Io } from './errors';
 import { pathOption } from './options';
 
 /** A score bar (`--min-exact X`): a number between 0 and 1; undefined when not given. */
@@ -55,4 +55,16 @@ export async function judgedHarnessOf(dir: string, read: HarnessRead, spec: Spec
     if (text !== undefined) texts.set(file, text);
   }
   return { dir, records: read.records, files: read.files, texts, ...(spec ? { spec } : {}) };
+}
+
+/**
+ * The one place a gate decides the exit code: each missed bar is one line on stderr (red on a
+ * terminal), and a missed one makes the exit {@link EXIT.gate}, apart from 1 (the command failed).
+ * `passed` lines (a gate that says how it went even when it passes) are printed in green.
+ */
+export function gateExit(io: Io, missed: readonly string[], passed: readonly string[] = []): number {
+  const paint = errPaint(io);
+  for (const line of passed) io.err(`agent-seer: ${paint.ok(line)}`);
+  for (const line of missed) io.err(`agent-seer: ${paint.bad(line)}`);
+  return missed.length ? EXIT.gate : EXIT.ok;
 }

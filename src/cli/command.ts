@@ -4,6 +4,7 @@
  */
 import type { parseArgs, ParseArgsConfig } from 'node:util';
 import type { Io } from './errors';
+import { GLOBAL_OPTIONS_HELP } from './globalOptions';
 
 /** A parseArgs option table. */
 export type OptionTable = NonNullable<ParseArgsConfig['options']>;
@@ -28,5 +29,7 @@ export interface CliCommand<O extends OptionTable = OptionTable> {
  * receives exactly the values it was typed for.
  */
 export function tableEntry<O extends OptionTable>(command: CliCommand<O>): CliCommand {
-  return command;
+  // Every command's help ends with the options all commands take (globalOptions.ts).
+  const entry: CliCommand<O> = { ...command, usage: `${command.usage}\n\n${GLOBAL_OPTIONS_HELP}` };
+  return entry;
 }

@@ -1,9 +1,22 @@
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { LoadProblem } from '../core/spec/model';
 
-/** Paths as printed: relative to `cwd`, or as given when that is the folder itself. */
+/**
+ * A path as every command prints it: inside the current folder, relative to it (`x/y.json`, and
+ * `.` for the folder itself); outside it, absolute (never a climb of `../../..` that the reader
+ * must count). Paths given relative are resolved against `cwd` first.
+ */
+export function shownPath(cwd: string, file: string): string {
+  const rel = relative(cwd, file);
+  if (rel === '') return '.';
+  // Another drive (Windows) gives an absolute path back; `..x` is a name inside, `..` and `../x` are outside.
+  if (isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) return resolve(cwd, file);
+  return rel;
+}
+
+/** {@link shownPath} for one folder, as a function to pass around. */
 export function relativeTo(cwd: string): (file: string) => string {
-  return (file) => relative(cwd, file) || file;
+  return (file) => shownPath(cwd, file);
 }
 
 /** `file:line:col: message` — the one-line form every command prints for bad input. */

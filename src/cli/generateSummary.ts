@@ -2,7 +2,7 @@
  * What `agent-seer generate` prints: the progress line, the summary of one run (text and JSON)
  * and the summary of a corpus run (a line per spec and the corpus's total).
  */
-import { relative } from 'node:path';
+import { shownPath } from './format';
 import type { CorpusOutcome, CorpusResult } from '../core/pipeline/corpus';
 import { corpusTotals } from '../core/pipeline/corpus';
 import type { StaleRegeneration } from '../core/pipeline/regenerateStale';
@@ -11,22 +11,61 @@ import { DEGRADED_SHARE_LIMIT } from '../core/pipeline/runHealth';
 import { multiTurnRate, PAPER_EXPANSION_RATE } from '../core/report/multiTurnRate';
 import { estimateCalls, formatEstimateUsd, formatUsd } from '../core/llm/pricing';
 import type { BatchSummary } from '../core/llm/batch';
-import { EXIT, worstExit, type Io } from './errors';
+import { EXIT, outPaint, worstExit, type Io } from './errors';
+import { statusTone, type Paint } from './colour';
 
 function kTokens(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-/** One progress line: stages, records, retries, tokens; `label` names the spec in a corpus run. */
-export function progressLine(p: PipelineProgress, label?: string): string {
-  const llmStages = (['interpret', 'scenarios', 'mock', 'turns'] as const).filter((s) => p.stages[s].total > 0);
-  // Offline runs have no LLM stages: show the writing instead.
-  const stages = (llmStages.length ? llmStages : (['write'] as const)).map((s) => `${s} ${p.stages[s].done}/${p.stages[s].total}`);
-  const llm =
-    p.llm.calls || p.llm.cacheHits
-      ? ` · calls ${p.llm.calls}${p.llm.cacheHits ? ` (+${p.llm.cacheHits} cached)` : ''} · retries ${p.llm.retries} · tokens ${kTokens(p.llm.inputTokens)} in / ${kTokens(p.llm.outputTokens)} out`
-      : '';
-  return `generate${label !== undefined ? ` ${label}` : ''}: ${[...stages, ...(llmStages.length ? [`records ${p.records}`] : [])].join(' · ')}${llm}`;
+/** What a progress display shows of a run: the stage under way, its count, then records and the LLM's calls. */
+export interface ProgressView {
+  stage: string;
+  done: number;
+  total: number;
+  detail: string;
+}
+
+const STAGE_ORDER = ['interpret', 'scenarios', 'mock', 'turns', 'write'] as const;
+
+/** The LLM's work so far, for a progress line: calls, cache hits, retries, tokens. */
+function llmDetail(llm: PipelineProgress['llm']): string[] {
+  if (!llm.calls && !llm.cacheHits) return [];
+  return [
+    `calls ${llm.calls}${llm.cacheHits ? ` (+${llm.cacheHits} cached)` : ''}`,
+    ...(llm.retries ? [`retries ${llm.retries}`] : []),
+    `tokens ${kTokens(llm.inputTokens)} in / ${kTokens(llm.outputTokens)} out`,
+  ];
+}
+
+/**
+ * A run's progress as a display shows it: the first stage still under way (the stages overlap;
+ * the earliest is what holds the run up), else the stage that moved; records and LLM calls after.
+ */
+export function pipelineProgressView(p: PipelineProgress): ProgressView {
+  const active = STAGE_ORDER.find((s) => p.stages[s].done < p.stages[s].total) ?? p.stage;
+  const { done, total } = p.stages[active];
+  const detail = [...(active === 'write' ? [] : [`records ${p.records}`]), ...llmDetail(p.llm)].join(' · ');
+  return { stage: active, done, total, detail };
+}
+
+/**
+ * A corpus's progress: specs ended of all specs, with the records written and the LLM's calls
+ * summed over the specs' latest progress.
+ */
+export function corpusProgressView(latest: readonly (PipelineProgress | undefined)[], ended: number): ProgressView {
+  let records = 0;
+  const llm = { calls: 0, cacheHits: 0, retries: 0, reasks: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  for (const p of latest) {
+    if (!p) continue;
+    records += p.records;
+    llm.calls += p.llm.calls;
+    llm.cacheHits += p.llm.cacheHits;
+    llm.retries += p.llm.retries;
+    llm.inputTokens += p.llm.inputTokens;
+    llm.outputTokens += p.llm.outputTokens;
+  }
+  return { stage: 'specs', done: ended, total: latest.length, detail: [`records ${records}`, ...llmDetail(llm)].join(' · ') };
 }
 
 const percent = (x: number): string => `${Math.round(x * 100)}%`;
@@ -86,9 +125,10 @@ const OFFLINE_RERUN =
 /** The text summary. */
 export function summaryText(r: PipelineResult, io: Io): string {
   const c = r.counts;
-  const where = relative(io.cwd, r.outputDir) || r.outputDir;
+  const paint = outPaint(io);
+  const where = shownPath(io.cwd, r.outputDir);
   const lines = [
-    `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${r.status}; ${r.manifest.provider} ${r.manifest.model})`,
+    `${r.status === 'complete' || r.status === 'empty' ? 'Wrote' : 'Kept'} ${c.records} record${c.records === 1 ? '' : 's'} in ${where} (${paint.tone(statusTone(r.status), r.status)}; ${r.manifest.provider} ${r.manifest.model})`,
     `  tiers: ${c.byTier.simple} simple, ${c.byTier.complex} complex${c.coverageRound ? ` (${c.coverageRound} added for coverage)` : ''}`,
     multiTurnLine(c.multiTurn, c.records, c.multiCall),
     `  tool coverage: ${c.coverage.covered}/${c.coverage.tools} (${percent(c.coverage.ratio)})${c.coverage.uncovered.length ? `; not covered: ${c.coverage.uncovered.slice(0, 8).join(', ')}${c.coverage.uncovered.length > 8 ? ', …' : ''}` : ''}`,
@@ -182,26 +222,26 @@ const llmText = (l: PipelineResult['llm']): string =>
   `${l.calls} calls, ${l.cacheHits} cache hits, ${l.retries} retries, ${l.reasks} re-asks, ${l.inputTokens} tokens in, ${l.outputTokens} out${l.costUsd !== undefined ? `, ~$${l.costUsd.toFixed(4)}` : ''}`;
 
 /** One line for a spec of a corpus. */
-function corpusSpecLine(line: CorpusLine): string {
+function corpusSpecLine(line: CorpusLine, paint: Paint): string {
   const o = line.outcome;
-  if (o.kind === 'refused') return `  ${line.harness}: not written (bad input): ${o.error.message}`;
-  if (o.kind === 'error') return `  ${line.harness}: failed: ${o.message}`;
+  if (o.kind === 'refused') return `  ${line.harness}: ${paint.bad('not written')} (bad input): ${o.error.message}`;
+  if (o.kind === 'error') return `  ${line.harness}: ${paint.bad('failed')}: ${o.message}`;
   const r = o.result;
   const c = r.counts;
   const llm = r.manifest.provider !== 'offline' ? `; LLM ${r.llm.calls} calls, ${r.llm.cacheHits} cache hits` : '';
   const why = r.status !== 'complete' && r.error ? ` (${r.error})` : '';
-  return `  ${line.harness}: ${r.status}${why}, ${c.records} record${c.records === 1 ? '' : 's'} (${c.byTier.simple} simple, ${c.byTier.complex} complex), tool coverage ${c.coverage.covered}/${c.coverage.tools}${llm}`;
+  return `  ${line.harness}: ${paint.tone(statusTone(r.status), r.status)}${why}, ${c.records} record${c.records === 1 ? '' : 's'} (${c.byTier.simple} simple, ${c.byTier.complex} complex), tool coverage ${c.coverage.covered}/${c.coverage.tools}${llm}`;
 }
 
 /** The text summary of a corpus run: a line per spec, then the total. */
 export function corpusSummaryText(lines: readonly CorpusLine[], result: CorpusResult, outRoot: string, generator: string, io: Io): string {
   const t = corpusTotals(result.outcomes);
-  const where = relative(io.cwd, outRoot) || outRoot;
+  const where = shownPath(io.cwd, outRoot);
   const statuses = Object.entries(t.byStatus)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`)
     .join(', ');
-  const out = [`Corpus of ${t.specs} spec${t.specs === 1 ? '' : 's'} in ${where} (${generator}):`, ...lines.map(corpusSpecLine)];
+  const out = [`Corpus of ${t.specs} spec${t.specs === 1 ? '' : 's'} in ${where} (${generator}):`, ...lines.map((l) => corpusSpecLine(l, outPaint(io)))];
   out.push(`  total: ${t.records} record${t.records === 1 ? '' : 's'} over ${t.specs} spec${t.specs === 1 ? '' : 's'}; ${statuses}`);
   if (generator !== 'the offline generator') out.push(`  LLM: ${llmText(t.llm)}`);
   out.push(`  wall time: ${(result.wallTimeMs / 1000).toFixed(1)} s`);

@@ -1,9 +1,9 @@
 /**
  * The `agent-seer` command line: the same core as the extension, for CI and scripts.
  * Output and exit codes are documented in docs/cli.md. Bad input is one line on stderr, exit 2;
- * a run that fails is one line, exit 1; never a stack trace (set AGENT_SEER_DEBUG=1 for one).
+ * a run that fails is one line, exit 1; a missed gate, exit 6; never a stack trace (set
+ * AGENT_SEER_DEBUG=1 for one). `--no-color` (globalOptions.ts) is taken off the line here.
  */
-import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nearestName } from '../core/checks/validateCall';
 import { errorText } from '../core/util/errorText';
@@ -22,7 +22,10 @@ import * as runCmd from './commands/run';
 import * as serve from './commands/serve';
 import * as snapshot from './commands/snapshot';
 import * as status from './commands/status';
-import { EXIT, refusalText, UsageError, type Io } from './errors';
+import { EXIT, errPaint, refusalText, UsageError, type Io } from './errors';
+import { EXIT_HELP } from './exitCodes';
+import { relativeTo } from './format';
+import { GLOBAL_OPTIONS_HELP, withoutGlobalOptions } from './globalOptions';
 import { processIo } from './processIo';
 
 /** Every command, in the order the help lists them. */
@@ -49,21 +52,28 @@ export function topLevelHelp(): string {
     ...Object.values(COMMANDS).map((c) => c.synopsis),
     '',
     "agent-seer <command> --help prints the command's options.",
-    'Exit codes: 0 success, 1 the run failed, 2 bad input, 3 partial (some LLM work failed), 4 pending (batch jobs still running).',
+    '',
+    GLOBAL_OPTIONS_HELP,
+    '',
+    EXIT_HELP,
   ].join('\n');
 }
 
 const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const satisfies OptionTable;
 
 /** Runs the CLI with arguments; returns the exit code. Exported for tests. */
-export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
-  const [name, ...rest] = argv;
+export async function run(argv: string[], given: Io, signal?: AbortSignal): Promise<number> {
+  const global = withoutGlobalOptions(argv);
+  // --no-color: every stream plain, whatever it is connected to.
+  const io: Io = global.noColor ? { ...given, paint: undefined } : given;
+  const [name, ...rest] = global.args;
+  const fail = (message: string): void => io.err(`${errPaint(io).bad('agent-seer:')} ${message}`);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
     const asked = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
     // `help genrate` is a typo, not a request for everything: say so, as for `agent-seer genrate`.
     if (topic !== undefined && !asked) {
-      io.err(`agent-seer: ${unknownCommand(topic)}`);
+      fail(unknownCommand(topic));
       return EXIT.badInput;
     }
     io.out(asked ? asked.usage : topLevelHelp());
@@ -88,19 +98,19 @@ export async function run(argv: string[], io: Io, signal?: AbortSignal): Promise
     if (io.env.AGENT_SEER_DEBUG && err instanceof Error) io.err(err.stack ?? err.message);
     // The output folder refused or held by another run: nothing started; the user must choose.
     if (err instanceof OutputFolderError) {
-      io.err(`agent-seer: ${refusalText(err)}`);
+      fail(refusalText(err));
       return EXIT.badInput;
     }
     // A link inside a harness folder: refused before anything was read, written or removed through it.
     if (err instanceof ContainmentError) {
-      io.err(`agent-seer: ${err.describe((p) => relative(io.cwd, p) || p)}`);
+      fail(err.describe(relativeTo(io.cwd)));
       return EXIT.badInput;
     }
     if (err instanceof UsageError || err instanceof FolderLockedError || isArgError(err)) {
-      io.err(`agent-seer: ${(err as Error).message}`);
+      fail((err as Error).message);
       return EXIT.badInput;
     }
-    io.err(`agent-seer: ${errorText(err)}`);
+    fail(errorText(err));
     return EXIT.failed;
   }
 }
@@ -160,7 +170,8 @@ export function main(): void {
       abort.abort();
     });
   }
-  void run(process.argv.slice(2), processIo(), abort.signal).then((code) => {
+  const argv = process.argv.slice(2);
+  void run(argv, processIo({ noColor: withoutGlobalOptions(argv).noColor }), abort.signal).then((code) => {
     process.exitCode = code;
   });
 }

@@ -4,7 +4,7 @@ import { detectWorkspace } from '../../core/discovery/detect';
 import { maskArgs, maskUrl } from '../../core/spec/maskSecrets';
 import { EXIT, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
-import { renderTable } from '../table';
+import { renderTable, tableLook } from '../table';
 import type { OptionTable, Parsed } from '../command';
 
 /** `agent-seer detect <folder> [--json]` */
@@ -56,6 +56,7 @@ export async function detectCommand(args: { folder?: string; json: boolean }, io
             rel(d.file),
             command ? [command, ...masked].join(' ') : (url ?? ''),
           ]),
+          tableLook(io),
         ),
       );
     } else io.out('No MCP server definitions found.');

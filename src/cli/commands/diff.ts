@@ -1,6 +1,7 @@
 import { diffFolders, DiffInputError, regressionGate, renderDiffText } from '../../core/report/diff';
 import { EXIT, UsageError, type Io } from '../errors';
 import { pathOption } from '../options';
+import { gateExit } from '../ciOutputs';
 import type { OptionTable, Parsed } from '../command';
 
 /** `diff --format` values. */
@@ -33,8 +34,7 @@ export async function diffCommand(args: { a?: string; b?: string; judge?: string
   if (bar === undefined) return EXIT.ok;
   const gate = regressionGate(model, bar);
   for (const o of gate.offenders) io.err(`agent-seer:   ${o}`);
-  io.err(`agent-seer: ${gate.line}`);
-  return gate.failed ? EXIT.failed : EXIT.ok;
+  return gate.failed ? gateExit(io, [gate.line]) : gateExit(io, [], [gate.line]);
 }
 
 /** The option table of `agent-seer diff`. */
@@ -68,12 +68,12 @@ Changed scenarios are listed worst regression first, then scenarios new in B and
 Options:
   --judge ID                the judge whose scores to compare (default: a judge both used, an
                             LLM judge before the offline one)
-  --fail-on-regression X    exit 1 when any scenario's score (0–1) dropped by more than X, or a
+  --fail-on-regression X    exit 6 when any scenario's score (0–1) dropped by more than X, or a
                             scenario that passed in A fails in B; one line says which and by how much
   --format md|json          output format (default md; json follows schemas/diff.schema.json)
   -h, --help                this text
 
-Exit 0; 1 when the --fail-on-regression gate fails; 2 on bad input (a folder that is neither a
+Exit 0; 6 when the --fail-on-regression gate fails; 2 on bad input (a folder that is neither a
 harness nor a run, a harness and a run, an unknown --judge, a harness being written).`;
 
 /** Runs `diff` on parsed arguments. */

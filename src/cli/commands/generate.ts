@@ -1,9 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { BatchMode } from '../../core/app/batchMode';
 import { resolveCorpus } from '../../core/app/resolveCorpus';
 import { resolveSpecPath, type ResolvedSpec } from '../../core/app/resolveSpec';
-import { throttleProgress } from '../../core/app/throttle';
 import { MAX_OPTION } from '../../core/bounds';
 import { createProvider, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL, LlmConfigError, type ChatProvider } from '../../core/llm';
 import { estimateLine, type Prices } from '../../core/llm/pricing';
@@ -12,7 +11,6 @@ import { diffSummary } from '../../core/harness/specDiff';
 import { runCorpus, type CorpusEntry } from '../../core/pipeline/corpus';
 import type { PipelineProgress } from '../../core/pipeline/runner';
 import {
-  CLI_PROGRESS_EVERY_MS,
   DEFAULT_COMPLEX,
   DEFAULT_CONCURRENCY,
   DEFAULT_FALLBACK,
@@ -24,9 +22,20 @@ import {
 import { CACHE_DIR, HARNESS_FOLDER, SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { OptionTable, Parsed } from '../command';
-import { EXIT, refusalText, UsageError, worstExit, type Io } from '../errors';
-import { formatProblem } from '../format';
-import { corpusSummaryJson, corpusSummaryText, outcomeExit, progressLine, runExit, summaryJson, summaryText, type CorpusLine } from '../generateSummary';
+import { errPaint, EXIT, refusalText, UsageError, worstExit, type Io } from '../errors';
+import { formatProblem, relativeTo, shownPath } from '../format';
+import {
+  corpusProgressView,
+  corpusSummaryJson,
+  corpusSummaryText,
+  outcomeExit,
+  pipelineProgressView,
+  runExit,
+  summaryJson,
+  summaryText,
+  type CorpusLine,
+} from '../generateSummary';
+import { startProgress } from '../progress';
 import { intOption, outputFolderOption, pathOption, pricesOption, readInputFile } from '../options';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
 
@@ -65,7 +74,7 @@ export interface GenerateArgs extends BatchArgs {
 /** The spec named on the command line (app/resolveSpec.ts), with the CLI's ways out added to its problems. */
 async function resolveSpec(input: string, server: string | undefined, io: Io): Promise<ResolvedSpec> {
   const file = pathOption('input', input, io.cwd);
-  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const r = await resolveSpecPath(file, { ...(server !== undefined ? { server } : {}), workspaceRoots: [io.cwd] });
   if (r.ok) {
     for (const w of r.warnings) io.err(`agent-seer: warning: ${w}`);
@@ -207,10 +216,15 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
   const { chat, batch, stopWatch } = chatProviderOf(
     args,
     settings,
-    { cacheDir: cacheDir ?? join(outDir, CACHE_DIR), statusFolder: relative(io.cwd, outDir) || outDir },
+    { cacheDir: cacheDir ?? join(outDir, CACHE_DIR), statusFolder: shownPath(io.cwd, outDir) },
     io,
   );
 
+  const progress = startProgress(io, 'generate');
+  const onProgress = (p: PipelineProgress): void => {
+    const v = pipelineProgressView(p);
+    progress.update(v.stage, v.done, v.total, v.detail);
+  };
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const model: GenerationModel | undefined = chat && {
     chat,
@@ -219,7 +233,7 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     timeoutMs: settings.timeoutMs,
     prices,
   };
-  if (args.onlyStale) io.err(`agent-seer: regenerating the stale records of ${relative(io.cwd, outDir) || outDir} for "${spec.name}" with ${generator}…`);
+  if (args.onlyStale) io.err(`agent-seer: regenerating the stale records of ${shownPath(io.cwd, outDir)} for "${spec.name}" with ${generator}…`);
   else io.err(`agent-seer: generating for "${spec.name}" (${spec.tools.length} tools) with ${generator}${batch ? ' in batch mode' : ''}…`);
   let outcome: Awaited<ReturnType<typeof generate>>;
   try {
@@ -232,10 +246,11 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
       ...(args.force ? { force: true } : {}),
       ...(exampleOutputs ? { exampleOutputs } : {}),
       ...(signal ? { signal } : {}),
-      onProgress: throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p))),
+      onProgress,
       onEstimate: (estimate) => io.err(`agent-seer: ${estimateLine(estimate)}`),
     });
   } finally {
+    progress.end();
     stopWatch?.();
   }
   const result = outcome.result;
@@ -243,9 +258,10 @@ export async function generateCommand(args: GenerateArgs, io: Io, signal?: Abort
     io.err(
       `agent-seer: spec changes: ${diffSummary(result.diff)}; ${result.stale} stale record${result.stale === 1 ? '' : 's'}, ${result.kept} kept as they were`,
     );
-  if (result.status === 'failed') io.err(`agent-seer: generation failed: ${result.error ?? 'unknown error'}`);
-  if (result.status === 'partial') io.err(`agent-seer: generation partial: ${result.error ?? 'unknown reason'}`);
-  if (result.status === 'empty') io.err(`agent-seer: generation empty: ${result.error ?? '0 records'}`);
+  const paint = errPaint(io);
+  if (result.status === 'failed') io.err(`agent-seer: generation ${paint.bad('failed')}: ${result.error ?? 'unknown error'}`);
+  if (result.status === 'partial') io.err(`agent-seer: generation ${paint.warn('partial')}: ${result.error ?? 'unknown reason'}`);
+  if (result.status === 'empty') io.err(`agent-seer: generation ${paint.warn('empty')}: ${result.error ?? '0 records'}`);
   const batchSummary = outcome.batch;
   const batchLine = batchSummary ? batchSummaryLine(batchSummary) : undefined;
   io.out(
@@ -267,7 +283,7 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
   if (args.onlyStale) throw new UsageError('--only-stale regenerates one harness: run it for each spec');
   if (args.examples !== undefined) throw new UsageError("--examples names one spec's tools: generate that spec alone");
   if (args.estimate) throw new UsageError('--estimate estimates one spec: run it for each spec');
-  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const resolution = await resolveCorpus(
     inputs.map((i) => pathOption('input', i, io.cwd)),
     { workspaceRoots: [io.cwd] },
@@ -294,7 +310,21 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
     // Each spec's cache stays its own, as in a single run: under --cache-dir, a folder per harness.
     ...(cacheRoot ? { cacheDir: join(cacheRoot, s.harnessName) } : {}),
   }));
-  const progress = specs.map((s) => throttleProgress(CLI_PROGRESS_EVERY_MS, (p: PipelineProgress) => io.err(progressLine(p, s.harnessName))));
+  const progress = startProgress(io, 'generate');
+  const latest: (PipelineProgress | undefined)[] = specs.map(() => undefined);
+  let ended = 0;
+  const show = (): void => {
+    const v = corpusProgressView(latest, ended);
+    progress.update(v.stage, v.done, v.total, v.detail);
+  };
+  const onProgress = (i: number, p: PipelineProgress): void => {
+    latest[i] = p;
+    show();
+  };
+  const onSpecEnd = (): void => {
+    ended++;
+    show();
+  };
   const generator = chat ? `${chat.id} ${chat.model}` : 'the offline generator';
   const tools = specs.reduce((n, s) => n + s.spec.tools.length, 0);
   io.err(`agent-seer: generating for ${specs.length} specs (${tools} tools) into ${rel(outRoot)} with ${generator}${batch ? ' in batch mode' : ''}…`);
@@ -310,9 +340,11 @@ export async function generateCorpusCommand(inputs: readonly string[], args: Gen
       ...(settings.retryDiscarded ? { retryDiscarded: true } : {}),
       ...(args.force ? { force: true } : {}),
       ...(signal ? { signal } : {}),
-      onProgress: (i, p) => progress[i]?.(p),
+      onProgress,
+      onSpecEnd,
     });
   } finally {
+    progress.end();
     stopWatch?.();
     await batch?.chat.close();
   }

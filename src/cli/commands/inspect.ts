@@ -1,17 +1,19 @@
 import { CLIENT_IDS, FINDING_CODES, formatFixed, type ClientId, type FindingCodeDoc } from '../../core/complexity';
 import { DEFAULT_LINT_CLIENTS } from '../../core/workspace/defaults';
 import { inspectPaths } from '../../core/inspect';
-import { EXIT, UsageError, type Io } from '../errors';
+import { EXIT, outPaint, UsageError, type Io } from '../errors';
 import { formatProblem, relativeTo, terminalSafe } from '../format';
 import { pathOption } from '../options';
 import type { OptionTable, Parsed } from '../command';
 import { SNAPSHOT_FOLDER } from '../../core/workspace/layout';
 import { shownName } from '../../core/complexity/toolNames';
-import { renderTable } from '../table';
+import { outputWidth, renderTable, tableLook, wrapLine } from '../table';
+import { severityTone } from '../colour';
+import type { Finding } from '../../core/complexity/analyze';
 import { readBoundedFile } from '../../core/boundedRead';
 import { FAIL_ON, failOnLine, INSPECT_SARIF_RULES, specCiFindings, type FailOn } from '../../core/ci/inspectCi';
 import { sarifLog, sarifText, inGithubActions, type CiFinding } from '../../core/ci/sarif';
-import { printAnnotations, writeCiFile } from '../ciOutputs';
+import { gateExit, printAnnotations, writeCiFile } from '../ciOutputs';
 
 /** `--clients gemini,openai` → the client ids; `none` → none; anything else is a usage error. */
 export function parseClients(raw: string | undefined): ClientId[] {
@@ -72,6 +74,8 @@ export async function inspectCommand(args: { paths: string[]; json: boolean; cli
     );
   } else {
     if (result.servers.length) {
+      const width = outputWidth(io);
+      const paint = outPaint(io);
       io.out(
         renderTable(
           ['server', 'tools', 'mean params', 'max params', 'optional %', 'max depth', 'findings', 'source'],
@@ -85,36 +89,48 @@ export async function inspectCommand(args: { paths: string[]; json: boolean; cli
             s.findings.length,
             rel(s.source),
           ]),
+          tableLook(io),
         ),
       );
       const seen = new Set<keyof typeof FINDING_CODES>();
       for (const s of result.servers) {
         if (!s.findings.length) continue;
-        io.out(`\n${field(s.name)} (${field(rel(s.source))}):`);
-        for (const f of s.findings) {
+        io.out('');
+        for (const l of wrapLine(`${field(s.name)} (${field(rel(s.source))}):`, width)) io.out(paint.bold(l));
+        for (const g of groupFindings(s.findings)) {
+          const f = g.first;
           // A tool name may be a megabyte long: the line shows its start and its length.
-          const where = f.tool ? `${shownName(f.tool)}${f.param ? `.${f.param}` : ''}` : '(server)';
+          const where =
+            g.tools.length > 1
+              ? `${f.param} in ${g.tools.length} tools: ${toolList(g.tools)}`
+              : f.tool
+                ? `${shownName(f.tool)}${f.param ? `.${f.param}` : ''}`
+                : '(server)';
           // The table says what; why each code matters is printed once, below.
           const why = FINDING_CODES[f.code].explanation;
           const what = f.message.endsWith(why) ? f.message.slice(0, -why.length).trim() : f.message;
-          io.out(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${field(where)}: ${field(what)}`);
+          const lines = wrapLine(`  ${f.severity.padEnd(7)} ${f.code.padEnd(24)} ${field(where)}: ${field(what)}`, width, 12);
+          // The severity word is coloured after wrapping, so the widths are those of the text.
+          const [head = '', ...rest] = lines;
+          io.out(`  ${paint.tone(severityTone(f.severity), f.severity)}${head.slice(2 + f.severity.length)}`);
+          for (const l of rest) io.out(l);
           seen.add(f.code);
         }
       }
       if (seen.size) {
-        io.out('\nWhy these matter:');
+        io.out(`\n${paint.bold('Why these matter:')}`);
         for (const code of seen) {
           const { source } = sourceOf(code);
-          io.out(`  ${code}: ${FINDING_CODES[code].explanation}${source ? ` (${source})` : ''}`);
+          for (const l of wrapLine(`  ${code}: ${FINDING_CODES[code].explanation}${source ? ` (${source})` : ''}`, width)) io.out(l);
         }
       }
     } else {
       io.out('No tool specs found.');
     }
     for (const u of result.unsnapshotted) {
-      io.out(
-        `\nServer "${u.name}" (${rel(u.file)}) has no snapshot yet: agent-seer snapshot ${rel(u.file)} --server ${JSON.stringify(u.name)} --out ${rel(u.snapshotFolder)}`,
-      );
+      io.out('');
+      const line = `Server "${u.name}" (${rel(u.file)}) has no snapshot yet: agent-seer snapshot ${rel(u.file)} --server ${JSON.stringify(u.name)} --out ${rel(u.snapshotFolder)}`;
+      for (const l of wrapLine(line, outputWidth(io))) io.out(l);
     }
   }
   for (const p of result.problems) io.err(`agent-seer: ${formatProblem(p, rel)}`);
@@ -137,11 +153,45 @@ export async function inspectCommand(args: { paths: string[]; json: boolean; cli
         result.servers.flatMap((s) => s.findings.map((f) => f.severity)),
       )
     : undefined;
-  if (gate) io.err(`agent-seer: ${gate}`);
-  return result.problems.length ? EXIT.badInput : gate ? EXIT.failed : EXIT.ok;
+  const gateCode = gateExit(io, gate ? [gate] : []);
+  return result.problems.length ? EXIT.badInput : gateCode;
 }
 
 const round = (n: number) => Number(formatFixed(n));
+
+/** Findings of one kind: the first, and the tools it was found in (one for most). */
+interface FindingGroup {
+  first: Finding;
+  tools: string[];
+}
+
+/**
+ * The findings of a server with those about a parameter many tools share folded into one: the
+ * same code on the same parameter name with the same message (the tool's own name taken out) is
+ * said once, with the tools listed. In the order of each group's first finding.
+ */
+export function groupFindings(findings: readonly Finding[]): FindingGroup[] {
+  const groups = new Map<string, FindingGroup>();
+  const out: FindingGroup[] = [];
+  findings.forEach((f, i) => {
+    const key = f.param !== undefined && f.tool ? `${f.code}\u0000${f.param}\u0000${f.message.split(`"${f.tool}"`).join('"\u0000"')}` : `\u0001${i}`;
+    const group = groups.get(key);
+    if (group) group.tools.push(f.tool);
+    else {
+      const made = { first: f, tools: [f.tool] };
+      groups.set(key, made);
+      out.push(made);
+    }
+  });
+  return out;
+}
+
+/** `a, b, c and 9 more` (each name as the table shows it). */
+function toolList(tools: readonly string[], shown = 3): string {
+  const names = tools.slice(0, shown).map((t) => shownName(t));
+  if (tools.length <= shown) return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
+  return `${names.join(', ')} and ${tools.length - shown} more`;
+}
 
 /** The documentation a client-compatibility code cites, as a JSON field (none for the others). */
 const sourceOf = (code: keyof typeof FINDING_CODES): { source?: string } => {
@@ -179,14 +229,18 @@ Options:
   --json          print one JSON object instead of tables
   --sarif FILE    also write the findings as SARIF 2.1.0 (rules = finding codes; each result at
                   the tool's name or the parameter's key in the spec file, as the editor marks it)
-  --fail-on LEVEL exit 1 when a finding is at LEVEL or worse: error, or warning (errors and
+  --fail-on LEVEL exit 6 when a finding is at LEVEL or worse: error, or warning (errors and
                   warnings); one line on stderr says how many
   -h, --help      this text
 
 With GITHUB_ACTIONS=true, each error and warning is also printed as a GitHub annotation
 (::error file=…,line=…,col=…::message; on stderr with --json).
 
-Exit 0; 1 when --fail-on found findings at its level; 2 when a path was bad input.`;
+A finding about a parameter many tools share (same code, name and message) is printed once with
+the tools listed; --json keeps one entry per tool (--sarif, as the editor, one result per
+parameter with the other tools as related locations).
+
+Exit 0; 6 when --fail-on found findings at its level; 2 when a path was bad input.`;
 
 /** Runs `inspect` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io): Promise<number> {

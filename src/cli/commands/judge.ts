@@ -1,12 +1,11 @@
 import { stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { findHarnessSpec } from '../../core/harness/specLookup';
 import { judgeHarness, OFFLINE_JUDGE_ID, type HarnessJudge, type JudgeHarnessResult, type JudgeProgress, type JudgeSummary } from '../../core/judge';
 import { readHarness } from '../../core/harness/store';
 import { createLlmClient } from '../../core/llm/client';
 import { requestTimeoutHelp, REQUEST_TIMEOUT_OPTION, requestTimeoutMs, watchedProvider } from '../requestTimeout';
-import { throttleProgress } from '../../core/app/throttle';
 import {
   createProvider,
   DEFAULT_GEMINI_JUDGE_MODEL,
@@ -19,12 +18,13 @@ import {
 import { BatchPendingError } from '../../core/llm/batch';
 import { costOf, estimateLine, formatEstimateUsd, formatUsd, priceOf, type CostEstimate, type CostMode, type Prices } from '../../core/llm/pricing';
 import { estimateJudging, type JudgeToEstimate } from '../../core/judge/estimate';
-import { BATCH_CONCURRENCY, CLI_PROGRESS_EVERY_MS, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
+import { BATCH_CONCURRENCY, DEFAULT_CONCURRENCY } from '../../core/workspace/defaults';
 import { CACHE_DIR, RECORDS_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, worstExit, type Io } from '../errors';
+import { relativeTo } from '../format';
 import { intOption, pathOption, pricesOption, providerModelOption } from '../options';
-import { renderTable } from '../table';
+import { renderTable, tableLook, type TableLook } from '../table';
 import { EXACT_CANNOT_SEE, EXACT_COVERS } from '../../core/report/exactScope';
 import { BATCH_OPTIONS, BATCH_USAGE, batchArgs, batchSummaryLine, checkBatchArgs, startBatchMode, type BatchArgs } from '../batchOptions';
 import type { BatchProvider } from '../../core/llm/batch';
@@ -32,7 +32,8 @@ import { determinacyRate, JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, 
 import { gateFailures, type Gate } from '../../core/ci/gates';
 import { inGithubActions, sarifLog, sarifText } from '../../core/ci/sarif';
 import type { Spec } from '../../core/spec/model';
-import { judgedHarnessOf, printAnnotations, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
+import { gateExit, judgedHarnessOf, printAnnotations, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
+import { startProgress } from '../progress';
 
 /** Raw options of `agent-seer judge`, as parsed from the command line. */
 export interface JudgeArgs extends BatchArgs {
@@ -108,26 +109,18 @@ export function parseJudgeOption(raw: string): { provider: 'offline' } | { provi
 const fixed = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
 
 /** The text summary: one row per judge. */
-export function judgeSummaryText(r: JudgeHarnessResult, dir: string): string {
+export function judgeSummaryText(r: JudgeHarnessResult, dir: string, look: TableLook = {}): string {
+  // The LLM's accounting is a line per LLM judge under the table, so the table fits 100 columns.
   const lines = [
     `Judged ${r.records} record${r.records === 1 ? '' : 's'} in ${dir}`,
     renderTable(
-      ['judge', 'judged', 'not judged', 'up to date', 'mean TC', 'mean Coh', 'exact args', 'disagreements', 'LLM calls', 'cached', 'tokens in', 'tokens out'],
-      r.judges.map((j: JudgeSummary) => [
-        j.id,
-        j.judged,
-        j.notJudged,
-        j.skipped,
-        fixed(j.meanTc),
-        fixed(j.meanCoh),
-        fixed(j.meanExact),
-        j.disagreements,
-        j.llmCalls,
-        j.cacheHits,
-        j.inputTokens,
-        j.outputTokens,
-      ]),
+      ['judge', 'judged', 'not judged', 'up to date', 'mean TC', 'mean Coh', 'exact args', 'disagree'],
+      r.judges.map((j: JudgeSummary) => [j.id, j.judged, j.notJudged, j.skipped, fixed(j.meanTc), fixed(j.meanCoh), fixed(j.meanExact), j.disagreements]),
+      look,
     ),
+    ...r.judges
+      .filter((j) => j.id !== OFFLINE_JUDGE_ID)
+      .map((j) => `${j.id}: ${j.llmCalls} LLM calls, ${j.cacheHits} cached, ${j.inputTokens} tokens in, ${j.outputTokens} out`),
   ];
   if (r.judges.some((j) => j.id === OFFLINE_JUDGE_ID)) {
     // An exact score of 1.000 means every check passed, not that the harness is good: say what it cannot see.
@@ -205,7 +198,7 @@ export function judgeExitCode(r: JudgeHarnessResult): number {
 export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal): Promise<number> {
   if (!args.dir) throw new UsageError('judge needs a harness folder (one with manifest.json and records/)');
   const dir = pathOption('harness folder', args.dir, io.cwd);
-  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const isDir = await stat(join(dir, RECORDS_DIR)).then(
     (s) => s.isDirectory(),
     () => false,
@@ -303,15 +296,14 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   estimates.forEach((e, i) => io.err(`agent-seer: ${estimateLine(e)} (judge ${llmJudges[i]!.id})`));
 
   io.err(`agent-seer: judging ${rel(dir)} against ${rel(found.file)} with ${judges.map((j) => j.id).join(', ')}…`);
-  const showProgress = throttleProgress(
-    CLI_PROGRESS_EVERY_MS,
-    (p: JudgeProgress) =>
-      io.err(
-        `judge: ${p.done}/${p.total} · ${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`,
-      ),
-    // The last record is always shown, so the final count is on screen.
-    { always: (p) => p.done >= p.total },
-  );
+  const progress = startProgress(io, 'judge');
+  const showProgress = (p: JudgeProgress): void =>
+    progress.update(
+      'records',
+      p.done,
+      p.total,
+      `${p.recordId} · ${p.judgeId} · ${p.outcome}${p.tc !== null ? ` · TC ${p.tc.toFixed(2)}` : ''}${p.coh !== null ? ` · Coh ${p.coh.toFixed(2)}` : ''}`,
+    );
   // Counted here too, so a run a quota or an outage stops still has its summary (judgeHarness rejects then).
   const sofar = new Map(judges.map((j) => [j.id, { id: j.id, judged: 0, notJudged: 0, skipped: 0 }]));
   const onProgress = (p: JudgeProgress): void => {
@@ -351,6 +343,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
     }
     throw e;
   } finally {
+    progress.end();
     watches.forEach((stop) => stop());
     await Promise.all(batches.map((b) => b.close()));
   }
@@ -369,8 +362,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
         args.json,
       )
     : [];
-  for (const line of gateLines) io.err(`agent-seer: ${line}`);
-  const exitCode = worstExit([runExit, gateLines.length ? EXIT.failed : EXIT.ok]);
+  const exitCode = worstExit([runExit, gateExit(io, gateLines)]);
   const emptyWhy =
     result.records === 0
       ? `0 records to judge${manifest?.error ? `: ${manifest.error.replace(/^0 records: /, '')}` : manifest ? ` (the harness's run is ${manifest.status})` : ''}`
@@ -399,7 +391,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
   } else {
     io.out(
       [
-        judgeSummaryText(result, rel(dir)),
+        judgeSummaryText(result, rel(dir), tableLook(io)),
         ...costs.map(judgeCostText),
         ...batches.map((b) => batchSummaryLine(b.summary())).filter((l) => l !== undefined),
       ].join('\n'),
@@ -410,7 +402,7 @@ export async function judgeCommand(args: JudgeArgs, io: Io, signal?: AbortSignal
 
 /** The word for a finished judge run's exit code in `--json`. */
 function exitStatus(code: number): string {
-  return code === EXIT.ok ? 'complete' : code === EXIT.partial ? 'partial' : code === EXIT.empty ? 'empty' : 'failed';
+  return code === EXIT.ok ? 'complete' : code === EXIT.partial ? 'partial' : code === EXIT.empty ? 'empty' : code === EXIT.gate ? 'gate' : 'failed';
 }
 
 /** The option table of `agent-seer judge`. */
@@ -473,22 +465,21 @@ ${BATCH_USAGE}
                      failing check, or a score under the pass threshold
   --sarif FILE       also write the judges' findings as SARIF 2.1.0 (rules = finding kinds; each
                      result at the argument, call or prompt in the record file)
-  --min-exact X      exit 1 when the exact score (of the offline judge when it ran, else the first
+  --min-exact X      exit 6 when the exact score (of the offline judge when it ran, else the first
                      judge; over views) is below X (0–1): a gate that needs no key
   --min-determinacy X
-                     exit 1 when the share of checked values the user's words and outputs pin
+                     exit 6 when the share of checked values the user's words and outputs pin
                      down (the judgments' determinacy) is below X
   -h, --help         this text
 
 With GITHUB_ACTIONS=true each finding is also printed as a GitHub annotation (::error or
 ::warning file=…,line=…,col=…::message; on stderr with --json). A failed bar is one line on stderr.
 
-Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop,
-a --min-exact/--min-determinacy bar missed);
+Exit 0 all judged; 1 failed (a judge judged none, an unreadable record, a quota or outage stop);
 2 bad input; 3 some records not judged; 4 pending (--batch --no-wait: jobs still running);
-5 empty (the harness holds 0 records). --json prints its summary in every case, with "status"
-(complete, partial, empty, failed; stopped, cancelled or pending when the run ended early, with
-what was judged before).`;
+5 empty (the harness holds 0 records); 6 a --min-exact/--min-determinacy bar missed. --json
+prints its summary in every case, with "status" (complete, partial, empty, gate, failed; stopped,
+cancelled or pending when the run ended early, with what was judged before).`;
 
 /** Runs `judge` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {

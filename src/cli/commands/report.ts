@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { gateFailures, type Gate } from '../../core/ci/gates';
-import { judgedHarnessOf, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
+import { gateExit, judgedHarnessOf, scoreOption, writeCiFile, writeJunitFile } from '../ciOutputs';
+import { relativeTo } from '../format';
 import { JUDGE_SARIF_RULES, judgeCiFindings, judgeJunitSuites, type JudgedHarness } from '../../core/ci/judgeCi';
 import type { JunitSuite } from '../../core/ci/junit';
 import { storedRunSuites } from '../../core/ci/runCi';
@@ -8,7 +9,7 @@ import { sarifLog, sarifText, type CiFinding } from '../../core/ci/sarif';
 import type { AgentRuns } from '../../core/agents/readRuns';
 import { regressionGate } from '../../core/report/compare';
 import { parsePreviousReport, PreviousReportError, sinceReport, type PreviousReport } from '../../core/report/since';
-import { basename, relative } from 'node:path';
+import { basename } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
@@ -168,7 +169,7 @@ async function writeReportCi(
  * `agent-seer report <harness-dir…> [--format md|html|json] [--out FILE] [--judge ID]…
  * [--min-tc X] [--min-coh X] [--min-score X] [--spec FILE]… [--seed N] [--resamples B]`
  *
- * Output on stdout (or --out), progress and warnings on stderr. Exit 1 when a server's mean under
+ * Output on stdout (or --out), progress and warnings on stderr. Exit 6 when a server's mean under
  * the primary judge, or an agent's call score, is below a threshold (a CI gate), 2 on bad
  * input (no harness, unknown judge), 5 when every harness holds 0 records (nothing to report).
  */
@@ -202,7 +203,7 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   }
   // Checked before the work, so a bad --out is not found only after the report is computed.
   const outFile = args.out !== undefined ? await outputFileOption('--out', args.out, io.cwd) : undefined;
-  const rel = (f: string) => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const progress = (s: string) => io.err(`agent-seer: ${s}`);
 
   const specs = await loadSpecs(args.specs, io.cwd);
@@ -263,7 +264,8 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     progress(
       `read ${read.records.length} records from ${rel(dir)}${spec ? '' : ' (no spec: complexity profile left out)'}${runCount ? `, ${runCount} runs of ${runs.agents.length} agents` : ''}`,
     );
-    inputs.push({ dir: rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
+    // The harness's folder as shown; the current folder itself by its path, whose last name can name a server without one.
+    inputs.push({ dir: dir === io.cwd ? dir : rel(dir), manifest: read.manifest, records: read.records, spec, runs: runs.agents });
     if (wantsCi)
       ciInputs.push({ harness: await judgedHarnessOf(dir, read, spec), runs: runs.agents, ...(read.manifest ? { specHash: read.manifest.spec.hash } : {}) });
   }
@@ -301,10 +303,10 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
     if (gate.failed) failures.push(gate.line);
     else io.err(`agent-seer: ${gate.line}`);
   }
-  for (const f of failures) io.err(`agent-seer: ${f}`);
+  const gateCode = gateExit(io, failures);
   const empty = inputs.every((i) => i.records.length === 0);
   if (empty) io.err(`agent-seer: nothing to report: 0 records in ${inputs.length === 1 ? inputs[0]!.dir : `${inputs.length} harnesses`} (exit ${EXIT.empty})`);
-  return worstExit([failures.length ? EXIT.failed : EXIT.ok, empty ? EXIT.empty : EXIT.ok]);
+  return worstExit([gateCode, empty ? EXIT.empty : EXIT.ok]);
 }
 
 /** The option table of `agent-seer report`. */
@@ -335,7 +337,7 @@ export const synopsis = `  agent-seer report <harness-dir…> [--format md|html|
                                              the paper's tables and figures for harnesses (one
                                              row per server; several --judge: agreement too),
                                              and the leaderboard of the agents in their runs/;
-                                             --min-tc/--min-coh: exit 1 when a server's mean
+                                             --min-tc/--min-coh: exit 6 when a server's mean
                                              under the first judge is below (a CI gate);
                                              --min-score: when an agent's call score is
                                              below; --min-exact/--min-determinacy: offline
@@ -358,13 +360,13 @@ Options:
   --out FILE             write to FILE (default: stdout)
   --judge ID             the judge whose scores to report (repeatable; several: agreement too)
   --min-tc X, --min-coh X
-                         exit 1 when a server's mean TC / Coh under the first judge is below X
+                         exit 6 when a server's mean TC / Coh under the first judge is below X
                          (between 0 and 1): a CI gate
-  --min-score X          exit 1 when any agent's call score (the leaderboard's headline) is below X
+  --min-score X          exit 6 when any agent's call score (the leaderboard's headline) is below X
                          (between 0 and 1), or when no harness has scored runs
-  --min-exact X          exit 1 when the exact score (all servers pooled, under the first judge;
+  --min-exact X          exit 6 when the exact score (all servers pooled, under the first judge;
                          the offline judge gives it without a key) is below X
-  --min-determinacy X    exit 1 when the share of checked values the user's words and outputs pin
+  --min-determinacy X    exit 6 when the share of checked values the user's words and outputs pin
                          down (exactArguments.determinacy.rate, all servers pooled) is below X
   --spec FILE            the spec of a harness (repeatable, in the order of the folders)
   --seed N               seed of the bootstrap resampling
@@ -377,7 +379,7 @@ Options:
   --previous FILE        a previous report's JSON (report --format json): adds "Since the previous
                          report", the corpus scores then and now and the scenarios worse, better,
                          new and vanished (as agent-seer diff compares them)
-  --fail-on-regression X with --previous: exit 1 when a scenario's score (0–1, either view) dropped
+  --fail-on-regression X with --previous: exit 6 when a scenario's score (0–1, either view) dropped
                          by more than X, or a scenario that passed fails now (diff's gate)
   -h, --help             this text
 
@@ -385,7 +387,7 @@ A harness that a generate or judge run is writing (it holds the folder's lock) i
 the run's pid, purpose and start time: report it when the run has finished. A harness with a
 symbolic link in its records/, runs/ or .cache/ (or as its manifest) is refused, naming the link.
 
-Exit 0; 1 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy or
+Exit 0; 6 when a --min-tc/--min-coh/--min-score/--min-exact/--min-determinacy or
 --fail-on-regression gate fails (each missed bar is one line on stderr, saying by how much for
 the new ones); 2 on bad input (a --previous that is not a report JSON of this version too), a
 link inside a harness, or a harness being written; 5 when the harnesses hold 0 records (nothing to report:

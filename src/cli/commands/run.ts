@@ -1,7 +1,9 @@
 import { runHarness, type RunHarnessResult } from '../../core/agents/runHarness';
 import { gateFailures } from '../../core/ci/gates';
 import { runJunitSuite } from '../../core/ci/runCi';
-import { scoreOption, writeJunitFile } from '../ciOutputs';
+import { gateExit, scoreOption, writeJunitFile } from '../ciOutputs';
+import { statusTone } from '../colour';
+import { startProgress } from '../progress';
 import { specHash } from '../../core/harness/hash';
 import { readHarness } from '../../core/harness/store';
 import { findHarnessSpec } from '../../core/harness/specLookup';
@@ -17,7 +19,7 @@ import { parseJudgeOption } from './judge';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, worstExit, type Io } from '../errors';
 import { formatProblem, relativeTo } from '../format';
-import { renderTable } from '../table';
+import { renderTable, tableLook, type TableLook } from '../table';
 import { intOption, pathOption, providerModelOption } from '../options';
 
 /** `--agent gemini[:MODEL]` or `openai:MODEL` (an OpenAI-compatible endpoint serves no default model). */
@@ -60,7 +62,7 @@ const refusalText = (refusals: Record<string, number>): string =>
     .map(([k, v]) => `${v} ${k}`)
     .join(', ');
 
-function runText(r: RunHarnessResult, where: string): string {
+function runText(r: RunHarnessResult, where: string, look: TableLook = {}): string {
   const s = r.summary;
   const refused = Object.values(s.refusals).reduce((a, b) => a + b, 0);
   const many = s.runs > 1;
@@ -84,6 +86,8 @@ function runText(r: RunHarnessResult, where: string): string {
         x.calls.filter((c) => !c.name).length,
         Object.values(x.refusals).reduce((a, b) => a + (b ?? 0), 0),
       ]),
+      // The passed column green or red.
+      { ...look, tone: (col, cell) => (col === (many ? 2 : 1) ? statusTone(cell) : undefined) },
     ),
     ...(s.judge
       ? [
@@ -160,6 +164,9 @@ async function runCommand(
   const out = args.out ? pathOption('--out', args.out, io.cwd) : agentRunsDir(dir, provider);
   const abort = signal ?? new AbortController().signal;
   io.err(`agent-seer: running ${provider.id}:${provider.model} on ${read.records.length} scenarios × ${runs}…`);
+  const progress = startProgress(io, 'run');
+  let finished = 0;
+  const total = read.records.length * runs;
   let result: RunHarnessResult;
   try {
     result = await runHarness({
@@ -184,6 +191,15 @@ async function runCommand(
       ...(judge ? { judge } : {}),
       cacheDir,
       signal: abort,
+      onScenario: (e) => {
+        finished++;
+        progress.update(
+          'scenarios',
+          finished,
+          total,
+          `${e.scenarioId}${runs > 1 ? ` (run ${e.run})` : ''} · ${e.skipped ? 'done before' : e.score.passed ? 'passed' : 'failed'}`,
+        );
+      },
     });
   } catch (e) {
     if (abort.aborted) {
@@ -197,9 +213,10 @@ async function runCommand(
     }
     throw e;
   } finally {
+    progress.end();
     watched.stop();
   }
-  io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out)));
+  io.out(args.json ? JSON.stringify(runJson(result), null, 2) : runText(result, relativeTo(io.cwd)(out), tableLook(io)));
   if (args.junit !== undefined) {
     const suite = runJunitSuite({
       agent: result.summary.agent,
@@ -214,15 +231,14 @@ async function runCommand(
     minScore === undefined
       ? []
       : gateFailures([{ flag: '--min-score', what: `call score (${result.summary.agent})`, min: minScore, value: result.summary.callScore }]);
-  for (const line of gates) io.err(`agent-seer: ${line}`);
-  const gateExit = gates.length ? EXIT.failed : EXIT.ok;
+  const gateCode = gateExit(io, gates);
   // A judge that judged nothing it tried failed the run; some not judged make it partial (as `judge`).
   const j = result.summary.judge;
   if (j && j.notJudged > 0) {
     io.err(`agent-seer: the judge ${j.id} could not judge ${j.notJudged} of ${j.judged + j.notJudged} scenario runs (tc and coh leave them out)`);
-    return worstExit([j.judged === 0 ? EXIT.failed : EXIT.partial, gateExit]);
+    return worstExit([j.judged === 0 ? EXIT.failed : EXIT.partial, gateCode]);
   }
-  return gateExit;
+  return gateCode;
 }
 
 /** The LLM judge of `--judge` (an offline judge has nothing to add to the exact scores). */
@@ -311,12 +327,13 @@ ${requestTimeoutHelp(22)}
   --junit FILE        also write JUnit XML: a test case per scenario run; a scenario that did not
                       pass fails with its call score, the refused calls, and each expected call not
                       right the first time with its expected and actual arguments
-  --min-score X       exit 1 when the run's call score is below X (0–1); one line says by how much
+  --min-score X       exit 6 when the run's call score is below X (0–1); one line says by how much
   -h, --help          this text
 
 Keys: GEMINI_API_KEY (or GOOGLE_API_KEY), OPENAI_API_KEY.
-Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled), the judge judged
-none of the scenario runs, or the call score missed --min-score; 2 on bad input; 3 when the judge could not judge some of them.`;
+Exit 0; 1 when the run failed or was stopped (quota, outage, cancelled) or the judge judged
+none of the scenario runs; 2 on bad input; 3 when the judge could not judge some of them; 6 when
+the call score missed --min-score.`;
 
 /** Runs `run` on parsed arguments. */
 export function run({ values, positionals }: Parsed<typeof options>, io: Io, signal?: AbortSignal): Promise<number> {

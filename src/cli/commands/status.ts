@@ -1,13 +1,15 @@
 import { readdir, stat } from 'node:fs/promises';
 import { checkTreeInside } from '../../core/containment';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { createBatchBackend, readBatchJournal, refreshBatchJobs, TERMINAL_BATCH_STATES, type BatchJournal, type BatchJournalJob } from '../../core/llm/batch';
 import { LlmConfigError, LlmHttpError, LlmNetworkError } from '../../core/llm';
 import { BATCH_DIR, CACHE_DIR } from '../../core/workspace/layout';
 import type { OptionTable, Parsed } from '../command';
 import { EXIT, UsageError, type Io } from '../errors';
+import { relativeTo } from '../format';
 import { pathOption } from '../options';
-import { renderTable } from '../table';
+import { renderTable, tableLook } from '../table';
+import { statusTone } from '../colour';
 
 /** Raw options of `agent-seer status`. */
 export interface StatusArgs {
@@ -63,7 +65,7 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
   const cacheDir = args.cacheDir !== undefined ? pathOption('--cache-dir', args.cacheDir, io.cwd) : join(dir, CACHE_DIR);
   // The harness's own .cache is read and its journals updated: never through a link (containment.ts).
   if (args.cacheDir === undefined) await checkTreeInside(dir, cacheDir);
-  const rel = (f: string): string => relative(io.cwd, f) || f;
+  const rel = relativeTo(io.cwd);
   const journals: FoundJournal[] = [];
   for (const { folder, journal } of await findJournals(cacheDir)) {
     const open = journal.jobs.find((j) => !ended(j));
@@ -105,6 +107,8 @@ export async function statusCommand(args: StatusArgs, io: Io, signal?: AbortSign
       renderTable(
         ['provider', 'job', 'state', 'items', 'succeeded', 'failed', 'submitted', 'checked'],
         rows.map((r) => [r.provider, r.job, r.state, r.items, r.succeeded ?? '–', r.failed ?? '–', r.submittedAt, r.checkedAt]),
+        // The state column: ended well green, still running yellow, failed red.
+        tableLook(io, (col, cell) => (col === 2 ? statusTone(cell) : undefined)),
       ),
     );
     for (const { folder, stale } of journals) if (stale) io.err(`agent-seer: ${rel(folder)}: states as last recorded, ${stale}`);

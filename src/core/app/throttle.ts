@@ -1,7 +1,7 @@
 /**
  * Progress throttling for every front end. Core reports progress on every counter change; a
- * terminal wants a line a second, a notification a few updates a second, so each front end passes
- * its interval (`CLI_PROGRESS_EVERY_MS`, `EDITOR_PROGRESS_EVERY_MS` in workspace/defaults.ts).
+ * notification wants a few updates a second, so a front end passes its interval
+ * (`EDITOR_PROGRESS_EVERY_MS` in workspace/defaults.ts). The CLI draws its own (cli/progress.ts).
  */
 
 /**

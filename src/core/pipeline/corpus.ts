@@ -39,6 +39,8 @@ export interface RunCorpusOptions extends Omit<RunPipelineOptions, 'spec' | 'out
   provider: 'offline' | { chat: ChatProvider; limits?: CallLimits };
   /** Progress of the spec at `index` in the entries. */
   onProgress?: (index: number, progress: PipelineProgress) => void;
+  /** The spec at `index` has ended, however it ended (for a count of specs done). */
+  onSpecEnd?: (index: number, outcome: CorpusOutcome) => void;
 }
 
 /** What became of one spec. */
@@ -59,7 +61,7 @@ export interface CorpusResult {
 export async function runCorpus(entries: readonly CorpusEntry[], options: RunCorpusOptions): Promise<CorpusResult> {
   const now = options.now ?? Date.now;
   const started = now();
-  const { provider, onProgress, ...common } = options;
+  const { provider, onProgress, onSpecEnd, ...common } = options;
   const guard =
     provider === 'offline'
       ? undefined
@@ -72,6 +74,11 @@ export async function runCorpus(entries: readonly CorpusEntry[], options: RunCor
           ...(entries[0] ? { cacheDir: entries[0].cacheDir ?? join(entries[0].outDir, CACHE_DIR) } : {}),
         });
   const one = async (entry: CorpusEntry, index: number): Promise<CorpusOutcome> => {
+    const outcome = await runOne(entry, index);
+    onSpecEnd?.(index, outcome);
+    return outcome;
+  };
+  const runOne = async (entry: CorpusEntry, index: number): Promise<CorpusOutcome> => {
     const runOptions: RunPipelineOptions = {
       ...common,
       spec: entry.spec,

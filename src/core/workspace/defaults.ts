@@ -65,8 +65,13 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 120;
  * printed (`app/callWatch.ts`); shorter with a short request timeout, at least a second.
  */
 export const WAITING_LINE_EVERY_MS = 10_000;
-/** Milliseconds between progress lines on the CLI's stderr. */
-export const CLI_PROGRESS_EVERY_MS = 1000;
+/**
+ * The CLI's progress (cli/progress.ts): the least time between two plain lines of a stage when
+ * stderr is not a terminal (each also needs another tenth done), and between two redraws of the
+ * terminal's progress line.
+ */
+export const CLI_PROGRESS_PLAIN_EVERY_MS = 5000;
+export const CLI_PROGRESS_REDRAW_MS = 100;
 /** Milliseconds between progress updates in the editor's notification. */
 export const EDITOR_PROGRESS_EVERY_MS = 250;
 /**

@@ -146,7 +146,7 @@ test('SIGTERM during an offline judge of a large harness ends it at once; finish
   const spec = bigSpec(dir, 100);
   const gen = spawn(process.execPath, [bin, 'generate', spec, '--out', 'h', '--simple', '300', '--complex', '300'], { cwd: dir, stdio: 'ignore' });
   assert.equal(await new Promise((res) => gen.on('exit', res)), 0);
-  const r = await cancelDuring(['judge', 'h'], dir, 'SIGTERM', (e) => /judge: \d+\/\d+/.test(e), 300);
+  const r = await cancelDuring(['judge', 'h'], dir, 'SIGTERM', (e) => /judge: records \d+\/\d+/.test(e), 300);
   assertPrompt(r);
   assert.equal(existsSync(join(dir, 'h', LOCK_FILE)), false);
   const judged = readdirSync(join(dir, 'h', 'records')).filter((n) => readFileSync(join(dir, 'h', 'records', n), 'utf8').includes('"judgments"'));

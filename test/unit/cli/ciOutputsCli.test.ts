@@ -92,7 +92,7 @@ describe('CI outputs and offline gates', () => {
     const junit = join(root, 'out', 'planted.xml');
     const sarif = join(root, 'out', 'planted.sarif');
     const r = await cli(['judge', planted, '--min-exact', '1', '--junit', junit, '--sarif', sarif], root, noActions());
-    assert.equal(r.code, 1, r.err);
+    assert.equal(r.code, 6, r.err);
     const gates = r.err.split('\n').filter((l) => /--min-exact/.test(l));
     assert.equal(gates.length, 1, r.err);
     const m = /--min-exact 1 failed: exact score \(offline\) (0\.\d{3}) is (0\.\d{3}) below the bar/.exec(gates[0]!);
@@ -149,14 +149,14 @@ describe('CI outputs and offline gates', () => {
     await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
     const rate = (determined - 1) / checked;
     const judged = await cli(['judge', dir, '--min-determinacy', '1'], root, noActions());
-    assert.equal(judged.code, 1, judged.err);
+    assert.equal(judged.code, 6, judged.err);
     const expected = `--min-determinacy 1 failed: determined share of values (offline) ${rate.toFixed(3)} is ${(1 - rate).toFixed(3)} below the bar`;
     assert.deepEqual(
       judged.err.split('\n').filter((l) => l.includes('--min-determinacy')),
       [`agent-seer: ${expected}`],
     );
     const reported = await cli(['report', dir, '--json', '--min-determinacy', '1', '--resamples', '50'], root, noActions());
-    assert.equal(reported.code, 1, reported.err);
+    assert.equal(reported.code, 6, reported.err);
     assert.deepEqual(
       reported.err.split('\n').filter((l) => l.includes('--min-determinacy')),
       [`agent-seer: ${expected}`],
@@ -177,7 +177,7 @@ describe('CI outputs and offline gates', () => {
     assert.equal((await cli(['report', clean, '--json', '--format', 'md'], root, noActions())).code, 2);
     assert.equal((await cli(['report', clean, '--min-exact', '1', '--resamples', '50'], root, noActions())).code, 0);
     const bad = await cli(['report', planted, '--min-exact', '1', '--resamples', '50'], root, noActions());
-    assert.equal(bad.code, 1);
+    assert.equal(bad.code, 6);
     assert.equal(bad.err.split('\n').filter((l) => l.includes('--min-exact')).length, 1, bad.err);
     assert.match(bad.err, /--min-exact 1 failed: exact score \(offline\) 0\.\d{3} is 0\.\d{3} below the bar/);
     assert.equal((await cli(['report', clean, '--min-exact', '1.5'], root, noActions())).code, 2);
@@ -228,7 +228,7 @@ describe('CI outputs and offline gates', () => {
     const warned = join(specsDir, 'brave-search.json');
     const sarif = join(root, 'out', 'inspect.sarif');
     const r = await cli(['inspect', warned, '--fail-on', 'warning', '--sarif', sarif], root, noActions());
-    assert.equal(r.code, 1, r.err);
+    assert.equal(r.code, 6, r.err);
     assert.deepEqual(
       r.err.split('\n').filter((l) => l.includes('--fail-on')),
       ['agent-seer: --fail-on warning failed: 0 errors and 2 warnings found, 2 over the bar of 0'],
@@ -238,7 +238,7 @@ describe('CI outputs and offline gates', () => {
     const cleanSpec = await cli(['inspect', join(specsDir, 'context7.json'), '--fail-on', 'warning', '--json'], root, noActions());
     assert.equal(cleanSpec.code, 0, cleanSpec.err);
     assert.deepEqual((JSON.parse(cleanSpec.out) as { servers: { findings: unknown[] }[] }).servers[0]!.findings, []);
-    assert.equal((await cli(['inspect', join(specsDir, 'gitlab-broken-empty-schemas.json'), '--fail-on', 'error'], root, noActions())).code, 1);
+    assert.equal((await cli(['inspect', join(specsDir, 'gitlab-broken-empty-schemas.json'), '--fail-on', 'error'], root, noActions())).code, 6);
     assert.equal((await cli(['inspect', warned, '--fail-on', 'info'], root, noActions())).code, 2);
 
     const log = JSON.parse(await readFile(sarif, 'utf8')) as SarifLog;
@@ -304,7 +304,7 @@ describe('CI outputs and offline gates', () => {
         root,
         env(),
       );
-      assert.equal(r.code, 1, r.err);
+      assert.equal(r.code, 6, r.err);
       const score = (JSON.parse(r.out) as { summary: { callScore: number } }).summary.callScore;
       assert.deepEqual(
         r.err.split('\n').filter((l) => l.includes('--min-score')),

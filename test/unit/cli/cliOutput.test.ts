@@ -76,7 +76,9 @@ test('detect text output escapes control characters in server names from a confi
   const r = runBin(['detect', dir]);
   assert.equal(r.status, 0, r.stderr);
   assert.doesNotMatch(r.stdout, RAW_CONTROL);
-  assert.ok(r.stdout.includes('srv\\u001b]0;pwned\\u0007\\u001b[2J'), r.stdout);
+  // The name is escaped whole; the 100-column table may cut it in the middle (after escaping).
+  assert.ok(r.stdout.includes('srv\\u001b]0;pw') && r.stdout.includes('\\u001b[2J  '), r.stdout);
+  assert.ok(runBin(['detect', dir, '--json']).stdout.includes('srv\\u001b]0;pwned\\u0007\\u001b[2J'));
 });
 
 test('inspect | head -1: a reader that closes early ends the CLI quietly (exit 0, no EPIPE trace)', async () => {
@@ -138,6 +140,8 @@ test('inspect flags tool names OpenAI or Gemini refuse (a/b/c, NUL, a 1 MB name,
   writeFileSync(file, JSON.stringify({ server: { name: `names${RLO}`, version: '1' }, tools }));
   const r = runBin(['inspect', file]);
   assert.equal(r.status, 0, r.stderr);
+  // Findings wrap at 100 columns (continuation lines indented 12): each read as one line.
+  r.stdout = r.stdout.replace(/\n {12}/g, ' ');
   const refused = r.stdout.split('\n').filter((l) => l.includes('tool-name-refused') && l.includes('error'));
   assert.equal(refused.length, 5, r.stdout.slice(0, 3000));
   assert.match(r.stdout, /Tool name "a\/b\/c" is refused by OpenAI and Gemini: it contains "\/"/);

@@ -67,7 +67,7 @@ describe('agent-seer judge', () => {
     const r = await cli(['judge', dir]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, new RegExp(`Judged ${ids.length} records`));
-    assert.match(r.out, /^offline\s+\d+\s+0\s+0\s+–\s+–\s+[01]\.\d{3}\s+0\s+0/m);
+    assert.match(r.out, /^offline\s+\d+\s+0\s+0\s+–\s+–\s+[01]\.\d{3}\s+0$/m);
     assert.match(r.err, /judging .* against .*filesystem\.json with offline/);
     const all = await judgments(dir);
     for (const id of ids) {

@@ -33,9 +33,9 @@ describe('agent-seer report: the leaderboard', () => {
     assert.match(md.out, /## Agent leaderboard/);
   });
 
-  it('--min-score: exit 1 naming every agent below, 0 when all reach it, 2 for a bad value', async () => {
+  it('--min-score: exit 6 naming every agent below, 0 when all reach it, 2 for a bad value', async () => {
     const above = await cli(['report', t.harness, '--resamples', '100', '--min-score', String(changerExact + 0.01)], t.root);
-    assert.equal(above.code, 1);
+    assert.equal(above.code, 6);
     const lines = above.err.split('\n').filter((l) => /is below --min-score/.test(l));
     assert.deepEqual(lines, [`agent-seer: agent ${t.changer}: call score ${changerExact.toFixed(3)} is below --min-score ${changerExact + 0.01}`]);
     assert.equal((await cli(['report', t.harness, '--resamples', '100', '--min-score', String(changerExact)], t.root)).code, 0);
@@ -44,11 +44,11 @@ describe('agent-seer report: the leaderboard', () => {
     assert.equal(bad.err, 'agent-seer: --min-score takes a score between 0 and 1, got "1.5"');
   });
 
-  it('--min-score on harnesses without runs cannot pass: exit 1, said', async () => {
+  it('--min-score on harnesses without runs cannot pass: exit 6, said', async () => {
     const plain = join(t.root, 'plain');
     assert.equal((await cli(['generate', join(specsDir, 'filesystem.json'), '--out', plain, '--simple', '2', '--complex', '1'])).code, 0);
     const r = await cli(['report', plain, '--resamples', '100', '--min-score', '0'], t.root);
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 6);
     assert.match(r.err, /no agent runs with scored trajectories in these harnesses, so --min-score 0 cannot pass/);
   });
 });

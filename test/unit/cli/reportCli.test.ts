@@ -95,13 +95,13 @@ test("thresholds gate the exit code on the primary judge's server means", async 
   assert.equal(pass.code, 0, pass.err);
   const between = ((lowest + highest) / 2).toFixed(4);
   const fail = await cli(['report', fs.dir, git.dir, '--format', 'json', '--min-tc', between, ...FAST]);
-  assert.equal(fail.code, 1);
+  assert.equal(fail.code, 6);
   assert.ok(fail.out.length > 0, 'the report is still printed');
   const failing = fail.err.split('\n').filter((l) => /is below --min-tc/.test(l));
   assert.equal(failing.length, 1, fail.err);
 
   const coh = await cli(['report', fs.dir, '--format', 'json', '--min-coh', '0.99', ...FAST]);
-  assert.equal(coh.code, 1);
+  assert.equal(coh.code, 6);
   assert.match(coh.err, /mean Coh .* is below --min-coh 0\.99/);
   const cohOk = await cli(['report', fs.dir, '--format', 'json', '--min-coh', '0', '--min-tc', '0', ...FAST]);
   assert.equal(cohOk.code, 0, cohOk.err);
@@ -117,7 +117,7 @@ test('a threshold cannot pass without scores (an unjudged harness fails the gate
     writeFileSync(f, JSON.stringify(rec));
   }
   const r = await cli(['report', dir, '--format', 'json', '--min-tc', '0.5', ...FAST]);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 6);
   assert.match(r.err, /no TC scores/);
   const model = ReportModel.parse(JSON.parse(r.out));
   assert.equal(model.judges[0]?.judge, null);

@@ -61,6 +61,10 @@ describe('agent-seer run', () => {
     openai.respondWith(openaiAgent(oraclePlan(records, (v) => (typeof v === 'string' ? `${v}-x` : typeof v === 'number' ? v + 1 : v))));
     const r = await cli(['run', harness, '--agent', 'openai:agent-model', '--base-url', openai.url, '--json'], root, env);
     assert.equal(r.code, 0, r.err);
+    // The progress (cli/progress.ts) as plain lines: the stage's start and its end, no more for a short run.
+    const progress = r.err.split('\n').filter((l) => l.startsWith('run: '));
+    assert.ok(progress.length >= 1 && progress.length <= 12, r.err);
+    assert.match(progress.at(-1)!, /^run: scenarios (\d+)\/\1 \(100%\) · \d+ s · \S+ · (passed|failed)$/);
     const s = JSON.parse(r.out).summary as { nameMatch: number; exactCallMatch: number; argumentAccuracy: number };
     assert.equal(s.nameMatch, 1);
     assert.ok(s.exactCallMatch < 1 && s.argumentAccuracy < 1 && s.argumentAccuracy > 0, JSON.stringify(s));

@@ -138,7 +138,7 @@ describe('agent-seer diff of two judged harnesses', () => {
 
   it('--fail-on-regression fails on the planted regression, saying which bar and by how much, and passes on A against A', async () => {
     const r = await cli(['diff', A, B, '--fail-on-regression', '0.1'], root, env);
-    assert.equal(r.code, 1, r.err);
+    assert.equal(r.code, 6, r.err);
     const last = r.err.trim().split('\n').at(-1)!;
     assert.match(
       last,
@@ -146,7 +146,7 @@ describe('agent-seer diff of two judged harnesses', () => {
     );
     assert.ok(last.includes(planted.argument), last);
     // A drop under the bar still fails the gate when the scenario went from pass to fail.
-    assert.equal((await cli(['diff', A, B, '--fail-on-regression', '0.99'], root, env)).code, 1);
+    assert.equal((await cli(['diff', A, B, '--fail-on-regression', '0.99'], root, env)).code, 6);
     const same = await cli(['diff', A, A, '--fail-on-regression', '0', '--format', 'json'], root, env);
     assert.equal(same.code, 0, same.err);
     const model = DiffModel.parse(JSON.parse(same.out));
@@ -215,7 +215,7 @@ describe('agent-seer diff of two agent runs', () => {
       .sort();
     assert.ok(expected.length > 0 && expected.length <= t.records.length);
     const r = await cli(['diff', oracle, changer, '--format', 'json', '--fail-on-regression', '0.5'], t.root, env);
-    assert.equal(r.code, 1, r.err);
+    assert.equal(r.code, 6, r.err);
     const model = DiffModel.parse(JSON.parse(r.out));
     assert.equal(model.kind, 'run');
     const worse = model.scenarios.filter((s) => s.worse.length);

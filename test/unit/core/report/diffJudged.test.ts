@@ -125,7 +125,7 @@ describe('diff and report --previous under an LLM judge, per view', () => {
     assert.equal(byDefault.judge, judgeId);
 
     const gate = await cli(['diff', A, B, '--fail-on-regression', '0.1'], root, env());
-    assert.equal(gate.code, 1, gate.err);
+    assert.equal(gate.code, 6, gate.err);
     const drop = (1 - cohChange.after!).toFixed(2);
     assert.ok(gate.err.includes(`${cohVictim.id}: conversation coh 1.00 → ${cohChange.after!.toFixed(2)} (−${drop})`), gate.err);
     assert.match(gate.err, /--fail-on-regression 0\.1 failed: 2 scenarios regressed; /);
@@ -180,7 +180,7 @@ describe('diff and report --previous under an LLM judge, per view', () => {
     assert.deepEqual(log.errors, []);
 
     const gate = await cli(['report', B, '--previous', old, '--fail-on-regression', '0.1', '--format', 'json', '--resamples', '200'], root, env());
-    assert.equal(gate.code, 1, gate.err);
+    assert.equal(gate.code, 6, gate.err);
     assert.match(gate.err, /^agent-seer: --fail-on-regression 0\.1 failed: 2 scenarios regressed;/m);
     const held = await cli(['report', A, '--previous', old, '--fail-on-regression', '0', '--format', 'json', '--resamples', '200'], root, env());
     assert.equal(held.code, 0, held.err);
