@@ -9,7 +9,7 @@ import { sarifLog, sarifText, type CiFinding } from '../../core/ci/sarif';
 import type { AgentRuns } from '../../core/agents/readRuns';
 import { regressionGate } from '../../core/report/compare';
 import { parsePreviousReport, PreviousReportError, sinceReport, type PreviousReport } from '../../core/report/since';
-import { basename } from 'node:path';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { MAX_OPTION } from '../../core/bounds';
 import { readRuns } from '../../core/agents/readRuns';
 import { specHash } from '../../core/harness/hash';
@@ -273,7 +273,15 @@ export async function reportCommand(args: ReportArgs, io: Io): Promise<number> {
   let model: ReportModel;
   try {
     progress(`computing the report (bootstrap B = ${resamples ?? DEFAULT_RESAMPLES})`);
-    model = analyzeHarnesses(inputs, { judges: args.judges, seed, resamples, warnings });
+    // Record links from where the report goes (its --out folder, else the current folder).
+    const from = outFile ? dirname(outFile) : io.cwd;
+    const harnessLinks = inputs.map(
+      (i) =>
+        relative(from, resolve(io.cwd, i.dir ?? '.'))
+          .split(sep)
+          .join('/') || '.',
+    );
+    model = analyzeHarnesses(inputs, { judges: args.judges, seed, resamples, warnings, harnessLinks });
   } catch (e) {
     if (e instanceof UnknownJudgeError) throw new UsageError(e.message);
     throw e;

@@ -72,6 +72,12 @@ export interface ReportOptions {
   level?: number;
   /** Extra warnings to carry into the report (e.g. files the reader skipped). */
   warnings?: readonly string[];
+  /**
+   * Per input, its harness folder as seen from the folder the report is written to (`/`
+   * separators; `.` when it is written there): the worst scenarios link their record files
+   * through it. Without it they link `records/…`, which resolves only from the harness folder.
+   */
+  harnessLinks?: readonly string[];
 }
 
 /** A requested judge id that no record has. */
@@ -698,7 +704,7 @@ export function analyzeHarnesses(inputs: readonly HarnessInput[], options: Repor
     settings: { resamples: boot.resamples, seed: boot.seed, level: boot.level },
     judgesAvailable: available,
     judges: perJudge.map((p) => p.report),
-    worst: worstScenariosOf(perJudge[0]?.report.judge ?? null, perJudge[0]?.rows ?? []),
+    worst: worstScenariosOf(perJudge[0]?.report.judge ?? null, perJudge[0]?.rows ?? [], options.harnessLinks),
     structure: servers.map(structureOf),
     agreement,
     leaderboard: board.rows,

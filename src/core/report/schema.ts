@@ -473,6 +473,12 @@ export const WorstScenario = z
     server: z.string().describe('Server (spec) name, as in structure.'),
     record: z.string().describe('Record id.'),
     file: z.string().describe("The record's file relative to its harness folder (records/<file>.json)."),
+    link: z
+      .string()
+      .optional()
+      .describe(
+        'The same file as seen from the folder the report was written to (what the HTML and Markdown link); absent when the report was not told where it goes.',
+      ),
     title: z.string(),
     score: z.number().nullable().describe('The score ranked by (see worst.by): the lowest of its views (single-turn task, conversation); null when none.'),
     findings: Count.describe('Exact argument findings over its views.'),

@@ -57,7 +57,7 @@ export interface ReportTable {
    * already ends with the cue's words (the HTML adds a class and a symbol, never colour alone).
    */
   cues?: (RangeCue | null)[][];
-  /** Per row: a link for the first cell (a record file, relative to the harness folder). */
+  /** Per row: a link for the first cell (a record file, from where the report was written, else relative to its harness folder). */
   links?: (string | null)[];
 }
 
@@ -730,7 +730,7 @@ function worstSection(w: WorstScenarios): ReportSection {
   const t = columns<Row>(
     'worst',
     'Scenarios to fix first',
-    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (the HTML links to it, relative to the report: save the report in the harness folder).${faults ? ' Arguments at fault: call (from 1), tool, parameter, finding kind and reason.' : ''}${notes ? " Judge's notes = the LLM judge's rationale." : ''}${w.by === 'exact' ? ` ${EXACT_SCOPE}` : ''}`,
+    `${w.failing} failing ${w.failing === 1 ? 'scenario' : 'scenarios'} under judge ${w.judge}${w.failing > w.scenarios.length ? `, the ${w.scenarios.length} lowest shown` : ''}; by ${w.by === 'tc' ? 'TC' : 'exact argument score'} (the lowest of the single-turn task and the conversation), then by the number of exact findings, ties by id. Record = its file under the harness folder's records/ (linked from where the report was written).${faults ? ' Arguments at fault: call (from 1), tool, parameter, finding kind and reason.' : ''}${notes ? " Judge's notes = the LLM judge's rationale." : ''}${w.by === 'exact' ? ` ${EXACT_SCOPE}` : ''}`,
     [
       { header: 'Record', cell: (x) => x.record },
       { header: 'Server', cell: (x) => x.server, align: L, when: many },
@@ -751,7 +751,7 @@ function worstSection(w: WorstScenarios): ReportSection {
     ],
     w.scenarios,
   );
-  return { ...base, tables: [{ ...t, links: w.scenarios.map((x) => x.file) }] };
+  return { ...base, tables: [{ ...t, links: w.scenarios.map((x) => x.link ?? x.file) }] };
 }
 
 /** Scenarios the previous-report section lists at most (the JSON has them all). */

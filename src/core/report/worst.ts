@@ -15,9 +15,18 @@ import type { WorstScenario, WorstScenarios } from './schema';
 export const MAX_WORST = 10;
 const EPS = 1e-9;
 
-/** The worst scenarios of the primary judge's rows (one list per server, in server order). */
-export function worstScenariosOf(judge: string | null, rowsByServer: readonly (readonly JudgedRow[])[]): WorstScenarios {
+/**
+ * The worst scenarios of the primary judge's rows (one list per server, in server order).
+ * `harnessLinks`: per server, its harness folder as seen from where the report is written (`.`
+ * when it is written there), so each scenario links its record file from the report.
+ */
+export function worstScenariosOf(judge: string | null, rowsByServer: readonly (readonly JudgedRow[])[], harnessLinks?: readonly string[]): WorstScenarios {
   const rows = rowsByServer.flat();
+  const linkOf = new Map<string, string>();
+  rowsByServer.forEach((rs, i) => {
+    const base = harnessLinks?.[i];
+    if (base !== undefined) for (const r of rs) linkOf.set(r.server, base);
+  });
   const by = rows.some((r) => typeof r.view?.tc === 'number') ? 'tc' : rows.some((r) => typeof r.view?.exact === 'number') ? 'exact' : null;
   if (judge === null || by === null) return { judge, by, failing: 0, scenarios: [] };
   const byRecord = new Map<string, JudgedRow[]>();
@@ -44,10 +53,13 @@ export function worstScenariosOf(judge: string | null, rowsByServer: readonly (r
           : [],
       ),
     ];
+    const file = `records/${recordFileStem(first.record.id)}.json`;
+    const base = linkOf.get(first.server);
     all.push({
       server: first.server,
       record: first.record.id,
-      file: `records/${recordFileStem(first.record.id)}.json`,
+      file,
+      ...(base !== undefined ? { link: base === '.' || base === '' ? file : `${base.replace(/\/+$/, '')}/${file}` } : {}),
       title: first.record.title,
       score,
       findings: faults.length,

@@ -30,7 +30,12 @@ function renderTable(t: ReportTable): string {
   if (t.rows.length === 0) return [...lines, `_${escapeMarkdown(t.empty ?? 'No data.')}_`, ''].join('\n');
   lines.push(`| ${t.headers.map(cell).join(' | ')} |`);
   lines.push(`| ${t.align.map((a) => (a === 'right' ? '---:' : ':---')).join(' | ')} |`);
-  for (const r of t.rows) lines.push(`| ${r.map(cell).join(' | ')} |`);
+  t.rows.forEach((r, i) => {
+    const link = t.links?.[i];
+    // The first cell links its file (a record), as on the HTML page: a path of ours, percent-encoded.
+    const first = (text: string): string => (link ? `[${cell(text)}](${encodeURI(link).replace(/\(/g, '%28').replace(/\)/g, '%29')})` : cell(text));
+    lines.push(`| ${r.map((c, k) => (k === 0 ? first(c) : cell(c))).join(' | ')} |`);
+  });
   lines.push('');
   return lines.join('\n');
 }

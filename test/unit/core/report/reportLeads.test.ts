@@ -9,9 +9,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- browser globals inside page.evaluate callbacks (this file compiles without the DOM lib) */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { HarnessRecord } from '../../../../src/core/harness/format';
 import { readHarness, writeHarness } from '../../../../src/core/harness/store';
 import { judgeHarness } from '../../../../src/core/judge';
@@ -25,6 +25,7 @@ import { renderMarkdown } from '../../../../src/core/report/render/markdown';
 import { ReportModel } from '../../../../src/core/report/schema';
 import { reportTables } from '../../../../src/core/report/tables';
 import { multiTurnLine } from '../../../../src/cli/generateSummary';
+import { run } from '../../../../src/cli/main';
 import type { Spec } from '../../../../src/core/spec/model';
 import { loadFixtureSpec } from '../../fixturePaths';
 import { closeBrowser, ensureBundle, openReport } from './reportPage';
@@ -278,4 +279,29 @@ test("one multi-turn rate: the generate summary and the report say the same valu
   assert.equal(cliPct, reportPct, 'the same rate in both');
   assert.equal(Number(cliPct), Math.round((c.multiTurn / c.records) * 100));
   assert.match(table5?.caption ?? '', /multi-turn scenarios of all scenarios, the paper's base \(its 16% = 54 of 337 scenarios\)/);
+});
+
+test('the worst scenarios link their record files from wherever the report is written', async () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), 'agent-seer-leads-out-'));
+  dirs.push(elsewhere);
+  const hrefs = (text: string, pattern: RegExp): string[] => [...text.matchAll(pattern)].map((m) => m[1]!).filter((h) => h.endsWith('.json'));
+  const io = (cwd: string, out: string[]) => ({ out: (s: string) => out.push(s), err: () => undefined, cwd, env: {} });
+  // A report written to another folder (its JSON: what the HTML page draws its links from) and one printed from a third folder (Markdown).
+  const json = join(elsewhere, 'nested', 'report.json');
+  assert.equal(await run(['report', slack.dir!, '--format', 'json', '--out', json], io(elsewhere, [])), 0);
+  const htmlLinks = (JSON.parse(readFileSync(json, 'utf8')) as ReportModel).worst.scenarios.map((w) => w.link ?? '');
+  const printed: string[] = [];
+  assert.equal(await run(['report', slack.dir!, '--format', 'md'], io(elsewhere, printed)), 0);
+  const mdLinks = hrefs(printed.join('\n'), /\]\(([^)]+)\)/g);
+  for (const [from, links] of [
+    [join(elsewhere, 'nested'), htmlLinks],
+    [elsewhere, mdLinks],
+  ] as const) {
+    assert.ok(links.length >= 2, `links found: ${links.join(', ')}`);
+    for (const l of links) assert.ok(existsSync(resolve(from, l)), `${l} resolves from ${from}`);
+  }
+  assert.ok(
+    htmlLinks.every((l) => l.startsWith('../')),
+    'from another folder, not records/… of the harness',
+  );
 });
