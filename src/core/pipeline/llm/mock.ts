@@ -113,8 +113,11 @@ export function mockReplySchema(
   };
 }
 
-/** Values worth quoting in an answer (as `quotable` reads outputs). */
-const quotableValue = (v: string | number): boolean => String(v).length >= 3 && String(v).length <= 80;
+/** A value worth quoting in an answer: short enough to read, long enough to tell, not a bare literal. */
+const isQuotable = (v: string | number): boolean => {
+  const t = String(v);
+  return t.length >= 3 && t.length <= 80 && !/^(true|false|null)$/.test(t);
+};
 
 /**
  * The expected response's reply schema: plain text, or, when the outputs hold pinned values, the
@@ -123,7 +126,7 @@ const quotableValue = (v: string | number): boolean => String(v).length >= 3 && 
  */
 function responseSchema(placed: readonly Pin[]): Record<string, unknown> {
   const description = MockResult.shape.expected_response.description;
-  const values = [...new Set(placed.map((p) => String(p.value)).filter(quotableValue))];
+  const values = [...new Set(placed.map((p) => String(p.value)).filter(isQuotable))];
   if (!values.length) return { type: 'string', description };
   return {
     type: 'object',
@@ -196,7 +199,13 @@ function valueLeaves(value: unknown, out: string[] = []): string[] {
 /** Strings and numbers of the outputs worth quoting (for the expected-response check); field names are not values. */
 function quotable(outputs: readonly unknown[]): string[] {
   const leaves = outputs.flatMap((o) => valueLeaves(o));
-  return [...new Set(leaves.filter((l) => l.length >= 3 && l.length <= 80 && !/^(true|false|null)$/.test(l)))];
+  return [...new Set(leaves.filter(isQuotable))];
+}
+
+/** Whether an answer quotes a value of the outputs (or they hold none worth quoting). */
+function quotesOutputs(outputs: readonly unknown[], response: string): boolean {
+  const quotes = quotable(outputs);
+  return !quotes.length || quotes.some((q) => containsToken(response, q));
 }
 
 /**
@@ -300,8 +309,10 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     const response = responseText(value.expected_response);
     if (problems.length) return { outputs, response, problems };
     for (const v of checkIntegrity({ calls, outputs, prompt: scenario.prompt, spec: ctx.spec })) {
-      const req = reqs.find((r) => r.consumer === v.callIndex && String(r.value) === String(v.value));
-      const where = req?.producer !== undefined ? `outputs.${outputKey(req.producer)} (${calls[req.producer]?.name})` : `an earlier output`;
+      // Where the reply schema fixed the value (the prompt names the same output), else its producer.
+      const k = reqs.findIndex((r) => r.consumer === v.callIndex && String(r.value) === String(v.value));
+      const at = k < 0 ? undefined : (plan.holder[k] ?? reqs[k]!.producer);
+      const where = at !== undefined ? `outputs.${outputKey(at)} (${calls[at]?.name})` : `an earlier output`;
       problems.push({
         category: 'integrity',
         message: `Call ${v.callIndex} (${calls[v.callIndex]?.name}) uses ${JSON.stringify(v.value)} as "${v.param}", but neither the user's request nor any earlier output contains it: include it in ${where}.`,
@@ -312,8 +323,8 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     for (const f of undetermined.slice(0, MAX_DETERMINACY_PROBLEMS)) problems.push(determinacyProblem(scenario, f, outputKey));
     if (undetermined.length > MAX_DETERMINACY_PROBLEMS)
       problems.push({ category: UNDETERMINED, message: `…and ${undetermined.length - MAX_DETERMINACY_PROBLEMS} more values of the same kinds.` });
-    const quotes = quotable(outputs);
-    if (quotes.length && !quotes.some((q) => containsToken(response, q))) {
+    if (!quotesOutputs(outputs, response)) {
+      const quotes = quotable(outputs);
       problems.push({
         category: 'response-not-grounded',
         message: `expected_response quotes nothing from the outputs: cite concrete values such as ${quotes
@@ -390,8 +401,10 @@ export async function mockScenario(ctx: StageContext, scenario: Scenario): Promi
     const integrity = outcome.value.integrity === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:integrity`] ? 're-asked' : outcome.value.integrity;
     const determinacy =
       outcome.value.determinacy === 'consistent' && outcome.counts.repaired[`${STAGES.mock}:${UNDETERMINED}`] ? 're-asked' : outcome.value.determinacy;
-    const quotes = quotable(result.mock_workflow.map((m) => m.output));
-    const responseGrounded = !quotes.length || quotes.some((q) => containsToken(result.expected_response, q));
+    const responseGrounded = quotesOutputs(
+      result.mock_workflow.map((m) => m.output),
+      result.expected_response,
+    );
     return { result, source: 'llm', version: rendered.version, integrity, determinacy, responseGrounded };
   }
   if (isTransportFailure(outcome.reason)) return undefined;

@@ -70,15 +70,8 @@ export function heldKeys(param: string): string[] {
   return [...new Set([leaf, words.join('_') || leaf, last, 'id', 'name'])];
 }
 
-/**
- * The pins of every call: its own identifiers, then the values later calls take from it.
- * `held[i]` lists what call `i`'s output must hold (from `stateRequirements`).
- */
-export function pinsOf(
-  calls: readonly AgentCall[],
-  tools: readonly (Tool | undefined)[],
-  held: readonly { callIndex: number; param: string; value: string | number }[],
-): Pin[][] {
+/** Each call's own identifiers, names and paths, echoed (`planPins` adds the values later calls take). */
+function echoPins(calls: readonly AgentCall[], tools: readonly (Tool | undefined)[]): Pin[][] {
   return calls.map((call, i) => {
     const literals = tools[i] ? schemaLiterals(tools[i].inputSchema) : undefined;
     const pins: Pin[] = [];
@@ -88,10 +81,6 @@ export function pinsOf(
       if (literals?.has(String(value)) || (typeof value === 'string' && !value.trim())) continue;
       if (!ECHOED.has(valueClass(param, value)) && !isIdLike(param, value)) continue;
       pins.push({ keys: [param], value, kind: 'echo', ownId: isOwnIdParam(call.name, param) && valueClass(param, value) === 'id' });
-    }
-    for (const h of held) {
-      if (h.callIndex !== i || pins.some((p) => p.value === h.value)) continue;
-      pins.push({ keys: heldKeys(h.param), value: h.value, kind: 'held' });
     }
     return pins;
   });
@@ -317,7 +306,7 @@ export function planPins(spec: Spec, scenario: Scenario): PinPlan {
   const calls = scenario.agent_workflow;
   const tools = calls.map((c) => findTool(spec, c.name));
   const reqs = stateRequirements(spec, scenario);
-  const pins = pinsOf(calls, tools, []);
+  const pins = echoPins(calls, tools);
   const holder = reqs.map((r) => {
     const order = [...(r.producer !== undefined ? [r.producer] : [])];
     for (let i = r.consumer - 1; i >= 0; i--) if (i !== r.producer) order.push(i);

@@ -169,12 +169,13 @@ function checkScenario(ctx: StageContext, decoded: Scenario, where: readonly str
   });
   if (problems.length) return { ok: false, problems };
   const scenario = { ...decoded, agent_workflow: calls };
-  if (calls.length < 2 || !reusedStatements(ctx, scenario).length) return { ok: true, scenario, repairs };
-  const fixed = dropReused(ctx, scenario);
+  const reused = calls.length < 2 ? [] : reusedStatements(ctx, scenario);
+  if (!reused.length) return { ok: true, scenario, repairs };
+  const fixed = dropReused(ctx, scenario, reused);
   if (fixed) return { ok: true, scenario: fixed, repairs: [...repairs, `${REUSED}-dropped`] };
   return {
     ok: false,
-    problems: reusedStatements(ctx, scenario).map((f) => ({
+    problems: reused.map((f) => ({
       category: REUSED,
       message: `${where[f.callIndex] ?? `call ${f.callIndex}`} (${calls[f.callIndex]?.name}): ${f.message}. Use it for this call only when the prompt asks for it ("25 of each"), else leave the parameter out (null).`,
     })),
@@ -190,13 +191,11 @@ function reusedStatements(ctx: StageContext, scenario: Scenario): DeterminacyFin
 }
 
 /**
- * The deterministic repair of a scenario whose only problems are reused numbers: the reusing
- * calls leave those parameters out (the tool's default applies), when each is an optional
- * top-level parameter; undefined otherwise.
+ * The deterministic repair of a scenario whose only problems are its reused numbers (`findings`):
+ * the reusing calls leave those parameters out (the tool's default applies), when each is an
+ * optional top-level parameter; undefined otherwise.
  */
-function dropReused(ctx: StageContext, scenario: Scenario): Scenario | undefined {
-  const findings = reusedStatements(ctx, scenario);
-  if (!findings.length) return undefined;
+function dropReused(ctx: StageContext, scenario: Scenario, findings: readonly DeterminacyFinding[]): Scenario | undefined {
   const calls = scenario.agent_workflow.map((c) => ({ ...c, arguments: { ...c.arguments } }));
   for (const f of findings) {
     const call = calls[f.callIndex];
